@@ -1,0 +1,35 @@
+"""Alembic environment for D-2: the URL comes from d2 (DATABASE_URL or the embedded DB)."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from alembic import context
+from d2 import db, migrations
+
+config = context.config
+url = config.attributes.get("d2_url") or db.database_url()
+
+engine = sa.create_engine(
+    migrations.sqlalchemy_url(url),
+    poolclass=sa.pool.NullPool,
+    connect_args={} if "://" in url else {"conninfo": url},
+)
+
+with engine.connect() as connection:
+    # A wide version column: our revision ids are the spec's migration names.
+    connection.exec_driver_sql(
+        f"CREATE TABLE IF NOT EXISTS public.{migrations.VERSION_TABLE} ("
+        "version_num varchar(128) NOT NULL PRIMARY KEY)"
+    )
+    connection.commit()
+    context.configure(
+        connection=connection,
+        version_table=migrations.VERSION_TABLE,
+        version_table_schema="public",
+        transaction_per_migration=False,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+    connection.commit()
+engine.dispose()

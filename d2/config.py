@@ -1,0 +1,64 @@
+"""Configuration, read from the environment in one place (DATABASE_URL, D2_*)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from d2 import errors
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise errors.ConfigError(f"{name} must be an integer, got {raw!r}") from None
+
+
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise errors.ConfigError(f"{name} must be a number, got {raw!r}") from None
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str | None
+    home: Path
+    batch_size: int
+    poll_interval_s: float
+    cache_max_entries: int
+    cache_ttl_s: int
+    metrics_port: int
+    max_payload_bytes: int
+    max_payload_depth: int
+
+
+def load() -> Settings:
+    """Read the settings; raises errors.ConfigError on a malformed value."""
+    settings = Settings(
+        database_url=os.environ.get("DATABASE_URL") or None,
+        home=Path(os.environ.get("D2_HOME", ".d2")).absolute(),
+        batch_size=_int("D2_BATCH_SIZE", 500),
+        poll_interval_s=_float("D2_POLL_INTERVAL", 1.0),
+        cache_max_entries=_int("D2_CACHE_MAX_ENTRIES", 100_000),
+        cache_ttl_s=_int("D2_CACHE_TTL", 30 * 24 * 3600),
+        metrics_port=_int("D2_METRICS_PORT", 0),
+        max_payload_bytes=_int("D2_MAX_PAYLOAD_BYTES", 256 * 1024),
+        max_payload_depth=_int("D2_MAX_PAYLOAD_DEPTH", 32),
+    )
+    if settings.batch_size < 1:
+        raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
+    if settings.poll_interval_s <= 0:
+        raise errors.ConfigError("D2_POLL_INTERVAL must be positive")
+    if settings.cache_max_entries < 0:
+        raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
+    return settings

@@ -1,0 +1,128 @@
+"""Connections, error mapping and the named queries of sql/queries/.
+
+This is the only module that imports psycopg's errors: everything above sees d2.errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, LiteralString, cast
+
+import psycopg
+import psycopg.errors
+from psycopg.rows import dict_row
+
+from d2 import config, errors
+
+_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
+
+# SQLSTATE classes worth a retry: connection exceptions, serialization failure,
+# deadlock, admin shutdown / crash shutdown / cannot connect now.
+_TRANSIENT = ("08", "40001", "40P01", "57P01", "57P02", "57P03", "53300")
+
+
+def sql_dir() -> Path:
+    """Where the SQL files are: d2/_sql in a wheel, ../sql in a checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_sql", here.parent / "sql"):
+        if candidate.is_dir():
+            return candidate
+    raise errors.D2Error(f"SQL files not found next to {here}")
+
+
+def sql_file(relative: str) -> str:
+    """The text of one SQL object file, e.g. 'functions/resolver_territorio.sql'."""
+    return (sql_dir() / relative).read_text(encoding="utf-8")
+
+
+@functools.cache
+def queries() -> dict[str, LiteralString]:
+    """All named queries: `-- name: foo` headers split sql/queries/*.sql into entries."""
+    found: dict[str, LiteralString] = {}
+    for path in sorted((sql_dir() / "queries").glob("*.sql")):
+        text = path.read_text(encoding="utf-8")
+        parts = _NAME.split(text)
+        for name, body in zip(parts[1::2], parts[2::2], strict=True):
+            if name in found:
+                raise errors.D2Error(f"query {name!r} defined twice (in {path.name})")
+            found[name] = cast(LiteralString, body.strip().rstrip(";"))
+    return found
+
+
+def q(name: str) -> LiteralString:
+    """One named query."""
+    try:
+        return queries()[name]
+    except KeyError:
+        raise errors.D2Error(f"no query named {name!r} in sql/queries") from None
+
+
+def database_url(settings: config.Settings | None = None) -> str:
+    """DATABASE_URL, or else the embedded cluster's URL (starting it if needed)."""
+    settings = settings or config.load()
+    if settings.database_url:
+        return settings.database_url
+    from d2 import embedded  # late: embedded is only needed without DATABASE_URL
+
+    return embedded.ensure_started(settings.home)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for failures worth a retry with backoff."""
+    if isinstance(exc, errors.TransientDatabaseError | errors.DatabaseUnavailable):
+        return True
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return True
+    sqlstate = getattr(exc, "sqlstate", None) or ""
+    return any(sqlstate.startswith(prefix) for prefix in _TRANSIENT)
+
+
+def map_error(exc: psycopg.Error) -> errors.D2Error:
+    """Translate a psycopg error into the d2.errors class a caller can act on."""
+    if isinstance(exc, psycopg.errors.UniqueViolation):
+        constraint = exc.diag.constraint_name
+        return errors.UniqueViolation(f"unique violation on {constraint}", constraint=constraint)
+    if is_transient(exc):
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return errors.TransientDatabaseError(f"database: {first_line}")
+    if isinstance(exc, psycopg.errors.UndefinedFile | psycopg.errors.FeatureNotSupported) and (
+        "postgis" in str(exc).lower()
+    ):
+        return errors.PostgisMissing()
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return errors.D2Error(f"database: {first}")
+
+
+@contextlib.contextmanager
+def mapped_errors() -> Iterator[None]:
+    """Re-raise psycopg errors as d2.errors classes (keeps the original as __cause__)."""
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise map_error(exc) from exc
+
+
+def connect(
+    url: str | None = None, *, autocommit: bool = False, application_name: str = "d2", **kw: Any
+) -> psycopg.Connection[dict[str, Any]]:
+    """A psycopg connection with dict rows; a clear DatabaseUnavailable when unreachable."""
+    target = url or database_url()
+    try:
+        return psycopg.connect(
+            target,
+            autocommit=autocommit,
+            row_factory=dict_row,
+            application_name=application_name,
+            connect_timeout=10,
+            **kw,
+        )
+    except psycopg.OperationalError as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unreachable"
+        raise errors.DatabaseUnavailable(f"cannot connect to the database: {reason}") from exc
+
+
+Connection = psycopg.Connection[dict[str, Any]]

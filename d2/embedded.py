@@ -1,0 +1,249 @@
+"""The embedded default: a private PostgreSQL + PostGIS cluster under ./.d2/.
+
+PostgreSQL refuses to run as root, so when d2 runs as root the server runs as an
+unprivileged user (D2_PG_OS_USER, default `postgres`, which Debian's package creates).
+The cluster listens only on a Unix socket inside its own folder: no port to collide
+with, nothing reachable from the network.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import glob
+import os
+import pwd
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from d2 import errors
+
+DBNAME = "d2"
+SUPERUSER = "postgres"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    home: Path
+    port: int = int(os.environ.get("D2_EMBEDDED_PORT", "5432"))
+
+    @property
+    def datadir(self) -> Path:
+        return self.home / "pgdata"
+
+    @property
+    def socketdir(self) -> Path:
+        return self.home / "run"
+
+    @property
+    def logfile(self) -> Path:
+        return self.home / "postgres.log"
+
+    def url(self, dbname: str = DBNAME) -> str:
+        return (
+            f"postgresql://{SUPERUSER}@/{dbname}?host={quote(str(self.socketdir))}&port={self.port}"
+        )
+
+
+def bindir() -> Path:
+    """The newest PostgreSQL server binaries on this machine."""
+    override = os.environ.get("D2_PG_BINDIR")
+    candidates = [override] if override else []
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True, check=False)
+        candidates.append(out.stdout.strip())
+    candidates += sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True
+    )
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "initdb").exists():
+            return Path(candidate)
+    raise errors.EmbeddedClusterError(
+        "PostgreSQL server binaries not found (Debian/Ubuntu: "
+        "apt-get install postgresql-15 postgresql-15-postgis-3), or set DATABASE_URL"
+    )
+
+
+def _os_user() -> str | None:
+    """The unprivileged user the server runs as, or None to run as ourselves."""
+    if os.geteuid() != 0:
+        return None
+    name = os.environ.get("D2_PG_OS_USER", "postgres")
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        raise errors.EmbeddedClusterError(
+            f"running as root, and the unprivileged user {name!r} that would run PostgreSQL "
+            "does not exist (install postgresql, or set D2_PG_OS_USER)"
+        ) from None
+    return name
+
+
+def _run(
+    args: list[str], *, check: bool = True, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    user = _os_user()
+    argv = ["runuser", "-u", user, "--", *args] if user else args
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False, cwd="/")
+    if check and proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        raise errors.EmbeddedClusterError(
+            f"{Path(args[0]).name} failed: {detail[-1] if detail else proc.returncode}"
+        )
+    return proc
+
+
+def _prepare_home(cluster: Cluster) -> None:
+    cluster.home.mkdir(parents=True, exist_ok=True)
+    cluster.socketdir.mkdir(exist_ok=True)
+    user = _os_user()
+    if user:
+        entry = pwd.getpwnam(user)
+        for path in (cluster.home, cluster.socketdir):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+        probe = _run(["test", "-w", str(cluster.home)], check=False)
+        if probe.returncode != 0:
+            raise errors.EmbeddedClusterError(
+                f"user {user!r} cannot reach {cluster.home}: a parent folder is not "
+                "traversable; set D2_HOME to a folder it can reach (e.g. under /tmp)"
+            )
+
+
+@contextlib.contextmanager
+def _locked(cluster: Cluster) -> Iterator[None]:
+    cluster.home.mkdir(parents=True, exist_ok=True)
+    with open(cluster.home / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def is_running(cluster: Cluster) -> bool:
+    if not (cluster.datadir / "PG_VERSION").exists():
+        return False
+    proc = _run([str(bindir() / "pg_ctl"), "status", "-D", str(cluster.datadir)], check=False)
+    return proc.returncode == 0
+
+
+def _initdb(cluster: Cluster, *, fast: bool) -> None:
+    _run(
+        [
+            str(bindir() / "initdb"),
+            "-D",
+            str(cluster.datadir),
+            "-U",
+            SUPERUSER,
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C.UTF-8",
+        ]
+    )
+    settings = [
+        "listen_addresses = ''",
+        f"unix_socket_directories = '{cluster.socketdir}'",
+        f"port = {cluster.port}",
+        "max_connections = 200",
+        "shared_buffers = 256MB",
+        "work_mem = 32MB",
+        "maintenance_work_mem = 256MB",
+        "max_wal_size = 2GB",
+        "logging_collector = off",
+    ]
+    if fast:
+        # Throw-away clusters (tests, benchmarks of the code rather than the disk).
+        settings += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]
+    conf = cluster.datadir / "postgresql.conf"
+    text = "\n# d2 embedded settings\n" + "\n".join(settings) + "\n"
+    _run(["sh", "-c", 'cat >> "$0"', str(conf)], stdin=text)
+
+
+def start(home: Path, *, fast: bool = False) -> Cluster:
+    """Initialise (once) and start the cluster; create the database. Returns it."""
+    cluster = Cluster(home.absolute())
+    with _locked(cluster):
+        _prepare_home(cluster)
+        if not (cluster.datadir / "PG_VERSION").exists():
+            _initdb(cluster, fast=fast)
+        if not is_running(cluster):
+            _run(
+                [
+                    str(bindir() / "pg_ctl"),
+                    "start",
+                    "-w",
+                    "-t",
+                    "60",
+                    "-D",
+                    str(cluster.datadir),
+                    "-l",
+                    str(cluster.logfile),
+                ]
+            )
+        _wait_ready(cluster)
+        _create_database(cluster)
+    return cluster
+
+
+def _wait_ready(cluster: Cluster, timeout_s: float = 30.0) -> None:
+    import psycopg
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with psycopg.connect(cluster.url("postgres"), connect_timeout=3):
+                return
+        except psycopg.OperationalError as exc:
+            if time.monotonic() > deadline:
+                raise errors.EmbeddedClusterError(
+                    f"the embedded cluster did not accept connections: {exc}"
+                ) from exc
+            time.sleep(0.2)
+
+
+def _create_database(cluster: Cluster) -> None:
+    import psycopg
+
+    with psycopg.connect(cluster.url("postgres"), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DBNAME]).fetchone()
+        if not exists:
+            conn.execute(f"CREATE DATABASE {DBNAME}")  # constant identifier, no data
+
+
+def stop(home: Path) -> bool:
+    """Stop the cluster; False when it was not running."""
+    cluster = Cluster(home.absolute())
+    if not is_running(cluster):
+        return False
+    _run([str(bindir() / "pg_ctl"), "stop", "-w", "-m", "fast", "-D", str(cluster.datadir)])
+    return True
+
+
+def status(home: Path) -> dict[str, object]:
+    cluster = Cluster(home.absolute())
+    initialised = (cluster.datadir / "PG_VERSION").exists()
+    return {
+        "home": str(cluster.home),
+        "initialised": initialised,
+        "running": initialised and is_running(cluster),
+        "url": cluster.url(),
+        "log": str(cluster.logfile),
+    }
+
+
+def ensure_started(home: Path) -> str:
+    """The embedded database URL; starts and migrates the cluster when it is not running."""
+    cluster = Cluster(home.absolute())
+    if is_running(cluster):
+        return cluster.url()
+    start(home)
+    from d2 import migrations  # late: avoids importing alembic for every command
+
+    migrations.upgrade(cluster.url())
+    return cluster.url()

@@ -1,0 +1,54 @@
+"""Errors of D-2. The docstring of each class is its default one-line message."""
+
+from __future__ import annotations
+
+
+class D2Error(Exception):
+    """D-2 failed."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or (self.__doc__ or "").strip())
+
+
+class ConfigError(D2Error):
+    """The configuration is invalid."""
+
+
+class DatabaseUnavailable(D2Error):
+    """The database cannot be reached."""
+
+
+class PostgisMissing(D2Error):
+    """PostGIS is not installed (Debian: apt-get install postgresql-15-postgis-3)."""
+
+
+class EmbeddedClusterError(D2Error):
+    """The embedded PostgreSQL cluster could not be started."""
+
+
+class TransientDatabaseError(D2Error):
+    """A transient database failure (connection lost, serialization failure, deadlock)."""
+
+
+class UniqueViolation(D2Error):
+    """A unique constraint was violated."""
+
+    def __init__(self, message: str | None = None, constraint: str | None = None) -> None:
+        super().__init__(message)
+        self.constraint = constraint
+
+
+class InvalidInput(D2Error):
+    """The input is invalid."""
+
+
+class InvalidEvent(D2Error):
+    """The event payload does not satisfy its schema."""
+
+
+class PublishError(D2Error):
+    """Publishing to the event log failed."""
+
+
+class ImportFailed(D2Error):
+    """The import failed."""

@@ -1,0 +1,92 @@
+"""Coordinates and the territory resolver: validation, the rounding rule, SQL calls."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from d2 import db, errors
+
+_QUANTUM = Decimal("0.00001")
+
+
+@dataclass(frozen=True)
+class Resolucao:
+    unidade_civica_id: uuid.UUID
+    nivel_minimo_resolvido: int
+    cadeia_ucs: tuple[uuid.UUID, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "unidade_civica_id": str(self.unidade_civica_id),
+            "nivel_minimo_resolvido": self.nivel_minimo_resolvido,
+            "cadeia_ucs": [str(uc) for uc in self.cadeia_ucs],
+        }
+
+
+def arredondar(valor: float) -> float:
+    """Round to 5 decimals exactly as d2.arredondar_coordenada does in SQL.
+
+    PostgreSQL turns a float8 into numeric through its 15-significant-digit decimal form
+    and rounds half away from zero; doing the same here keeps the cache key and the SQL
+    resolver in agreement on every input (DESIGN decision 2).
+    """
+    decimal = Decimal(format(valor, ".15g")).quantize(_QUANTUM, rounding=ROUND_HALF_UP)
+    return float(decimal)
+
+
+def coordenada(valor: object, nome: str, limite: float) -> float:
+    """A JSON value as a coordinate in [-limite, limite]; InvalidInput says why not."""
+    if isinstance(valor, bool) or not isinstance(valor, int | float):
+        raise errors.InvalidInput(f"{nome} must be a number, got {type(valor).__name__}")
+    numero = float(valor)
+    if not math.isfinite(numero):
+        raise errors.InvalidInput(f"{nome} must be finite, got {numero}")
+    if not -limite <= numero <= limite:
+        raise errors.InvalidInput(
+            f"{nome} must be between -{limite:g} and {limite:g}, got {numero}"
+        )
+    return numero
+
+
+def parse_cli_coordinate(text: str, nome: str, limite: float) -> float:
+    """A coordinate typed by a person; InvalidInput with a one-line reason."""
+    try:
+        numero = float(text.strip().replace(",", "."))
+    except ValueError:
+        raise errors.InvalidInput(f"{nome} must be a number, got {text!r}") from None
+    return coordenada(numero, nome, limite)
+
+
+def _row(row: dict[str, Any]) -> Resolucao:
+    return Resolucao(
+        unidade_civica_id=row["unidade_civica_id"],
+        nivel_minimo_resolvido=row["nivel_minimo_resolvido"],
+        cadeia_ucs=tuple(row["cadeia_ucs"] or ()),
+    )
+
+
+def resolver(conn: db.Connection, lat: float, lng: float) -> Resolucao | None:
+    """d2.resolver_territorio for one point."""
+    with db.mapped_errors():
+        row = conn.execute(db.q("resolve_one"), {"lat": lat, "lng": lng}).fetchone()
+    return _row(row) if row else None
+
+
+def resolver_muitos(
+    conn: db.Connection, pontos: list[tuple[float, float]]
+) -> list[Resolucao | None]:
+    """d2.resolver_territorios for many (lat, lng) points, in one statement, in order."""
+    if not pontos:
+        return []
+    lats = [p[0] for p in pontos]
+    lngs = [p[1] for p in pontos]
+    with db.mapped_errors():
+        rows = conn.execute(db.q("resolve_many"), {"lats": lats, "lngs": lngs}).fetchall()
+    resultado: list[Resolucao | None] = [None] * len(pontos)
+    for row in rows:
+        resultado[row["ordem"] - 1] = _row(row)
+    return resultado

@@ -1,0 +1,123 @@
+"""Alembic, driven from Python: upgrade, downgrade, current revision, Prisma stamping.
+
+The version table is `public.d2_alembic_version` with a wide column, because the
+revision ids keep the spec's migration names (§2.7), longer than alembic's default 32.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from d2 import db, errors
+
+VERSION_TABLE = "d2_alembic_version"
+
+# The old (Prisma) implementation's migrations that are ours, in order (spec §2.7).
+PRISMA_MIGRATIONS = (
+    "20260809112210_d2_uc_polygons_resolucoes_geo",
+    "20260811195030_add_fonte_metadados_populacao_uc_polygons",
+    "20260813112406_add_consumer_offset_d1b_d2_d4",
+    "20260814202321_create_d2_revisoes_geo_pendentes",
+    "20260913120000_uc_polygons_nome_busca",
+    "20260918140000_d2_eventos_processados_limpeza",
+)
+
+
+def script_location() -> Path:
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_alembic", here.parent / "alembic"):
+        if (candidate / "env.py").exists():
+            return candidate
+    raise errors.D2Error(f"alembic scripts not found next to {here}")
+
+
+def sqlalchemy_url(url: str) -> str:
+    """A libpq URL as SQLAlchemy wants it (psycopg 3 driver)."""
+    for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    # A keyword/value conninfo string: hand it to psycopg untouched.
+    return "postgresql+psycopg://"
+
+
+def _config(url: str) -> Any:
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(script_location()))
+    cfg.attributes["d2_url"] = url
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Migrate the database at url up to revision, stamping a Prisma-migrated one first."""
+    from alembic import command
+
+    stamp_from_prisma(url)
+    command.upgrade(_config(url), revision)
+
+
+def downgrade(url: str, revision: str) -> None:
+    from alembic import command
+
+    command.downgrade(_config(url), revision)
+
+
+def current(url: str) -> str | None:
+    with db.connect(url) as conn:
+        exists = conn.execute("SELECT to_regclass(%(t)s) AS t", {"t": VERSION_TABLE}).fetchone()
+        if not exists or exists["t"] is None:
+            return None
+        row = conn.execute(db.q("alembic_current")).fetchone()
+        return row["version_num"] if row else None
+
+
+def head() -> str:
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(_config(""))
+    found = script.get_current_head()
+    if found is None:
+        raise errors.D2Error("no alembic head")
+    return found
+
+
+def stamp_from_prisma(url: str) -> str | None:
+    """Stamp a database the old Prisma implementation migrated, so alembic continues it.
+
+    Returns the revision stamped, or None when there was nothing to do.
+    """
+    from alembic import command
+
+    if current(url) is not None:
+        return None
+    with db.connect(url) as conn:
+        has_prisma = conn.execute(
+            "SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS p"
+        ).fetchone()
+        if not has_prisma or not has_prisma["p"]:
+            return None
+        applied = {
+            row["migration_name"]
+            for row in conn.execute(db.q("prisma_applied_migrations")).fetchall()
+        }
+    last = None
+    for name in PRISMA_MIGRATIONS:
+        if name not in applied:
+            break
+        last = name
+    if last is not None:
+        command.stamp(_config(url), last)
+    return last
+
+
+def execute_sql(operations: Any, sql: str) -> None:
+    """Run a whole SQL text (several statements, % signs and all) inside a migration."""
+    raw = operations.get_bind().connection.dbapi_connection
+    raw.execute(sql)
+
+
+def apply_file(operations: Any, relative: str) -> None:
+    """Apply one object file of sql/ inside a migration."""
+    execute_sql(operations, db.sql_file(relative))

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Lint, format and type checks (what a reviewer runs before the tests).
+set -eu
+cd "$(dirname "$0")/.."
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/mypy

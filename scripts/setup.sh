@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what d2 needs on Debian/Ubuntu: PostgreSQL + PostGIS (system packages) and a
+# virtualenv in .venv with d2 and its dev tools. Safe to run again: it skips what is done.
+set -eu
+cd "$(dirname "$0")/.."
+
+need_apt=""
+command -v runuser >/dev/null 2>&1 || need_apt="$need_apt util-linux"
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt="$need_apt postgresql"
+ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-postgis"
+ls /usr/share/postgresql/*/extension/unaccent.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-contrib"
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"
+
+if [ -n "$need_apt" ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "setup: installing system packages:$need_apt" >&2
+    $sudo apt-get update -qq
+    # postgresql-postgis picks the PostGIS build for the distribution's PostgreSQL.
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $need_apt >/dev/null
+    # The distribution may start a system cluster; d2 does not use it.
+fi
+
+if [ ! -x .venv/bin/d2 ] || [ pyproject.toml -nt .venv/.installed ]; then
+    echo "setup: creating .venv and installing d2" >&2
+    python3 -m venv .venv
+    .venv/bin/pip install -q --upgrade pip >/dev/null
+    .venv/bin/pip install -q -e '.[dev]'
+    touch .venv/.installed
+fi

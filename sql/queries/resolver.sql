@@ -1,0 +1,24 @@
+-- name: resolve_one
+-- The smallest UC containing one point, and its chain (zero rows: outside everything).
+SELECT unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs
+FROM d2.resolver_territorio(%(lat)s, %(lng)s);
+
+-- name: resolve_many
+-- The set-based form: one row per resolved point, tagged with its 1-based position.
+SELECT ordem, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs
+FROM d2.resolver_territorios(%(lats)s::double precision[], %(lngs)s::double precision[]);
+
+-- name: uc_names
+-- Names and levels of some UCs (for people reading a resolution).
+SELECT DISTINCT ON (unidade_civica_id) unidade_civica_id, nome, nivel
+FROM core.uc_polygons
+WHERE unidade_civica_id = ANY(%(ids)s::uuid[])
+ORDER BY unidade_civica_id, id;
+
+-- name: mirror_rebuild
+-- Rebuild the whole mirror; one row per outcome.
+SELECT estado, quantidade FROM d2.mirror_rebuild();
+
+-- name: mirror_version
+-- The mirror's version: changes whenever core.uc_polygons changes.
+SELECT versao FROM d2.mirror_state;

@@ -1,0 +1,139 @@
+"""Test databases: a real PostgreSQL + PostGIS, one fresh database per test.
+
+A throw-away cluster is started once per session with d2's own embedded-cluster code
+(as an unprivileged user when the tests run as root), migrated once into a template
+database, and every test gets its own clone of that template (pytest-postgresql's
+DatabaseJanitor). Set D2_TEST_DATABASE_URL to use an existing server instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlparse
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+from pytest_postgresql.janitor import DatabaseJanitor
+
+from d2 import embedded, migrations
+
+TEMPLATE = "d2_template"
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class Server:
+    user: str
+    host: str
+    port: int
+    password: str | None
+
+    def url(self, dbname: str) -> str:
+        auth = self.user + (f":{quote(self.password)}" if self.password else "")
+        return f"postgresql://{auth}@/{dbname}?host={quote(self.host)}&port={self.port}"
+
+
+def _server_from_url(url: str) -> Server:
+    parsed = urlparse(url)
+    query = parse_qs(parsed.query)
+    host = query.get("host", [parsed.hostname or "localhost"])[0]
+    port = int(query.get("port", [parsed.port or 5432])[0])
+    return Server(parsed.username or "postgres", host, port, parsed.password)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Server]:
+    external = os.environ.get("D2_TEST_DATABASE_URL")
+    if external:
+        yield _server_from_url(external)
+        return
+    home = Path(tempfile.mkdtemp(prefix="d2-test-"))
+    os.chmod(home, 0o755)
+    cluster = embedded.start(home, fast=True)
+    try:
+        yield Server(embedded.SUPERUSER, str(cluster.socketdir), cluster.port, None)
+    finally:
+        embedded.stop(home)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _janitor(server: Server, dbname: str, **kw: Any) -> DatabaseJanitor:
+    return DatabaseJanitor(
+        user=server.user,
+        host=server.host,
+        port=server.port,
+        password=server.password,
+        dbname=dbname,
+        **kw,
+    )
+
+
+@pytest.fixture(scope="session")
+def template_db(pg_server: Server) -> Iterator[str]:
+    """A database migrated to head, cloned by every test."""
+    janitor = _janitor(pg_server, TEMPLATE, as_template=True)
+    janitor.drop() if _exists(pg_server, TEMPLATE) else None
+    janitor.init()
+    migrations.upgrade(pg_server.url(TEMPLATE))
+    try:
+        yield TEMPLATE
+    finally:
+        janitor.drop()
+
+
+def _exists(server: Server, dbname: str) -> bool:
+    with psycopg.connect(server.url("postgres"), autocommit=True) as conn:
+        row = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [dbname]).fetchone()
+        if row:
+            conn.execute(f"ALTER DATABASE {dbname} IS_TEMPLATE false")  # test-only constant
+        return row is not None
+
+
+@pytest.fixture
+def empty_db_url(pg_server: Server) -> Iterator[str]:
+    """A fresh database with nothing in it (for migration tests)."""
+    name = f"d2_empty_{os.getpid()}_{next(_counter)}"
+    janitor = _janitor(pg_server, name)
+    janitor.init()
+    try:
+        yield pg_server.url(name)
+    finally:
+        janitor.drop()
+
+
+@pytest.fixture
+def db_url(pg_server: Server, template_db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh, migrated database for this test; DATABASE_URL points at it."""
+    name = f"d2_test_{os.getpid()}_{next(_counter)}"
+    janitor = _janitor(pg_server, name, template_dbname=template_db)
+    janitor.init()
+    url = pg_server.url(name)
+    monkeypatch.setenv("DATABASE_URL", url)
+    try:
+        yield url
+    finally:
+        janitor.drop()
+
+
+@pytest.fixture
+def conn(db_url: str) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+    """An autocommit connection to this test's database."""
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as connection:
+        yield connection
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """../shared/data, or skip (users outside the team don't have it)."""
+    if not (SHARED_DATA / "br_municipios.geojson.gz").exists():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA

@@ -1,0 +1,90 @@
+"""Hand-built territories for tests: squares of degrees, inserted into core.uc_polygons."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import psycopg
+
+Ring = list[tuple[float, float]]
+
+
+def quadrado(x0: float, y0: float, x1: float, y1: float) -> Ring:
+    """A closed lon/lat ring, counter-clockwise."""
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+
+
+def poligono(*aneis: Ring) -> dict[str, Any]:
+    return {"type": "Polygon", "coordinates": [[list(p) for p in anel] for anel in aneis]}
+
+
+def multipoligono(*poligonos: list[Ring]) -> dict[str, Any]:
+    return {
+        "type": "MultiPolygon",
+        "coordinates": [[[list(p) for p in anel] for anel in aneis] for aneis in poligonos],
+    }
+
+
+def inserir_uc(
+    conn: psycopg.Connection[Any],
+    nivel: int,
+    nome: str,
+    geometria: dict[str, Any],
+    parent: uuid.UUID | None = None,
+    *,
+    uc: uuid.UUID | None = None,
+    fonte: str = "teste",
+) -> uuid.UUID:
+    """Insert one UC polygon; returns its unidade_civica_id."""
+    uc = uc or uuid.uuid4()
+    conn.execute(
+        """
+        INSERT INTO core.uc_polygons
+            (id, unidade_civica_id, nivel, parent_uc_id, nome, geometria, fonte)
+        VALUES (%(id)s, %(uc)s, %(nivel)s, %(parent)s, %(nome)s, %(geo)s::jsonb, %(fonte)s)
+        """,
+        {
+            "id": uuid.uuid4(),
+            "uc": uc,
+            "nivel": nivel,
+            "parent": parent,
+            "nome": nome,
+            "geo": json.dumps(geometria),
+            "fonte": fonte,
+        },
+    )
+    return uc
+
+
+class Territorio:
+    """Brasil ⊃ região ⊃ UF ⊃ {município A with bairros A1/A2, município B without bairros}.
+
+    Coordinates (lng, lat), degrees:
+      Brasil   [-50,-30]..[-30,-10]         região  [-50,-30]..[-30,-10]
+      UF       [-50,-30]..[-40,-20]
+      mun A    [-50,-30]..[-45,-25]         mun B   [-45,-30]..[-40,-25]  (shared border lng=-45)
+      bairro A1 [-50,-30]..[-47.5,-25]      bairro A2 [-47.5,-30]..[-45,-25]
+    """
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.brasil = inserir_uc(conn, 7, "Brasil", poligono(quadrado(-50, -30, -30, -10)))
+        self.regiao = inserir_uc(
+            conn, 6, "Região Teste", poligono(quadrado(-50, -30, -30, -10)), self.brasil
+        )
+        self.uf = inserir_uc(
+            conn, 5, "UF Teste", poligono(quadrado(-50, -30, -40, -20)), self.regiao
+        )
+        self.mun_a = inserir_uc(
+            conn, 4, "Município A", poligono(quadrado(-50, -30, -45, -25)), self.uf
+        )
+        self.mun_b = inserir_uc(
+            conn, 4, "Município B", poligono(quadrado(-45, -30, -40, -25)), self.uf
+        )
+        self.bairro_a1 = inserir_uc(
+            conn, 2, "Bairro A1", poligono(quadrado(-50, -30, -47.5, -25)), self.mun_a
+        )
+        self.bairro_a2 = inserir_uc(
+            conn, 2, "Bairro A2", poligono(quadrado(-47.5, -30, -45, -25)), self.mun_a
+        )
