@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
-
 from alembic import context
+
 from d2 import db, migrations
 
 config = context.config

@@ -118,6 +118,123 @@ def cmd_mirror_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- IBGE import and sample -----------------------------------------------------------------
+
+
+def cmd_import_ibge(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from d2.importers import ibge
+
+    camadas = ("municipios", "ufs", "regioes", "pais", "bairros")
+    files = {c: Path(getattr(args, c)) for c in camadas if getattr(args, c)}
+    if args.directory is None and not files:
+        raise errors.InvalidInput("give a directory of IBGE files or --municipios/--ufs/... FILE")
+    summary = ibge.run_import(
+        db.database_url(),
+        directory=Path(args.directory) if args.directory else None,
+        files=files or None,
+        tolerancia=args.tolerancia,
+        progress=not args.no_progress and not args.json and sys.stderr.isatty(),
+    )
+    if args.json:
+        _print_json(summary.as_json())
+    else:
+        print(summary.format_text())
+    return 0
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from d2.importers import sample
+
+    for path in sample.write_sample(Path(args.saida)):
+        print(path)
+    return 0
+
+
+def _tolerancia(text: str) -> float:
+    try:
+        valor = float(text.replace(",", "."))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if valor < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return valor
+
+
+# --- worker and dead letters ---------------------------------------------------------------
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from d2 import logs, worker
+
+    logs.configure(args.log_level)
+    settings = config.load()
+    runner = worker.Worker(settings, batch_size=args.batch_size)
+    runner.instalar_sinais()
+    result = runner.executar(drain=args.drain)
+    if args.drain:
+        _print_json({"eventos": sum(result.contagem.values()), "desfechos": dict(result.contagem)})
+    return 0
+
+
+def cmd_dlq_list(args: argparse.Namespace) -> int:
+    from d2 import bus
+
+    status = None if args.status == "todos" else args.status
+    with db.connect() as conn:
+        rows = bus.listar_dead_letters(
+            conn, consumidor=args.consumidor, status=status, limite=args.limit
+        )
+    if args.json:
+        _print_json(rows)
+        return 0
+    if not rows:
+        print("no dead letters" + (f" with status {status}" if status else ""))
+    for row in rows:
+        print(
+            f"{row['event_id']}  seq={row['sequence_number']}  tentativas={row['tentativas']}  "
+            f"{row['status']:12} {row['ultimo_erro_em']:%Y-%m-%d %H:%M:%S}  {row['erro']}"
+        )
+    return 0
+
+
+def cmd_dlq_retry(args: argparse.Namespace) -> int:
+    from d2 import logs, ops
+
+    logs.configure(args.log_level)
+    if not args.all and not args.event_id:
+        raise errors.InvalidInput("give an EVENT_ID or --all")
+    event_ids = None if args.all else [_uuid_arg(args.event_id)]
+    with db.connect(autocommit=True) as conn:
+        report = ops.reprocessar_dead_letters(conn, config.load(), event_ids)
+    _print_json(report)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from d2 import demo, logs
+
+    logs.configure("WARNING" if not args.verbose else "INFO")
+    report = demo.executar(args.eventos)
+    if args.json:
+        _print_json(report)
+        return 0
+    print(demo.formatar(report))
+    return 0
+
+
+def _uuid_arg(text: str) -> Any:
+    import uuid
+
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        raise errors.InvalidInput(f"not a UUID: {text!r}") from None
+
+
 # --- parser --------------------------------------------------------------------------------
 
 
@@ -163,6 +280,85 @@ def build_parser() -> argparse.ArgumentParser:
     mirror_sub.add_parser("rebuild", help="rebuild it whole from core.uc_polygons").set_defaults(
         handler=cmd_mirror_rebuild
     )
+    p_import = sub.add_parser(
+        "import-ibge",
+        help="import IBGE meshes (país, regiões, UFs, municípios, bairros) into core.uc_polygons",
+        description=(
+            "Reads IBGE files by their official names from DIR (BR_Municipios_2025, BR_UF_2025, "
+            "BR_Regioes_2025, BR_Pais_2025, BR_bairros_CD2022; 2022-2024 vintages and per-UF "
+            "files too; .shp .zip .gpkg .geojson .geojson.gz) and/or explicit files; repairs "
+            "invalid geometry, simplifies each layer as a coverage, and upserts in one "
+            "transaction. A second run of the same files changes nothing."
+        ),
+    )
+    p_import.add_argument("directory", nargs="?", metavar="DIR", help="folder with IBGE files")
+    for camada, nivel in (
+        ("municipios", 4),
+        ("ufs", 5),
+        ("regioes", 6),
+        ("pais", 7),
+        ("bairros", 2),
+    ):
+        p_import.add_argument(
+            f"--{camada}", metavar="FILE", help=f"the {camada} file (nível {nivel}); wins over DIR"
+        )
+    p_import.add_argument(
+        "--tolerancia",
+        type=_tolerancia,
+        metavar="DEGREES",
+        help="simplification tolerance for every layer (default 0.001, bairros 0.0001; 0 = none)",
+    )
+    p_import.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p_import.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p_import.set_defaults(handler=cmd_import_ibge)
+
+    p_sample = sub.add_parser(
+        "sample", help="write the synthetic IBGE-shaped sample territory (GeoJSON files)"
+    )
+    p_sample.add_argument("--saida", required=True, metavar="DIR", help="output folder")
+    p_sample.set_defaults(handler=cmd_sample)
+
+    p_worker = sub.add_parser(
+        "worker", help="consume demanda.normalizada until SIGTERM (or --drain)"
+    )
+    p_worker.add_argument(
+        "--drain", action="store_true", help="process everything pending, then exit 0"
+    )
+    p_worker.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="events per batch (default D2_BATCH_SIZE or 500; 1 = one event at a time)",
+    )
+    p_worker.add_argument("--log-level", default="INFO")
+    p_worker.set_defaults(handler=cmd_worker)
+
+    p_demo = sub.add_parser(
+        "demo",
+        help="load the sample territory, publish sample demands, run the worker, summarise",
+    )
+    p_demo.add_argument("--eventos", type=int, default=300, help="how many demands (default 300)")
+    p_demo.add_argument("--json", action="store_true")
+    p_demo.add_argument("--verbose", action="store_true", help="show the worker's JSON logs")
+    p_demo.set_defaults(handler=cmd_demo)
+
+    p_dlq = sub.add_parser("dlq", help="the dead letters: events the worker could not handle")
+    dlq_sub = p_dlq.add_subparsers(dest="dlq_command", required=True, metavar="ACTION")
+    p_list = dlq_sub.add_parser("list", help="list dead letters")
+    p_list.add_argument(
+        "--status",
+        default="pendente",
+        choices=["pendente", "reprocessado", "descartado", "todos"],
+    )
+    p_list.add_argument("--consumidor", default=None, help="only this consumer's (default: all)")
+    p_list.add_argument("--limit", type=int, default=100)
+    p_list.add_argument("--json", action="store_true")
+    p_list.set_defaults(handler=cmd_dlq_list)
+    p_retry = dlq_sub.add_parser("retry", help="run dead letters through the handler again")
+    p_retry.add_argument("event_id", nargs="?", help="one event id")
+    p_retry.add_argument("--all", action="store_true", help="every pending dead letter")
+    p_retry.add_argument("--log-level", default="INFO")
+    p_retry.set_defaults(handler=cmd_dlq_retry)
     return parser
 
 

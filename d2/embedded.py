@@ -225,6 +225,24 @@ def stop(home: Path) -> bool:
     return True
 
 
+def restart(home: Path) -> None:
+    """Restart the running cluster (fast shutdown: connections are cut)."""
+    cluster = Cluster(home.absolute())
+    _run(
+        [
+            str(bindir() / "pg_ctl"),
+            "restart",
+            "-w",
+            "-m",
+            "fast",
+            "-D",
+            str(cluster.datadir),
+            "-l",
+            str(cluster.logfile),
+        ]
+    )
+
+
 def status(home: Path) -> dict[str, object]:
     cluster = Cluster(home.absolute())
     initialised = (cluster.datadir / "PG_VERSION").exists()

@@ -42,7 +42,10 @@ def coordenada(valor: object, nome: str, limite: float) -> float:
     """A JSON value as a coordinate in [-limite, limite]; InvalidInput says why not."""
     if isinstance(valor, bool) or not isinstance(valor, int | float):
         raise errors.InvalidInput(f"{nome} must be a number, got {type(valor).__name__}")
-    numero = float(valor)
+    try:
+        numero = float(valor)
+    except OverflowError:
+        raise errors.InvalidInput(f"{nome} is too large to be a coordinate") from None
     if not math.isfinite(numero):
         raise errors.InvalidInput(f"{nome} must be finite, got {numero}")
     if not -limite <= numero <= limite:

@@ -36,6 +36,7 @@ class Server:
     host: str
     port: int
     password: str | None
+    home: Path | None = None  # the throw-away cluster's folder; None for an external server
 
     def url(self, dbname: str) -> str:
         auth = self.user + (f":{quote(self.password)}" if self.password else "")
@@ -60,7 +61,7 @@ def pg_server() -> Iterator[Server]:
     os.chmod(home, 0o755)
     cluster = embedded.start(home, fast=True)
     try:
-        yield Server(embedded.SUPERUSER, str(cluster.socketdir), cluster.port, None)
+        yield Server(embedded.SUPERUSER, str(cluster.socketdir), cluster.port, None, home)
     finally:
         embedded.stop(home)
         shutil.rmtree(home, ignore_errors=True)

@@ -7,6 +7,7 @@ core.uc_polygons belongs to the monolith's core: it is created only where it is 
 from __future__ import annotations
 
 from alembic import op
+
 from d2 import migrations
 
 revision = "20260809112210_d2_uc_polygons_resolucoes_geo"

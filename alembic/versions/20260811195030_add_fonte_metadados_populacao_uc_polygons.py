@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from alembic import op
+
 from d2 import migrations
 
 revision = "20260811195030_add_fonte_metadados_populacao_uc_polygons"

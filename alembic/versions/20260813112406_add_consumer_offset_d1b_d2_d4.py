@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from alembic import op
+
 from d2 import migrations
 
 revision = "20260813112406_add_consumer_offset_d1b_d2_d4"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from alembic import op
+
 from d2 import migrations
 
 revision = "20260814202321_create_d2_revisoes_geo_pendentes"

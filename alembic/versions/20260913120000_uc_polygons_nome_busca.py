@@ -7,6 +7,7 @@ normalisation gets a new migration.
 from __future__ import annotations
 
 from alembic import op
+
 from d2 import migrations
 
 revision = "20260913120000_uc_polygons_nome_busca"

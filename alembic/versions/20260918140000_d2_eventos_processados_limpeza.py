@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from alembic import op
+
 from d2 import migrations
 
 revision = "20260918140000_d2_eventos_processados_limpeza"

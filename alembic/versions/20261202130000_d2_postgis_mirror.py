@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from alembic import op
+
 from d2 import migrations
 
 revision = "20261202130000_d2_postgis_mirror"

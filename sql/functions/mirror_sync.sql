@@ -10,6 +10,9 @@ RETURNS text
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, public
+-- ST_Subdivide's row estimates make the plan look expensive enough to JIT-compile,
+-- which costs ~30x the real work per polygon.
+SET jit = off
 AS $$
 DECLARE
     origem core.uc_polygons%ROWTYPE;

@@ -1,0 +1,381 @@
+"""core.event_log: publish (Registry-validated), replay, listen, dead letters.
+
+Publishing is a plain INSERT inside the caller's transaction: the database numbers the
+events when that transaction commits, in commit order (sql/functions/event_log_numerar.sql),
+so "sequence_number > S" never skips an event that commits later. One NOTIFY on channel
+`core_event_log` per committing transaction wakes listeners; readers poll as well.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from types import TracebackType
+from typing import Any, TypeVar
+
+from psycopg import sql
+
+from d2 import db, errors, registry
+
+log = logging.getLogger("d2.bus")
+
+T = TypeVar("T")
+
+CANAL = "core_event_log"
+STATUS_DLQ = ("pendente", "reprocessado", "descartado")
+
+
+@dataclass(frozen=True)
+class PayloadIlegivel:
+    """Stands in for a payload Python cannot decode (e.g. nested deeper than its parser
+    allows), so that one poisoned event does not block the events after it.
+    """
+
+    motivo: str
+
+
+@dataclass(frozen=True)
+class Evento:
+    sequence_number: int
+    event_id: uuid.UUID
+    tipo: str
+    versao_schema: str
+    origem: str
+    correlacao_id: uuid.UUID | None
+    payload: Any  # any JSON value, or PayloadIlegivel
+    publicado_em: datetime
+
+
+def _evento(row: dict[str, Any]) -> Evento:
+    return Evento(
+        sequence_number=row["sequence_number"],
+        event_id=row["event_id"],
+        tipo=row["tipo"],
+        versao_schema=row["versao_schema"],
+        origem=row["origem"],
+        correlacao_id=row["correlacao_id"],
+        payload=_decodificar(row["payload"]),
+        publicado_em=row["publicado_em"],
+    )
+
+
+def _decodificar(texto: str) -> Any:
+    """The payload's JSON value, or PayloadIlegivel when Python cannot decode it."""
+    try:
+        return json.loads(texto)
+    except RecursionError:
+        return PayloadIlegivel("JSON nested too deep to decode")
+    except ValueError as exc:
+        return PayloadIlegivel(f"invalid JSON: {exc}")
+
+
+def _json(payload: Any) -> str:
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False)
+
+
+def publicar(
+    conn: db.Connection,
+    tipo: str,
+    payload: dict[str, Any],
+    *,
+    origem: str,
+    correlacao_id: uuid.UUID | None,
+    versao_schema: str | None = None,
+    event_id: uuid.UUID | None = None,
+) -> uuid.UUID:
+    """Validate payload with the Registry and insert it in the caller's transaction.
+
+    Never commits: the event becomes visible, numbered, when the caller commits.
+    versao_schema None means the type's default version. Raises errors.InvalidEvent
+    (naming the field) before touching the database.
+    """
+    versao = registry.validar(tipo, payload, versao_schema)
+    novo = event_id or uuid.uuid4()
+    with db.mapped_errors():
+        conn.execute(
+            db.q("bus_publicar"),
+            {
+                "event_id": novo,
+                "tipo": tipo,
+                "versao_schema": versao,
+                "origem": origem,
+                "correlacao_id": correlacao_id,
+                "payload": _json(payload),
+            },
+        )
+    log.debug(
+        "evento inserido",
+        extra={"tipo": tipo, "event_id": str(novo), "versao_schema": versao, "origem": origem},
+    )
+    return novo
+
+
+def publicar_muitos(
+    conn: db.Connection,
+    tipo: str,
+    itens: Sequence[tuple[dict[str, Any], uuid.UUID | None]],
+    *,
+    origem: str,
+    versao_schema: str | None = None,
+) -> list[uuid.UUID]:
+    """Validate every (payload, correlacao_id) and insert them all in one statement.
+
+    Their sequence numbers, given at commit, follow the order of itens. Nothing is
+    inserted when any payload is invalid (the error names the item's position).
+    """
+    versao = versao_schema or registry.registry().versao_padrao(tipo)
+    for posicao, (payload, _) in enumerate(itens):
+        try:
+            registry.validar(tipo, payload, versao)
+        except errors.InvalidEvent as exc:
+            raise errors.InvalidEvent(f"item {posicao}: {exc}") from exc
+    if not itens:
+        return []
+    ids = [uuid.uuid4() for _ in itens]
+    with db.mapped_errors():
+        conn.execute(
+            db.q("bus_publicar_muitos"),
+            {
+                "tipo": tipo,
+                "versao_schema": versao,
+                "origem": origem,
+                "event_ids": ids,
+                "correlacao_ids": [correlacao for _, correlacao in itens],
+                "payloads": [_json(payload) for payload, _ in itens],
+            },
+        )
+    log.debug("eventos inseridos", extra={"tipo": tipo, "quantidade": len(ids), "origem": origem})
+    return ids
+
+
+def com_retry(
+    operacao: Callable[[], T],
+    *,
+    tentativas: int = 4,
+    espera_s: float = 0.5,
+    descricao: str = "publicar",
+) -> T:
+    """Run operacao, retrying transient failures (spec §5.3: 4 tries, 500 ms apart).
+
+    Retried: what db.is_transient accepts, and errors.PublishError. Anything else is
+    raised at once. operacao must redo its whole transaction. After the last try raises
+    errors.PublishError saying so, with the last error as its cause.
+    """
+    if tentativas < 1:
+        raise ValueError("tentativas must be >= 1")
+    for tentativa in range(1, tentativas + 1):
+        try:
+            return operacao()
+        except Exception as exc:
+            if not (db.is_transient(exc) or isinstance(exc, errors.PublishError)):
+                raise
+            log.warning(
+                "%s: try %d of %d failed: %s",
+                descricao,
+                tentativa,
+                tentativas,
+                exc,
+                extra={"descricao": descricao, "tentativa": tentativa, "erro": str(exc)},
+            )
+            if tentativa == tentativas:
+                raise errors.PublishError(
+                    f"{descricao}: gave up after {tentativas} tries: {exc}"
+                ) from exc
+            # Bounded jitter: producers that failed together do not retry in lockstep.
+            time.sleep(espera_s * random.uniform(0.8, 1.2))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def ler_desde(conn: db.Connection, tipo: str, apos: int, limite: int = 1000) -> list[Evento]:
+    """Committed events of tipo with sequence_number > apos, in order, at most limite.
+
+    Gap-safe: an event that commits later always gets a number above every number
+    already visible, so a reader may move its cursor to the last number it read.
+    """
+    with db.mapped_errors():
+        rows = conn.execute(
+            db.q("bus_ler_desde"), {"tipo": tipo, "apos": apos, "limite": limite}
+        ).fetchall()
+    return [_evento(row) for row in rows]
+
+
+def ler_eventos(conn: db.Connection, event_ids: Sequence[uuid.UUID]) -> list[Evento]:
+    """Committed events by event_id (unknown ids are left out), in sequence order."""
+    with db.mapped_errors():
+        rows = conn.execute(db.q("bus_ler_eventos"), {"event_ids": list(event_ids)}).fetchall()
+    return [_evento(row) for row in rows]
+
+
+def maior_sequencia(conn: db.Connection, tipo: str | None = None) -> int:
+    """The highest committed sequence number, of one type or of the whole log; 0 if none."""
+    with db.mapped_errors():
+        if tipo is None:
+            row = conn.execute(db.q("bus_maior_sequencia")).fetchone()
+        else:
+            row = conn.execute(db.q("bus_maior_sequencia_tipo"), {"tipo": tipo}).fetchone()
+    return int(row["maior"]) if row else 0
+
+
+class Listener:
+    """LISTEN core_event_log on an own autocommit connection.
+
+    Notifications only wake the reader: it must poll the table anyway, since a
+    notification can be lost (sent while disconnected). After a lost connection,
+    esperar reconnects and returns True so the caller polls at once.
+    """
+
+    def __init__(self, url: str | None = None, *, canal: str = CANAL) -> None:
+        self.url = url
+        self.canal = canal
+        self.recebidas = 0
+        """Notifications received so far (all of them, drained or not)."""
+        self.ultima: str | None = None
+        """Payload of the last notification: the highest sequence number it announced."""
+        self._conn: db.Connection | None = None
+
+    def __enter__(self) -> Listener:
+        self._conectar()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.fechar()
+
+    def _conectar(self) -> None:
+        conn = db.connect(self.url, autocommit=True, application_name="d2-listener")
+        try:
+            with db.mapped_errors():
+                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.canal)))
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    def fechar(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def esperar(self, timeout_s: float) -> bool:
+        """True when at least one notification arrived (all pending ones are drained),
+        or when the connection had to be re-established; False after timeout_s of silence.
+        """
+        if self._conn is None or self._conn.closed:
+            return self._reconectar(timeout_s)
+        try:
+            with db.mapped_errors():
+                chegou = self._drenar(self._conn, timeout_s)
+        except (errors.TransientDatabaseError, errors.DatabaseUnavailable) as exc:
+            log.warning("listener: connection lost: %s", exc, extra={"canal": self.canal})
+            return self._reconectar(timeout_s)
+        return chegou
+
+    def _drenar(self, conn: db.Connection, timeout_s: float) -> bool:
+        antes = self.recebidas
+        for aviso in conn.notifies(timeout=max(timeout_s, 0.0), stop_after=1):
+            self._anotar(aviso.payload)
+        if self.recebidas == antes:
+            return False
+        for aviso in conn.notifies(timeout=0.0):
+            self._anotar(aviso.payload)
+        return True
+
+    def _anotar(self, payload: str) -> None:
+        self.recebidas += 1
+        self.ultima = payload
+
+    def _reconectar(self, timeout_s: float) -> bool:
+        self.fechar()
+        try:
+            self._conectar()
+        except errors.D2Error as exc:
+            # Still down: wait as a timeout would, then let the caller poll (its own
+            # query will report the outage); the next esperar tries again.
+            log.warning("listener: cannot reconnect: %s", exc, extra={"canal": self.canal})
+            time.sleep(max(timeout_s, 0.0))
+            return True
+        log.info("listener: reconnected", extra={"canal": self.canal})
+        return True
+
+
+def registrar_dead_letter(
+    conn: db.Connection,
+    *,
+    consumidor: str,
+    event_id: uuid.UUID,
+    tipo: str,
+    sequence_number: int | None,
+    erro: str,
+) -> None:
+    """Record (or count one more failure of) a consumer's dead letter, in the caller's
+    transaction. A dead letter recorded again goes back to 'pendente'.
+    """
+    with db.mapped_errors():
+        conn.execute(
+            db.q("dlq_registrar"),
+            {
+                "consumidor": consumidor,
+                "event_id": event_id,
+                "tipo": tipo,
+                "sequence_number": sequence_number,
+                "erro": erro,
+            },
+        )
+    log.error(
+        "dead letter: %s %s: %s",
+        tipo,
+        event_id,
+        erro,
+        extra={
+            "consumidor": consumidor,
+            "event_id": str(event_id),
+            "tipo": tipo,
+            "sequence_number": sequence_number,
+            "erro": erro,
+        },
+    )
+
+
+def listar_dead_letters(
+    conn: db.Connection,
+    *,
+    consumidor: str | None = None,
+    status: str | None = "pendente",
+    limite: int = 100,
+) -> list[dict[str, Any]]:
+    """Dead letters oldest first; None for consumidor or status means any."""
+    if status is not None:
+        _checar_status(status)
+    with db.mapped_errors():
+        return conn.execute(
+            db.q("dlq_listar"), {"consumidor": consumidor, "status": status, "limite": limite}
+        ).fetchall()
+
+
+def marcar_dead_letter(
+    conn: db.Connection, event_id: uuid.UUID, status: str, consumidor: str = "D-2"
+) -> int:
+    """Set a dead letter's status; returns how many rows changed (0: no such letter)."""
+    _checar_status(status)
+    with db.mapped_errors():
+        cursor = conn.execute(
+            db.q("dlq_marcar"), {"event_id": event_id, "status": status, "consumidor": consumidor}
+        )
+    return cursor.rowcount
+
+
+def _checar_status(status: str) -> None:
+    if status not in STATUS_DLQ:
+        raise errors.InvalidInput(
+            f"invalid dead-letter status {status!r} (expected one of: {', '.join(STATUS_DLQ)})"
+        )

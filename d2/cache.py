@@ -1,0 +1,93 @@
+"""The geo cache (spec 5.6, 6.2): d2:geo:{lat}:{lng} → resolution, in memory.
+
+Unlike the spec's Map it is bounded (least recently used entries go first), entries
+expire after the TTL (30 days by default) and a periodic purge drops expired ones, and
+it empties itself when the mirror's version changes (a new polygon, a moved border, a
+new parent), so a hit never answers differently from the database.
+Negative answers (no polygon) are cached too: the version check keeps them honest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from d2 import geo
+
+PREFIXO = "d2:geo:"
+
+
+def chave(lat: float, lng: float) -> str:
+    """The cache key of a point: coordinates rounded to 5 decimals like the SQL resolver."""
+    return f"{PREFIXO}{geo.arredondar(lat):.5f}:{geo.arredondar(lng):.5f}"
+
+
+@dataclass
+class _Entrada:
+    valor: geo.Resolucao | None
+    expira_em: float
+
+
+class GeoCache:
+    def __init__(
+        self,
+        max_entries: int = 100_000,
+        ttl_s: float = 30 * 24 * 3600,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_entries = max_entries
+        self.ttl_s = ttl_s
+        self._clock = clock
+        self._dados: OrderedDict[str, _Entrada] = OrderedDict()
+        self.versao: int | None = None
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._dados)
+
+    def iniciar(self) -> None:
+        """Start empty (spec 4.4 step 1): nothing survives a restart."""
+        self._dados.clear()
+        self.versao = None
+
+    def observar_versao(self, versao: int) -> bool:
+        """Empty the cache when the mirror changed since the last look; True if it did."""
+        if self.versao is not None and versao != self.versao:
+            self._dados.clear()
+            self.versao = versao
+            return True
+        self.versao = versao
+        return False
+
+    def obter(self, lat: float, lng: float) -> tuple[bool, geo.Resolucao | None]:
+        """(hit, value): value None with hit True means "known to be outside everything"."""
+        key = chave(lat, lng)
+        entrada = self._dados.get(key)
+        if entrada is None or entrada.expira_em <= self._clock():
+            if entrada is not None:
+                del self._dados[key]
+            self.misses += 1
+            return False, None
+        self._dados.move_to_end(key)
+        self.hits += 1
+        return True, entrada.valor
+
+    def definir(self, lat: float, lng: float, valor: geo.Resolucao | None) -> None:
+        if self.max_entries == 0:
+            return
+        key = chave(lat, lng)
+        self._dados[key] = _Entrada(valor, self._clock() + self.ttl_s)
+        self._dados.move_to_end(key)
+        while len(self._dados) > self.max_entries:
+            self._dados.popitem(last=False)
+
+    def purgar_expirados(self) -> int:
+        """Drop expired entries (the spec's hourly setInterval); returns how many."""
+        agora = self._clock()
+        vencidas = [k for k, e in self._dados.items() if e.expira_em <= agora]
+        for key in vencidas:
+            del self._dados[key]
+        return len(vencidas)

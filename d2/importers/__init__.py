@@ -1,0 +1,1 @@
+"""Importers of territorial data into core.uc_polygons (IBGE, synthetic sample)."""

@@ -1,0 +1,411 @@
+"""The IBGE importer: files → repaired, coverage-simplified polygons → core.uc_polygons.
+
+One run is one transaction: every layer is prepared in Python (read, repair, simplify,
+round), streamed with COPY into a staging table, and SQL decides what is new, changed
+or unchanged (sql/queries/importer.sql). A failed run leaves the table as it was; a
+second run of the same files writes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas
+import numpy
+import shapely
+import tqdm
+
+from d2 import db, errors
+from d2.importers import ibge_read
+
+FONTE = "ibge"
+
+NAMESPACE = uuid.UUID("5b0f2d8e-3c1a-5e47-9d2b-6a8c4e1f7d30")
+"""Fixed forever: changing it would give every IBGE UC a new id on the next import."""
+
+TOLERANCIA_PADRAO = {"pais": 0.001, "regioes": 0.001, "ufs": 0.001, "municipios": 0.001}
+TOLERANCIA_BAIRROS = 0.0001  # spec 8.5: about 11 m, bairros are small
+AREA_MINIMA_M2 = 100.0  # spec 8.5
+CASAS_DECIMAIS = 7  # about 1 cm; also what makes two runs write identical JSONB
+
+# Albers equal-area for Brazil (the projection ../shared/data used for AREA_KM2).
+_ALBERS = "+proj=aea +lat_0=-12 +lon_0=-54 +lat_1=-2 +lat_2=-22 +ellps=GRS80 +units=m"
+# A polygon of at least this many square degrees has well over 100 m² anywhere below
+# 60° of latitude, so only smaller ones need the projection.
+_GRAUS2_SEGURO = 1e-6
+_NIVEL_PAI = {2: 4, 4: 5, 5: 6, 6: 7}
+
+
+def uc_id(nivel: int, codigo: str, fonte: str = FONTE) -> uuid.UUID:
+    """The deterministic UC id: uuid5 over (fonte, nivel, official code).
+
+    The same value is written to id and unidade_civica_id: IBGE gives one polygon per
+    UC, so the polygon row and its UC share an identity, and L-2 or another
+    installation computes either from the official code alone.
+    """
+    return uuid.uuid5(NAMESPACE, f"{fonte}:{nivel}:{codigo}")
+
+
+# --- summary -------------------------------------------------------------------------------
+
+
+@dataclass
+class Contagem:
+    read: int = 0
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    repaired: int = 0
+    dropped: int = 0
+    orphans: int = 0
+
+
+@dataclass(frozen=True)
+class Ocorrencia:
+    """One repaired or dropped polygon, for people to check."""
+
+    codigo: str
+    nome: str
+    motivo: str
+
+
+@dataclass
+class ResumoCamada:
+    camada: str
+    nivel: int
+    total: Contagem = field(default_factory=Contagem)
+    por_arquivo: dict[str, Contagem] = field(default_factory=dict)
+    fontes: list[ibge_read.Fonte] = field(default_factory=list)
+    repaired: list[Ocorrencia] = field(default_factory=list)
+    dropped: list[Ocorrencia] = field(default_factory=list)
+    orphan_codes: list[str] = field(default_factory=list)
+    simplificacao: str = ""
+
+
+@dataclass
+class Summary:
+    """What a run did, by level (layer) and by source file."""
+
+    camadas: dict[str, ResumoCamada] = field(default_factory=dict)
+    segundos: float = 0.0
+
+    def total(self) -> Contagem:
+        soma = Contagem()
+        for camada in self.camadas.values():
+            for nome, valor in asdict(camada.total).items():
+                setattr(soma, nome, getattr(soma, nome) + valor)
+        return soma
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "fonte": FONTE,
+            "segundos": round(self.segundos, 2),
+            "total": asdict(self.total()),
+            "camadas": {nome: asdict(c) for nome, c in self.camadas.items()},
+        }
+
+    def format_text(self) -> str:
+        linhas = [f"IBGE import in {self.segundos:.1f} s"]
+        cabecalho = ("", "read", "inserted", "updated", "unchanged", "repaired", "dropped")
+        linhas.append("{:<26}{:>8}{:>10}{:>9}{:>11}{:>10}{:>9}{:>9}".format(*cabecalho, "orphans"))
+        for nome, camada in self.camadas.items():
+            linhas.append(_linha(f"{nome} (nível {camada.nivel})", camada.total))
+            if len(camada.por_arquivo) > 1:
+                for arquivo, contagem in camada.por_arquivo.items():
+                    linhas.append(_linha(f"  {arquivo}", contagem))
+        linhas.append(_linha("total", self.total()))
+        for nome, camada in self.camadas.items():
+            fontes = ", ".join(
+                f"{f.arquivo} [{f.crs}{' → EPSG:4326' if f.transformado else ''}]"
+                for f in camada.fontes
+            )
+            linhas.append(f"{nome}: {fontes}; simplification: {camada.simplificacao}")
+            linhas += [f"  repaired {o.codigo} {o.nome}: {o.motivo}" for o in camada.repaired]
+            linhas += [f"  DROPPED {o.codigo} {o.nome}: {o.motivo}" for o in camada.dropped]
+            if camada.orphan_codes:
+                amostra = ", ".join(camada.orphan_codes[:10])
+                mais = len(camada.orphan_codes) - 10
+                linhas.append(
+                    f"  orphans (parent not in the database): {amostra}"
+                    + (f" and {mais} more" if mais > 0 else "")
+                )
+        return "\n".join(linhas)
+
+
+def _linha(rotulo: str, c: Contagem) -> str:
+    return (
+        f"{rotulo:<26}{c.read:>8}{c.inserted:>10}{c.updated:>9}{c.unchanged:>11}"
+        f"{c.repaired:>10}{c.dropped:>9}{c.orphans:>9}"
+    )
+
+
+# --- geometry ------------------------------------------------------------------------------
+
+
+def _poligonal(geom: shapely.Geometry) -> shapely.Geometry:
+    """Only the polygonal parts (make_valid may add lines and points along the way)."""
+    if isinstance(geom, shapely.Polygon | shapely.MultiPolygon):
+        return geom
+    partes = [p for p in shapely.get_parts(geom) if isinstance(p, shapely.Polygon)]
+    partes = [q for p in partes for q in shapely.get_parts(p) if not q.is_empty]
+    if not partes:
+        return shapely.Polygon()
+    return partes[0] if len(partes) == 1 else shapely.MultiPolygon(partes)
+
+
+def reparar(geoms: numpy.ndarray) -> tuple[numpy.ndarray, dict[int, str]]:
+    """make_valid on the invalid ones, keeping polygonal parts; {position: reason}."""
+    invalidas = numpy.flatnonzero(~shapely.is_valid(geoms))
+    motivos: dict[int, str] = {}
+    saida = geoms.copy()
+    for pos in invalidas.tolist():
+        motivos[pos] = str(shapely.is_valid_reason(geoms[pos]))
+        saida[pos] = _poligonal(shapely.make_valid(geoms[pos]))
+    return saida, motivos
+
+
+def simplificar_camada(geoms: numpy.ndarray, tolerancia: float) -> tuple[numpy.ndarray, str]:
+    """Simplify a whole layer as one coverage, so neighbours keep sharing their border.
+
+    Coverage simplification assumes neighbours share identical edges. Real files have
+    sub-metre slivers where they do not, and there it would open new overlaps, so such a
+    layer is cleaned first (GEOS CoverageCleaner: slivers merged, edges snapped); the
+    cleaning is kept only if no polygon lost more than 0.1 % of its area. Falls back to
+    per-polygon topology-preserving simplification only when GEOS refuses the coverage.
+    The returned text says what ran.
+    """
+    if tolerancia <= 0 or len(geoms) == 0:
+        return geoms, "none"
+    modo = f"coverage, {tolerancia:g}°"
+    try:
+        arestas = shapely.coverage_invalid_edges(geoms)
+        sem_par = int((~shapely.is_empty(arestas)).sum())
+        if sem_par:
+            limpas = shapely.coverage_clean(geoms)
+            perda = 1 - shapely.area(limpas) / numpy.maximum(shapely.area(geoms), 1e-300)
+            if perda.max() <= 0.001 and not shapely.is_empty(limpas).any():
+                geoms = limpas
+                modo += f", after cleaning the edges of {sem_par} polygons that did not match"
+            else:
+                modo += f" ({sem_par} polygons with unmatched edges; cleaning refused)"
+        return shapely.coverage_simplify(geoms, tolerancia), modo
+    except shapely.errors.GEOSException as exc:
+        motivo = str(exc).splitlines()[0]
+        simples = shapely.simplify(geoms, tolerancia, preserve_topology=True)
+        return simples, f"per polygon, {tolerancia:g}° (coverage simplification failed: {motivo})"
+
+
+def _arredondar(geoms: numpy.ndarray) -> numpy.ndarray:
+    return shapely.transform(geoms, lambda xy: numpy.round(xy, CASAS_DECIMAIS))
+
+
+def areas_m2(geoms: numpy.ndarray) -> numpy.ndarray:
+    """Area in m² (equal-area projection) where it matters; a lower bound elsewhere."""
+    areas = shapely.area(geoms) * 1e10  # far below the true m² area of a big polygon
+    pequenas = numpy.flatnonzero(shapely.area(geoms) < _GRAUS2_SEGURO)
+    if len(pequenas):
+        projetadas = geopandas.GeoSeries(geoms[pequenas], crs=4326).to_crs(_ALBERS)
+        areas[pequenas] = projetadas.area.to_numpy()
+    return areas
+
+
+def preparar(
+    gdf: geopandas.GeoDataFrame, tolerancia: float, resumo: ResumoCamada
+) -> geopandas.GeoDataFrame:
+    """Repair, simplify as a coverage, round; drop only what is empty or too small."""
+    n = len(gdf)
+    codigos = gdf["codigo"].tolist()
+    nomes = gdf["nome"].tolist()
+    descartar: dict[int, str] = {}
+
+    geoms = numpy.array(gdf.geometry.to_numpy(), dtype=object)
+    nulas = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    geoms[nulas] = shapely.Polygon()
+    for pos in numpy.flatnonzero(nulas).tolist():
+        descartar[pos] = "empty geometry in the file"
+    tipos = shapely.get_type_id(geoms)
+    for pos in numpy.flatnonzero(~numpy.isin(tipos, (3, 6)) & ~nulas).tolist():
+        descartar.setdefault(pos, f"not polygonal ({geoms[pos].geom_type})")
+    vistos: set[str] = set()
+    for i, codigo in enumerate(codigos):
+        if not codigo:
+            descartar.setdefault(i, "no official code")
+        elif codigo in vistos:
+            descartar.setdefault(i, "official code repeated in the layer")
+        vistos.add(codigo)
+
+    geoms, motivos = reparar(geoms)
+    manter = numpy.array([i not in descartar for i in range(n)], dtype=bool)
+    simplificadas, resumo.simplificacao = simplificar_camada(geoms[manter], tolerancia)
+    geoms[manter] = simplificadas
+    geoms = _arredondar(geoms)
+    # Simplifying or rounding a valid polygon can still make it invalid (a spike that
+    # folds over); repair those too rather than store an invalid ring.
+    geoms, depois = reparar(geoms)
+    for i, motivo in depois.items():
+        if i not in descartar:
+            motivos.setdefault(i, f"after simplification: {motivo}")
+
+    areas = areas_m2(geoms)
+    for i in range(n):
+        if i in descartar:
+            continue
+        if shapely.is_empty(geoms[i]):
+            descartar[i] = "empty after repair"
+        elif areas[i] < AREA_MINIMA_M2:
+            descartar[i] = f"area {areas[i]:.1f} m² below the minimum of {AREA_MINIMA_M2:g} m²"
+
+    resumo.repaired = [Ocorrencia(codigos[i], nomes[i], m) for i, m in sorted(motivos.items())]
+    resumo.dropped = [Ocorrencia(codigos[i], nomes[i], m) for i, m in sorted(descartar.items())]
+    resultado = gdf.copy()
+    resultado["geometry"] = geoms
+    return resultado.iloc[[i for i in range(n) if i not in descartar]]
+
+
+# --- database ------------------------------------------------------------------------------
+
+
+def _linhas_copy(nivel: int, gdf: geopandas.GeoDataFrame) -> Iterator[tuple[Any, ...]]:
+    textos = shapely.to_geojson(gdf.geometry.to_numpy())
+    for (codigo, pai, nome, metadados, arquivo), texto in zip(
+        gdf[["codigo", "codigo_pai", "nome", "metadados", "arquivo"]].itertuples(index=False),
+        textos,
+        strict=True,
+    ):
+        parent = uc_id(_NIVEL_PAI[nivel], pai) if pai else None
+        yield (
+            uc_id(nivel, codigo),
+            nivel,
+            codigo,
+            parent,
+            nome,
+            texto,
+            FONTE,
+            json.dumps(metadados, ensure_ascii=False, sort_keys=True),
+            arquivo,
+        )
+
+
+def _escrever(
+    conn: db.Connection,
+    preparadas: dict[str, geopandas.GeoDataFrame],
+    summary: Summary,
+    progress: bool,
+) -> None:
+    with db.mapped_errors(), conn.transaction():
+        conn.execute(db.q("importer_no_jit"))
+        conn.execute(db.q("importer_staging_create"))
+        total = sum(len(g) for g in preparadas.values())
+        with (
+            conn.cursor() as cursor,
+            cursor.copy(db.q("importer_staging_copy")) as copy,
+            tqdm.tqdm(total=total, desc="COPY", unit="UC", disable=not progress) as barra,
+        ):
+            for camada, gdf in preparadas.items():
+                for linha in _linhas_copy(ibge_read.LAYOUTS[camada].nivel, gdf):
+                    copy.write_row(linha)
+                    barra.update()
+        por_nivel = {c.nivel: c for c in summary.camadas.values()}
+        for row in conn.execute(db.q("importer_orphans")).fetchall():
+            resumo = por_nivel[row["nivel"]]
+            resumo.orphan_codes.append(row["codigo"])
+            resumo.por_arquivo[row["arquivo"]].orphans += 1
+        conn.execute(db.q("importer_classify"))
+        mudou = False
+        for row in conn.execute(db.q("importer_counts")).fetchall():
+            contagem = por_nivel[row["nivel"]].por_arquivo[row["arquivo"]]
+            campo = {"novo": "inserted", "alterado": "updated", "igual": "unchanged"}
+            setattr(contagem, campo[row["estado"]], row["quantidade"])
+            mudou = mudou or row["estado"] != "igual"
+        if mudou:
+            # Skipped when nothing changed: even a zero-row statement would fire the
+            # mirror's statement trigger and empty every worker's cache for nothing.
+            conn.execute(db.q("importer_upsert"))
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+def _arquivos(directory: Path | None, files: dict[str, Path] | None) -> dict[str, list[Path]]:
+    escolhidos = ibge_read.descobrir(directory) if directory is not None else {}
+    for camada, path in (files or {}).items():
+        if camada not in ibge_read.LAYOUTS:
+            validas = ", ".join(ibge_read.CAMADAS)
+            raise errors.ImportFailed(f"unknown layer {camada!r} (layers: {validas})")
+        if not Path(path).exists():
+            raise errors.ImportFailed(f"file not found for {camada}: {path}")
+        escolhidos[camada] = [Path(path)]
+    if not escolhidos:
+        onde = f"in {directory}" if directory is not None else "(no directory, no files)"
+        raise errors.ImportFailed(
+            f"no IBGE files found {onde}: expected names like BR_Municipios_2025.shp, "
+            "BR_UF_2025, BR_Regioes_2025, BR_Pais_2025, BR_bairros_CD2022"
+        )
+    return {c: escolhidos[c] for c in ibge_read.CAMADAS if c in escolhidos}
+
+
+def _tolerancia(camada: str, tolerancia: float | None) -> float:
+    if tolerancia is not None:
+        return tolerancia
+    return TOLERANCIA_BAIRROS if camada == "bairros" else TOLERANCIA_PADRAO[camada]
+
+
+def run_import(
+    url: str,
+    *,
+    directory: Path | None = None,
+    files: dict[str, Path] | None = None,
+    tolerancia: float | None = None,
+    progress: bool = True,
+) -> Summary:
+    """Import the IBGE layers found in `directory` and/or given in `files` (explicit
+    files win for their layer) into core.uc_polygons, in one transaction.
+
+    `tolerancia` in degrees applies to every layer; None means the spec's defaults
+    (0.001° for levels 4 to 7, 0.0001° for bairros); 0 keeps geometry as it is.
+    Raises ImportFailed (missing file, unknown layout, unreadable encoding) before
+    touching the database.
+    """
+    inicio = time.monotonic()
+    if tolerancia is not None and tolerancia < 0:
+        raise errors.ImportFailed(f"tolerance must be 0 or more, got {tolerancia}")
+    arquivos = _arquivos(directory, files)
+    summary = Summary()
+    preparadas: dict[str, geopandas.GeoDataFrame] = {}
+    etapas = tqdm.tqdm(arquivos.items(), desc="IBGE layers", unit="layer", disable=not progress)
+    for camada, paths in etapas:
+        etapas.set_postfix_str(camada)
+        resumo = ResumoCamada(camada, ibge_read.LAYOUTS[camada].nivel)
+        gdf, resumo.fontes = ibge_read.ler_camada(camada, paths)
+        preparadas[camada] = preparar(gdf, _tolerancia(camada, tolerancia), resumo)
+        _contar_leitura(resumo, gdf)
+        summary.camadas[camada] = resumo
+
+    with contextlib.closing(db.connect(url)) as conn:
+        _escrever(conn, preparadas, summary, progress)
+    for resumo in summary.camadas.values():
+        for nome in ("inserted", "updated", "unchanged", "orphans"):
+            valor = sum(getattr(c, nome) for c in resumo.por_arquivo.values())
+            setattr(resumo.total, nome, valor)
+    summary.segundos = time.monotonic() - inicio
+    return summary
+
+
+def _contar_leitura(resumo: ResumoCamada, gdf: geopandas.GeoDataFrame) -> None:
+    por_codigo = dict(zip(gdf["codigo"], gdf["arquivo"], strict=True))
+    for arquivo in gdf["arquivo"]:
+        resumo.por_arquivo.setdefault(arquivo, Contagem()).read += 1
+    for nome, lista in (("repaired", resumo.repaired), ("dropped", resumo.dropped)):
+        for o in lista:
+            contagem = resumo.por_arquivo[por_codigo.get(o.codigo, gdf["arquivo"].iloc[0])]
+            setattr(contagem, nome, getattr(contagem, nome) + 1)
+    resumo.total.read = len(gdf)
+    resumo.total.repaired = len(resumo.repaired)
+    resumo.total.dropped = len(resumo.dropped)

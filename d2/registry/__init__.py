@@ -1,0 +1,180 @@
+"""The Registry: JSON Schemas (draft 2020-12) of the events D-2 reads and writes.
+
+One file per (type, version) in d2/registry/schemas/, named `<tipo>-<versao>.json`, whose
+`x-tipo` and `x-versao` must agree with the name. Formats are checked ("uuid" included),
+and uuid fields also carry a pattern, so a non-UUID string is refused even by a validator
+that ignores formats.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+import jsonschema.exceptions
+
+from d2 import errors
+
+# The version a publisher gets when it names none (spec §5.3 for demanda.georreferenciada;
+# the current catalogue version for demanda.normalizada, spec §3.1).
+VERSOES_PADRAO: dict[str, str] = {
+    "demanda.georreferenciada": "1.0.0",
+    "demanda.normalizada": "1.2.0",
+}
+
+_Validator = jsonschema.Draft202012Validator
+
+
+def _chave_versao(versao: str) -> tuple[int, ...]:
+    return tuple(int(parte) for parte in versao.split("."))
+
+
+class Registry:
+    """Schemas by (tipo, versao), each with its compiled validator."""
+
+    def __init__(self, schemas: Mapping[tuple[str, str], dict[str, Any]]) -> None:
+        self._schemas = dict(schemas)
+        self._validators: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+        for chave, schema in self._schemas.items():
+            try:
+                _Validator.check_schema(schema)
+            except jsonschema.exceptions.SchemaError as exc:
+                raise errors.D2Error(
+                    f"schema {chave[0]} {chave[1]} is invalid: {exc.message}"
+                ) from exc
+            self._validators[chave] = _Validator(schema, format_checker=_Validator.FORMAT_CHECKER)
+
+    @classmethod
+    def carregar(cls) -> Registry:
+        """The schemas shipped in the package."""
+        pasta = importlib.resources.files(__name__).joinpath("schemas")
+        schemas: dict[tuple[str, str], dict[str, Any]] = {}
+        for arquivo in pasta.iterdir():
+            if not arquivo.name.endswith(".json"):
+                continue
+            schema = json.loads(arquivo.read_text(encoding="utf-8"))
+            tipo, versao = schema.get("x-tipo"), schema.get("x-versao")
+            if arquivo.name != f"{tipo}-{versao}.json":
+                raise errors.D2Error(
+                    f"schema file {arquivo.name} declares x-tipo={tipo!r} x-versao={versao!r}"
+                )
+            schemas[(tipo, versao)] = schema
+        return cls(schemas)
+
+    def tipos(self) -> list[str]:
+        return sorted({tipo for tipo, _ in self._schemas})
+
+    def versoes(self, tipo: str) -> list[str]:
+        """The versions of one type, oldest first."""
+        return sorted((v for t, v in self._schemas if t == tipo), key=_chave_versao)
+
+    def versao_padrao(self, tipo: str) -> str:
+        """The version used when a publisher names none (the newest, unless pinned)."""
+        if tipo in VERSOES_PADRAO:
+            return VERSOES_PADRAO[tipo]
+        versoes = self.versoes(tipo)
+        if not versoes:
+            raise errors.InvalidEvent(f"no schema registered for event type {tipo!r}")
+        return versoes[-1]
+
+    def schema(self, tipo: str, versao: str) -> dict[str, Any]:
+        try:
+            return self._schemas[(tipo, versao)]
+        except KeyError:
+            raise self._desconhecido(tipo, versao) from None
+
+    def erros(self, tipo: str, payload: Any, versao: str | None = None) -> list[str]:
+        """Every problem of payload against its schema, one line each, most useful first."""
+        versao = versao or self.versao_padrao(tipo)
+        validator = self._validators.get((tipo, versao))
+        if validator is None:
+            raise self._desconhecido(tipo, versao)
+        encontrados = sorted(validator.iter_errors(payload), key=_relevancia)
+        linhas: list[str] = []
+        for erro in encontrados:
+            linha = _descrever(erro)
+            if linha not in linhas:
+                linhas.append(linha)
+        return linhas
+
+    def validar(self, tipo: str, payload: Any, versao: str | None = None) -> str:
+        """Check payload; return the version used. Raises InvalidEvent naming the field."""
+        versao = versao or self.versao_padrao(tipo)
+        problemas = self.erros(tipo, payload, versao)
+        if problemas:
+            mais = f" (and {len(problemas) - 1} more)" if len(problemas) > 1 else ""
+            raise errors.InvalidEvent(f"invalid {tipo} {versao} payload: {problemas[0]}{mais}")
+        return versao
+
+    def _desconhecido(self, tipo: str, versao: str) -> errors.InvalidEvent:
+        conhecidas = self.versoes(tipo)
+        if not conhecidas:
+            return errors.InvalidEvent(f"no schema registered for event type {tipo!r}")
+        return errors.InvalidEvent(
+            f"no schema for {tipo} version {versao!r} (known: {', '.join(conhecidas)})"
+        )
+
+
+def _campo(erro: jsonschema.exceptions.ValidationError) -> str:
+    """The JSON path of the field at fault: for a missing property, the property itself."""
+    partes = [str(p) for p in erro.absolute_path]
+    if erro.validator == "required" and isinstance(erro.validator_value, list):
+        presentes = erro.instance if isinstance(erro.instance, dict) else {}
+        # One error per missing property; its message starts with that property's repr.
+        ausente = next(
+            (
+                p
+                for p in erro.validator_value
+                if p not in presentes and erro.message.startswith(repr(p))
+            ),
+            None,
+        )
+        if ausente is not None:
+            partes.append(str(ausente))
+    if erro.validator == "additionalProperties" and isinstance(erro.instance, dict):
+        conhecidos = erro.schema.get("properties", {}) if isinstance(erro.schema, dict) else {}
+        extras = sorted(str(k) for k in erro.instance if k not in conhecidos)
+        if extras:
+            partes.append(extras[0])
+    return ".".join(partes) or "(payload)"
+
+
+def _descrever(erro: jsonschema.exceptions.ValidationError) -> str:
+    campo = _campo(erro)
+    if erro.validator == "required":
+        return f"field '{campo}' is required"
+    if erro.validator == "additionalProperties":
+        return f"field '{campo}' is not part of this version of the schema"
+    if erro.validator in ("format", "pattern") and isinstance(erro.schema, dict):
+        formato = erro.schema.get("format")
+        if formato:
+            return f"field '{campo}': {erro.instance!r} is not a valid {formato}"
+    return f"field '{campo}': {erro.message}"
+
+
+def _relevancia(erro: jsonschema.exceptions.ValidationError) -> tuple[int, str, int]:
+    # Missing fields first, then by field path; a format error before its pattern twin.
+    ordem = {"required": 0, "type": 1, "format": 2}.get(str(erro.validator), 3)
+    return (0 if erro.validator == "required" else 1, _campo(erro), ordem)
+
+
+@functools.cache
+def registry() -> Registry:
+    """The package's Registry, loaded once."""
+    return Registry.carregar()
+
+
+def validar(tipo: str, payload: Any, versao: str | None = None) -> str:
+    """Validate with the package's Registry; returns the version used."""
+    return registry().validar(tipo, payload, versao)
+
+
+def erros(tipo: str, versao: str | None, payload: Any) -> list[str]:
+    """Every problem of payload against tipo's schema at versao (None: the default
+    version), one line each; [] when valid. For checks that want all problems at once.
+    """
+    return registry().erros(tipo, payload, versao)

@@ -1,0 +1,473 @@
+"""The handler of spec 3.3, for a batch of events at a time (a batch of one is the spec's
+per-event path, with the same outcome for every event).
+
+Order per event: (1) idempotency by event_id → republish; (2) no coordinates → discard;
+(3) invalid coordinates → discard; (4) cache, else d2.resolver_territorio → no polygon:
+review queue; (5) store the resolution in its own commit; (6)+(7) publish, mark processed
+and move the cursor in one transaction (DESIGN decision 5). Malformed events go to the
+dead letters and the cursor moves on (decision 7). Every event ends in exactly one of:
+resolution, processed discard, pending review, dead letter.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+import re
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from d2 import bus, cache, config, db, errors, geo
+
+log = logging.getLogger("d2.service")
+
+CONSUMIDOR = "D-2"
+ORIGEM = "D-2"
+TIPO_ENTRADA = "demanda.normalizada"
+TIPO_SAIDA = "demanda.georreferenciada"
+_VERSAO_ACEITA = re.compile(r"^1\.\d+\.\d+$")
+
+
+class Desfecho(enum.StrEnum):
+    GEORREFERENCIADA = "georreferenciada"
+    REPUBLICADA = "republicada"
+    SEM_COORDENADAS = "sem_coordenadas"
+    COORDENADAS_INVALIDAS = "coordenadas_invalidas"
+    REVISAO_PENDENTE = "revisao_pendente"
+    DEAD_LETTER = "dead_letter"
+
+
+@dataclass
+class Plano:
+    """What the handler decided for one event, filled in as the batch goes."""
+
+    evento: bus.Evento
+    desfecho: Desfecho | None = None
+    demanda_id: uuid.UUID | None = None
+    lat: float | None = None
+    lng: float | None = None
+    resolucao: geo.Resolucao | None = None
+    existente: dict[str, Any] | None = None
+    motivo: str = ""
+
+    @property
+    def correlacao_id(self) -> uuid.UUID | None:
+        return self.evento.correlacao_id or self.demanda_id
+
+
+@dataclass
+class Resultado:
+    contagem: Counter[str] = field(default_factory=Counter)
+    ultima_sequencia: int = 0
+    cache_hits: int = 0
+    resolvidos_sql: int = 0
+
+    def somar(self, outro: Resultado) -> None:
+        self.contagem.update(outro.contagem)
+        self.ultima_sequencia = max(self.ultima_sequencia, outro.ultima_sequencia)
+        self.cache_hits += outro.cache_hits
+        self.resolvidos_sql += outro.resolvidos_sql
+
+
+def _profundidade_excede(valor: Any, limite: int) -> bool:
+    pilha: list[tuple[Any, int]] = [(valor, 1)]
+    while pilha:
+        atual, nivel = pilha.pop()
+        if isinstance(atual, dict | list):
+            if nivel > limite:
+                return True
+            filhos = atual.values() if isinstance(atual, dict) else atual
+            pilha.extend((filho, nivel + 1) for filho in filhos)
+    return False
+
+
+def classificar(evento: bus.Evento, settings: config.Settings) -> Plano:
+    """Steps 2-3 and the dead-letter checks, without touching the database."""
+    plano = Plano(evento)
+    payload = evento.payload
+    if isinstance(payload, bus.PayloadIlegivel):
+        return _dead(plano, f"payload unreadable: {payload.motivo}")
+    if _profundidade_excede(payload, settings.max_payload_depth):
+        return _dead(plano, f"payload nested deeper than {settings.max_payload_depth} levels")
+    tamanho = len(json.dumps(payload, ensure_ascii=False).encode())
+    if tamanho > settings.max_payload_bytes:
+        return _dead(plano, f"payload of {tamanho} bytes exceeds {settings.max_payload_bytes}")
+    if not isinstance(payload, dict):
+        return _dead(plano, f"payload is not a JSON object (got {type(payload).__name__})")
+    if not _VERSAO_ACEITA.match(evento.versao_schema or ""):
+        return _dead(plano, f"unsupported versao_schema {evento.versao_schema!r} (D-2 reads 1.x)")
+    bruto = payload.get("demanda_id")
+    if bruto is None:
+        return _dead(plano, "demanda_id missing")
+    try:
+        if not isinstance(bruto, str):
+            raise ValueError
+        plano.demanda_id = uuid.UUID(bruto)
+    except ValueError:
+        return _dead(plano, f"demanda_id is not a UUID: {str(bruto)[:60]!r}")
+
+    coordenadas = payload.get("coordenadas_validadas")
+    if coordenadas is None:
+        plano.desfecho = Desfecho.SEM_COORDENADAS
+        return plano
+    if not isinstance(coordenadas, dict):
+        plano.desfecho = Desfecho.COORDENADAS_INVALIDAS
+        plano.motivo = f"coordenadas_validadas is not an object (got {type(coordenadas).__name__})"
+        return plano
+    try:
+        plano.lat = geo.coordenada(coordenadas.get("lat"), "lat", 90)
+        plano.lng = geo.coordenada(coordenadas.get("lng"), "lng", 180)
+    except errors.InvalidInput as exc:
+        plano.desfecho = Desfecho.COORDENADAS_INVALIDAS
+        plano.motivo = str(exc)
+    return plano
+
+
+def _dead(plano: Plano, motivo: str) -> Plano:
+    plano.desfecho = Desfecho.DEAD_LETTER
+    plano.motivo = motivo
+    return plano
+
+
+def payload_saida(resolucao: dict[str, Any]) -> dict[str, Any]:
+    """demanda.georreferenciada exactly as spec 3.2, from a stored resolution."""
+    return {
+        "demanda_id": str(resolucao["demanda_id"]),
+        "unidade_civica_id": str(resolucao["unidade_civica_id"]),
+        "nivel_minimo_resolvido": resolucao["nivel_minimo_resolvido"],
+        "cadeia_ucs": [str(uc) for uc in resolucao["cadeia_ucs"] or []],
+        "metodo_resolucao": resolucao["metodo_resolucao"],
+        "confianca_geo": resolucao["confianca_geo"],
+        "coordenadas_lat": resolucao["coordenadas_lat"],
+        "coordenadas_lng": resolucao["coordenadas_lng"],
+    }
+
+
+class Servico:
+    """The D-2 handler. One instance per worker: it owns the geo cache."""
+
+    def __init__(self, settings: config.Settings, geo_cache: cache.GeoCache | None = None) -> None:
+        self.settings = settings
+        self.cache = geo_cache or cache.GeoCache(settings.cache_max_entries, settings.cache_ttl_s)
+
+    # --- boot (spec 4.4) -------------------------------------------------------------------
+
+    def iniciar(self, conn: db.Connection) -> int:
+        """Steps 1-2 of the boot: empty cache, cursor seeded. Returns the cursor."""
+        self.cache.iniciar()
+        with db.mapped_errors(), conn.transaction():
+            maior = bus.maior_sequencia(conn, TIPO_ENTRADA)
+            conn.execute(db.q("cursor_seed"), {"tipo": TIPO_ENTRADA, "seq": maior})
+        return self.cursor(conn)
+
+    def cursor(self, conn: db.Connection) -> int:
+        with db.mapped_errors():
+            row = conn.execute(db.q("cursor_get"), {"tipo": TIPO_ENTRADA}).fetchone()
+        return int(row["last_sequence"]) if row else 0
+
+    # --- the handler -----------------------------------------------------------------------
+
+    def processar(
+        self, conn: db.Connection, eventos: list[bus.Evento], *, mover_cursor: bool = True
+    ) -> Resultado:
+        """Handle a batch with the per-event semantics; isolates a poison event.
+
+        A permanent failure of the batch as a whole is retried event by event, so one bad
+        event ends in the dead letters and every good one completes. Transient failures
+        (database gone, publish failing after its retries) propagate: the cursor is held.
+        """
+        try:
+            return self._processar_lote(conn, eventos, mover_cursor=mover_cursor)
+        except Exception as exc:
+            if db.is_transient(exc) or isinstance(exc, errors.PublishError):
+                raise
+            if len(eventos) == 1:
+                return self._dead_letter_isolado(conn, eventos[0], exc, mover_cursor)
+            log.warning(
+                "Lote falhou; reprocessando evento a evento",
+                extra={"eventos": len(eventos), "erro": str(exc)},
+            )
+        total = Resultado()
+        for evento in eventos:
+            total.somar(self.processar(conn, [evento], mover_cursor=mover_cursor))
+        return total
+
+    def _processar_lote(
+        self, conn: db.Connection, eventos: list[bus.Evento], *, mover_cursor: bool
+    ) -> Resultado:
+        resultado = Resultado(ultima_sequencia=max(e.sequence_number for e in eventos))
+        with db.mapped_errors():
+            versao = conn.execute(db.q("mirror_version")).fetchone()
+            if versao is not None:
+                self.cache.observar_versao(int(versao["versao"]))
+            existentes = {
+                row["event_id"]: row
+                for row in conn.execute(
+                    db.q("resolutions_by_event_ids"), {"ids": [e.event_id for e in eventos]}
+                )
+            }
+        planos = self._classificar(eventos, existentes)
+        self._resolver(conn, planos, resultado)
+        self._gravar_resolucoes(conn, planos)
+        novos_pendentes = bus.com_retry(
+            lambda: self._fechar(conn, planos, resultado.ultima_sequencia, mover_cursor),
+            descricao=f"publicar {TIPO_SAIDA}",
+        )
+        self._registrar_logs(conn, planos, novos_pendentes)
+        resultado.contagem.update(str(p.desfecho) for p in planos)
+        return resultado
+
+    def _classificar(
+        self, eventos: list[bus.Evento], existentes: dict[uuid.UUID, dict[str, Any]]
+    ) -> list[Plano]:
+        planos: list[Plano] = []
+        dono: dict[uuid.UUID, uuid.UUID] = {}
+        for evento in eventos:
+            if evento.event_id in existentes:
+                existente = existentes[evento.event_id]
+                plano = Plano(evento, Desfecho.REPUBLICADA, existente["demanda_id"])
+                plano.existente = existente
+            else:
+                plano = classificar(evento, self.settings)
+            if plano.demanda_id is not None and plano.desfecho != Desfecho.DEAD_LETTER:
+                primeiro = dono.setdefault(plano.demanda_id, evento.event_id)
+                if primeiro != evento.event_id:
+                    _dead(plano, f"demanda_id {plano.demanda_id} repeated under event {primeiro}")
+            planos.append(plano)
+        return planos
+
+    def _resolver(self, conn: db.Connection, planos: list[Plano], resultado: Resultado) -> None:
+        faltam: list[Plano] = []
+        for plano in planos:
+            if plano.desfecho is not None:
+                continue
+            assert plano.lat is not None and plano.lng is not None
+            hit, valor = self.cache.obter(plano.lat, plano.lng)
+            if hit:
+                resultado.cache_hits += 1
+                self._decidir(plano, valor)
+            else:
+                faltam.append(plano)
+        if not faltam:
+            return
+        pontos = [(p.lat, p.lng) for p in faltam if p.lat is not None and p.lng is not None]
+        for plano, valor in zip(faltam, geo.resolver_muitos(conn, pontos), strict=True):
+            assert plano.lat is not None and plano.lng is not None
+            self.cache.definir(plano.lat, plano.lng, valor)
+            self._decidir(plano, valor)
+        resultado.resolvidos_sql += len(faltam)
+
+    @staticmethod
+    def _decidir(plano: Plano, valor: geo.Resolucao | None) -> None:
+        plano.resolucao = valor
+        plano.desfecho = Desfecho.REVISAO_PENDENTE if valor is None else Desfecho.GEORREFERENCIADA
+
+    def _gravar_resolucoes(self, conn: db.Connection, planos: list[Plano]) -> None:
+        """Step 5 in its own commit (spec 3.5): the resolution survives a publish failure."""
+        novos = [p for p in planos if p.desfecho == Desfecho.GEORREFERENCIADA]
+        if not novos:
+            return
+        linhas = []
+        for plano in novos:
+            assert plano.resolucao is not None and plano.demanda_id is not None
+            linhas.append(
+                {
+                    "id": str(uuid.uuid4()),
+                    "demanda_id": str(plano.demanda_id),
+                    "unidade_civica_id": str(plano.resolucao.unidade_civica_id),
+                    "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
+                    "cadeia_ucs": [str(uc) for uc in plano.resolucao.cadeia_ucs],
+                    "metodo_resolucao": "gps",
+                    "confianca_geo": "alta",
+                    "coordenadas_lat": plano.lat,
+                    "coordenadas_lng": plano.lng,
+                    "event_id": str(plano.evento.event_id),
+                    "correlacao_id": str(plano.correlacao_id),
+                }
+            )
+        with db.mapped_errors(), conn.transaction():
+            gravados = {
+                row["event_id"]
+                for row in conn.execute(db.q("resolutions_insert"), {"rows": json.dumps(linhas)})
+            }
+        recusados = [p for p in novos if p.evento.event_id not in gravados]
+        if not recusados:
+            return
+        with db.mapped_errors():
+            donos = {
+                row["demanda_id"]: row["event_id"]
+                for row in conn.execute(
+                    db.q("resolutions_by_demanda_ids"),
+                    {"ids": [p.demanda_id for p in recusados]},
+                )
+            }
+        for plano in recusados:
+            outro = donos.get(plano.demanda_id) if plano.demanda_id else None
+            _dead(
+                plano,
+                f"demanda_id {plano.demanda_id} already "
+                + (f"resolved by event {outro}" if outro else "pending review under another event"),
+            )
+
+    def _fechar(
+        self, conn: db.Connection, planos: list[Plano], ultima: int, mover_cursor: bool
+    ) -> set[uuid.UUID]:
+        """Steps 6-7 (and the discard/review paths) in ONE transaction; returns the events
+        that entered the review queue now."""
+        with db.mapped_errors(), conn.transaction():
+            revisao = [p for p in planos if p.desfecho == Desfecho.REVISAO_PENDENTE]
+            aceitos: set[uuid.UUID] = set()
+            if revisao:
+                linhas = [
+                    {
+                        "demanda_id": str(p.demanda_id),
+                        "event_id": str(p.evento.event_id),
+                        "lat": p.lat,
+                        "lng": p.lng,
+                    }
+                    for p in revisao
+                ]
+                aceitos = {
+                    row["event_id"]
+                    for row in conn.execute(db.q("pending_insert"), {"rows": json.dumps(linhas)})
+                }
+            mortos = [p for p in planos if p.desfecho == Desfecho.DEAD_LETTER] + [
+                p for p in revisao if p.evento.event_id not in aceitos
+            ]
+            motivos = {
+                p.evento.event_id: p.motivo
+                or f"demanda_id {p.demanda_id} already resolved or pending under another event"
+                for p in mortos
+            }
+            saidas: list[tuple[dict[str, Any], uuid.UUID | None]] = []
+            for plano in planos:
+                if plano.desfecho == Desfecho.REPUBLICADA and plano.existente is not None:
+                    saidas.append((payload_saida(plano.existente), plano.correlacao_id))
+                elif plano.desfecho == Desfecho.GEORREFERENCIADA:
+                    saidas.append((self._payload_novo(plano), plano.correlacao_id))
+            if saidas:
+                bus.publicar_muitos(conn, TIPO_SAIDA, saidas, origem=ORIGEM)
+            processados = [
+                {"event_id": str(p.evento.event_id), "demanda_id": str(p.demanda_id)}
+                for p in planos
+                if p.evento.event_id not in motivos and p.demanda_id is not None
+            ]
+            if processados:
+                conn.execute(db.q("processed_insert"), {"rows": json.dumps(processados)})
+            for plano in mortos:
+                bus.registrar_dead_letter(
+                    conn,
+                    consumidor=CONSUMIDOR,
+                    event_id=plano.evento.event_id,
+                    tipo=plano.evento.tipo,
+                    sequence_number=plano.evento.sequence_number,
+                    erro=motivos[plano.evento.event_id],
+                )
+            if mover_cursor:
+                conn.execute(db.q("cursor_advance"), {"tipo": TIPO_ENTRADA, "seq": ultima})
+        for plano in mortos:
+            if plano.desfecho != Desfecho.DEAD_LETTER:
+                _dead(plano, motivos[plano.evento.event_id])
+        return aceitos
+
+    @staticmethod
+    def _payload_novo(plano: Plano) -> dict[str, Any]:
+        assert plano.resolucao is not None and plano.demanda_id is not None
+        return {
+            "demanda_id": str(plano.demanda_id),
+            "unidade_civica_id": str(plano.resolucao.unidade_civica_id),
+            "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
+            "cadeia_ucs": [str(uc) for uc in plano.resolucao.cadeia_ucs],
+            "metodo_resolucao": "gps",
+            "confianca_geo": "alta",
+            "coordenadas_lat": plano.lat,
+            "coordenadas_lng": plano.lng,
+        }
+
+    def _dead_letter_isolado(
+        self, conn: db.Connection, evento: bus.Evento, exc: BaseException, mover_cursor: bool
+    ) -> Resultado:
+        motivo = f"handler failed: {type(exc).__name__}: {exc}"
+        with db.mapped_errors(), conn.transaction():
+            bus.registrar_dead_letter(
+                conn,
+                consumidor=CONSUMIDOR,
+                event_id=evento.event_id,
+                tipo=evento.tipo,
+                sequence_number=evento.sequence_number,
+                erro=motivo[:2000],
+            )
+            if mover_cursor:
+                conn.execute(
+                    db.q("cursor_advance"), {"tipo": TIPO_ENTRADA, "seq": evento.sequence_number}
+                )
+        log.error(
+            "Evento enviado à DLQ",
+            extra={
+                "event_id": evento.event_id,
+                "sequence_number": evento.sequence_number,
+                "motivo": motivo,
+            },
+        )
+        resultado = Resultado(ultima_sequencia=evento.sequence_number)
+        resultado.contagem[str(Desfecho.DEAD_LETTER)] += 1
+        return resultado
+
+    def _registrar_logs(
+        self, conn: db.Connection, planos: list[Plano], novos_pendentes: set[uuid.UUID]
+    ) -> None:
+        pendentes_total: int | None = None
+        for plano in planos:
+            base: dict[str, Any] = {
+                "event_id": plano.evento.event_id,
+                "demanda_id": plano.demanda_id,
+                "correlacao_id": plano.correlacao_id,
+            }
+            match plano.desfecho:
+                case Desfecho.GEORREFERENCIADA:
+                    assert plano.resolucao is not None
+                    log.info(
+                        "Demanda georreferenciada",
+                        extra=base
+                        | {
+                            "unidade_civica_id": plano.resolucao.unidade_civica_id,
+                            "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
+                        },
+                    )
+                case Desfecho.REPUBLICADA:
+                    assert plano.existente is not None
+                    log.info(
+                        "Evento já processado, republicando saída",
+                        extra=base | {"unidade_civica_id": plano.existente["unidade_civica_id"]},
+                    )
+                case Desfecho.SEM_COORDENADAS:
+                    log.warning("Demanda sem coordenadas — descartando", extra=base)
+                case Desfecho.COORDENADAS_INVALIDAS:
+                    coordenadas = (
+                        plano.evento.payload.get("coordenadas_validadas")
+                        if isinstance(plano.evento.payload, dict)
+                        else None
+                    )
+                    log.error(
+                        "Coordenadas inválidas",
+                        extra=base
+                        | {"motivo": plano.motivo, "coordenadas": repr(coordenadas)[:200]},
+                    )
+                case Desfecho.REVISAO_PENDENTE:
+                    if pendentes_total is None:
+                        with db.mapped_errors():
+                            row = conn.execute(db.q("pending_count")).fetchone()
+                        pendentes_total = int(row["n"]) if row else 0
+                    log.warning(
+                        "Ponto fora de todos os polígonos — demanda marcada para revisão manual",
+                        extra=base
+                        | {
+                            "revisoes_pendentes": pendentes_total,
+                            "nova": plano.evento.event_id in novos_pendentes,
+                        },
+                    )
+                case Desfecho.DEAD_LETTER:
+                    log.error("Evento enviado à DLQ", extra=base | {"motivo": plano.motivo})

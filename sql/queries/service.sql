@@ -1,0 +1,78 @@
+-- name: cursor_seed
+-- Boot (spec 4.4): create the cursor at the highest sequence, never overwriting one.
+INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)
+VALUES (%(tipo)s, %(seq)s)
+ON CONFLICT (tipo_evento) DO NOTHING;
+
+-- name: cursor_get
+-- Where the consumer is.
+SELECT last_sequence FROM d2.consumer_offset WHERE tipo_evento = %(tipo)s;
+
+-- name: cursor_advance
+-- Move the cursor forward only (a DLQ retry of an old event must not move it back).
+UPDATE d2.consumer_offset
+SET last_sequence = GREATEST(last_sequence, %(seq)s), updated_at = CURRENT_TIMESTAMP
+WHERE tipo_evento = %(tipo)s;
+
+-- name: resolutions_by_event_ids
+-- Idempotency (handler step 1): resolutions already stored for these events.
+SELECT id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
+       metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id,
+       correlacao_id
+FROM d2.resolucoes_geo
+WHERE event_id = ANY(%(ids)s::uuid[]);
+
+-- name: resolutions_insert
+-- Handler step 5, set-based. A demanda already resolved or pending review under another
+-- event is not inserted (the caller sends it to the dead letters); RETURNING says which were.
+INSERT INTO d2.resolucoes_geo (
+    id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
+    metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id
+)
+SELECT r.id, r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.cadeia_ucs,
+       r.metodo_resolucao, r.confianca_geo, r.coordenadas_lat, r.coordenadas_lng,
+       r.event_id, r.correlacao_id
+FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
+    id uuid, demanda_id uuid, unidade_civica_id uuid, nivel_minimo_resolvido integer,
+    cadeia_ucs uuid[], metodo_resolucao varchar, confianca_geo varchar,
+    coordenadas_lat double precision, coordenadas_lng double precision,
+    event_id uuid, correlacao_id uuid
+)
+WHERE NOT EXISTS (
+    SELECT 1 FROM d2.revisoes_geo_pendentes p
+    WHERE p.demanda_id = r.demanda_id AND p.event_id <> r.event_id
+)
+ON CONFLICT (demanda_id) DO NOTHING
+RETURNING event_id;
+
+-- name: resolutions_by_demanda_ids
+-- Who holds these demandas (to tell a replay from a duplicate demanda_id).
+SELECT demanda_id, event_id FROM d2.resolucoes_geo WHERE demanda_id = ANY(%(ids)s::uuid[]);
+
+-- name: pending_insert
+-- Handler step 4, no polygon: the manual review queue, set-based. RETURNING says which
+-- rows are this event's (inserted now, or already there from an earlier pass).
+WITH novas AS (
+    INSERT INTO d2.revisoes_geo_pendentes (demanda_id, event_id, coordenadas_lat, coordenadas_lng)
+    SELECT r.demanda_id, r.event_id, r.lat, r.lng
+    FROM jsonb_to_recordset(%(rows)s::jsonb)
+        AS r (demanda_id uuid, event_id uuid, lat double precision, lng double precision)
+    WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo g WHERE g.demanda_id = r.demanda_id)
+    ON CONFLICT DO NOTHING
+    RETURNING event_id
+)
+SELECT event_id FROM novas
+UNION
+SELECT p.event_id FROM d2.revisoes_geo_pendentes p
+WHERE p.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements(%(rows)s::jsonb) e);
+
+-- name: pending_count
+-- How many demandas wait for a human (logged with every new one, spec 4.1).
+SELECT count(*) AS n FROM d2.revisoes_geo_pendentes;
+
+-- name: processed_insert
+-- Handler step 7 and the discard paths: the event went through (idempotent by PK).
+INSERT INTO d2.eventos_processados (event_id, demanda_id)
+SELECT r.event_id, r.demanda_id
+FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (event_id uuid, demanda_id uuid)
+ON CONFLICT (event_id) DO NOTHING;

@@ -1,0 +1,69 @@
+"""Upstream events for tests: demanda.normalizada written the way D-1b does (plain INSERT)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import psycopg
+
+TIPO = "demanda.normalizada"
+
+
+class JsonBruto(str):
+    """JSON text sent as is (numbers Python cannot write, such as 1e400)."""
+
+
+def payload_normalizada(
+    lat: Any = -27.0, lng: Any = -49.0, *, demanda_id: Any = None, **extra: Any
+) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "demanda_id": str(demanda_id or uuid.uuid4()),
+        "titulo": "Buraco na rua",
+        "descricao_limpa": "Há um buraco grande na rua principal",
+        "tipo_midia_processada": "texto",
+        "coordenadas_validadas": {"lat": lat, "lng": lng},
+        "confianca_normalizacao": 0.9,
+        "origem_normalizacao": "automatico",
+        "conteudo_suspeito": False,
+    }
+    payload.update(extra)
+    return payload
+
+
+def inserir_evento(
+    conn: psycopg.Connection[Any],
+    payload: Any,
+    *,
+    event_id: uuid.UUID | None = None,
+    correlacao_id: uuid.UUID | None = None,
+    versao: str = "1.2.0",
+    tipo: str = TIPO,
+) -> uuid.UUID:
+    """Publish like an upstream producer: a plain INSERT, autocommitted."""
+    event_id = event_id or uuid.uuid4()
+    conn.execute(
+        """
+        INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
+        VALUES (%(event_id)s, %(tipo)s, %(versao)s, 'D-1b', %(correlacao_id)s, %(payload)s::jsonb)
+        """,
+        {
+            "event_id": event_id,
+            "tipo": tipo,
+            "versao": versao,
+            "correlacao_id": correlacao_id,
+            "payload": payload if isinstance(payload, JsonBruto) else json.dumps(payload),
+        },
+    )
+    return event_id
+
+
+def saidas(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
+    """Every demanda.georreferenciada published, in order."""
+    return conn.execute(
+        """
+        SELECT event_id, correlacao_id, versao_schema, origem, payload, sequence_number
+        FROM core.event_log WHERE tipo = 'demanda.georreferenciada' ORDER BY sequence_number
+        """
+    ).fetchall()

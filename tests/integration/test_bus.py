@@ -1,0 +1,487 @@
+"""d2.bus on a real database: publish, replay, NOTIFY, retry, dead letters, migration."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+
+from d2 import bus, errors, migrations
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+GEO = "demanda.georreferenciada"
+NORM = "demanda.normalizada"
+EVENT_LOG_REV = "20261202130100_core_event_log"
+ANTERIOR_REV = "20261202130000_d2_postgis_mirror"
+
+
+def georreferenciada(**mudancas: Any) -> dict[str, Any]:
+    uc = str(uuid.uuid4())
+    payload: dict[str, Any] = {
+        "demanda_id": str(uuid.uuid4()),
+        "unidade_civica_id": uc,
+        "nivel_minimo_resolvido": 2,
+        "cadeia_ucs": [uc, str(uuid.uuid4())],
+        "metodo_resolucao": "gps",
+        "confianca_geo": "alta",
+        "coordenadas_lat": -27.5,
+        "coordenadas_lng": -48.5,
+    }
+    payload.update(mudancas)
+    return payload
+
+
+def transacao(db_url: str) -> Conn:
+    return psycopg.connect(db_url, row_factory=dict_row)
+
+
+def inserir_cru(conn: Conn, tipo: str = "teste.cru", **colunas: Any) -> uuid.UUID:
+    """What an upstream producer does: a plain INSERT (DESIGN "Event log")."""
+    event_id = uuid.uuid4()
+    valores = {"payload": "{}", "sequence_number": None, **colunas}
+    conn.execute(
+        "INSERT INTO core.event_log (event_id, tipo, origem, payload, sequence_number)"
+        " VALUES (%(event_id)s, %(tipo)s, 'teste', %(payload)s::jsonb, %(sequence_number)s)",
+        {"event_id": event_id, "tipo": tipo, **valores},
+    )
+    return event_id
+
+
+def test_bus__publish_then_replay_round_trip(db_url: str, conn: Conn) -> None:
+    correlacao = uuid.uuid4()
+    payloads = [georreferenciada() for _ in range(3)]
+    with transacao(db_url) as produtor:
+        ids = [
+            bus.publicar(produtor, GEO, p, origem="D-2", correlacao_id=correlacao) for p in payloads
+        ]
+        # Not committed yet: nobody sees the events.
+        assert bus.ler_desde(conn, GEO, 0) == []
+    eventos = bus.ler_desde(conn, GEO, 0)
+    assert [e.event_id for e in eventos] == ids
+    assert [e.payload for e in eventos] == payloads
+    assert [e.sequence_number for e in eventos] == [1, 2, 3]
+    assert {(e.tipo, e.versao_schema, e.origem, e.correlacao_id) for e in eventos} == {
+        (GEO, "1.0.0", "D-2", correlacao)
+    }
+    assert [e.event_id for e in bus.ler_desde(conn, GEO, 1, limite=1)] == [ids[1]]
+    assert bus.maior_sequencia(conn, GEO) == 3
+    assert bus.maior_sequencia(conn) == 3
+    assert bus.maior_sequencia(conn, NORM) == 0
+    assert [e.event_id for e in bus.ler_eventos(conn, [ids[2], uuid.uuid4(), ids[0]])] == [
+        ids[0],
+        ids[2],
+    ]
+
+
+def test_bus__publish_joins_the_callers_transaction_and_rolls_back_with_it(
+    db_url: str, conn: Conn
+) -> None:
+    with transacao(db_url) as produtor:
+        bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        produtor.rollback()
+    assert bus.ler_desde(conn, GEO, 0) == []
+    assert bus.maior_sequencia(conn) == 0
+
+
+def test_bus__default_versions_and_explicit_version(db_url: str, conn: Conn) -> None:
+    normalizada = {
+        "demanda_id": str(uuid.uuid4()),
+        "titulo": "Buraco",
+        "descricao_limpa": "Buraco na rua",
+        "tipo_midia_processada": "texto",
+        "coordenadas_validadas": {"lat": -27.0, "lng": -48.0},
+        "confianca_normalizacao": 0.9,
+        "origem_normalizacao": "automatico",
+        "conteudo_suspeito": False,
+    }
+    with transacao(db_url) as produtor:
+        bus.publicar(produtor, NORM, normalizada, origem="D-1b", correlacao_id=None)
+        bus.publicar(
+            produtor, NORM, normalizada, origem="D-1b", correlacao_id=None, versao_schema="1.0.0"
+        )
+    assert [e.versao_schema for e in bus.ler_desde(conn, NORM, 0)] == ["1.2.0", "1.0.0"]
+
+
+def test_bus__invalid_payload_refused_with_the_field_named(db_url: str, conn: Conn) -> None:
+    with transacao(db_url) as produtor:
+        with pytest.raises(errors.InvalidEvent, match=r"demanda_id.*'nao-e-uuid'.*uuid"):
+            bus.publicar(
+                produtor,
+                GEO,
+                georreferenciada(demanda_id="nao-e-uuid"),
+                origem="D-2",
+                correlacao_id=None,
+            )
+        with pytest.raises(errors.InvalidEvent, match="nivel_minimo_resolvido"):
+            bus.publicar(
+                produtor,
+                GEO,
+                georreferenciada(nivel_minimo_resolvido=8),
+                origem="D-2",
+                correlacao_id=None,
+            )
+        with pytest.raises(errors.InvalidEvent, match=r"item 1: .*'cadeia_ucs'"):
+            bus.publicar_muitos(
+                produtor,
+                GEO,
+                [(georreferenciada(), None), (georreferenciada(cadeia_ucs=[]), None)],
+                origem="D-2",
+            )
+        with pytest.raises(errors.InvalidEvent, match="no schema registered"):
+            bus.publicar(produtor, "tipo.desconhecido", {}, origem="D-2", correlacao_id=None)
+        with pytest.raises(errors.InvalidEvent, match=r"version '9.9.9'.*1\.0\.0"):
+            bus.publicar(
+                produtor,
+                GEO,
+                georreferenciada(),
+                origem="D-2",
+                correlacao_id=None,
+                versao_schema="9.9.9",
+            )
+    assert bus.maior_sequencia(conn) == 0
+
+
+def test_bus__publicar_muitos_keeps_the_order_of_the_items(db_url: str, conn: Conn) -> None:
+    correlacoes: list[uuid.UUID | None] = [uuid.uuid4(), None, uuid.uuid4(), None]
+    itens = [(georreferenciada(nivel_minimo_resolvido=i + 1), c) for i, c in enumerate(correlacoes)]
+    with transacao(db_url) as produtor:
+        bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        ids = bus.publicar_muitos(produtor, GEO, itens, origem="D-2")
+        assert bus.publicar_muitos(produtor, GEO, [], origem="D-2") == []
+    eventos = bus.ler_desde(conn, GEO, 1)
+    assert [e.event_id for e in eventos] == ids
+    assert [e.sequence_number for e in eventos] == [2, 3, 4, 5]
+    assert [e.correlacao_id for e in eventos] == correlacoes
+    assert [e.payload["nivel_minimo_resolvido"] for e in eventos] == [1, 2, 3, 4]
+
+
+def test_bus__producer_cannot_choose_its_sequence_number(db_url: str, conn: Conn) -> None:
+    with transacao(db_url) as produtor:
+        primeiro = inserir_cru(produtor, sequence_number=1_000_000)
+        segundo = inserir_cru(produtor, sequence_number=-5)
+        row = produtor.execute(
+            "SELECT sequence_number FROM core.event_log WHERE event_id = %(id)s", {"id": primeiro}
+        ).fetchone()
+        assert row == {"sequence_number": None}
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="assigned by the database"):
+            produtor.execute(
+                "UPDATE core.event_log SET sequence_number = 7 WHERE event_id = %(id)s",
+                {"id": segundo},
+            )
+        produtor.rollback()
+        primeiro = inserir_cru(produtor, sequence_number=1_000_000)
+    assert [e.event_id for e in bus.ler_desde(conn, "teste.cru", 0)] == [primeiro]
+    # Numbers are taken at commit: the rolled-back pair used none.
+    assert bus.maior_sequencia(conn) == 1
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("UPDATE core.event_log SET sequence_number = 99")
+
+
+def test_bus__one_notification_per_transaction(db_url: str) -> None:
+    with bus.Listener(db_url) as listener:
+        with transacao(db_url) as produtor:
+            for _ in range(20):
+                inserir_cru(produtor)
+            bus.publicar_muitos(
+                produtor, GEO, [(georreferenciada(), None) for _ in range(30)], origem="D-2"
+            )
+        assert listener.esperar(5.0) is True
+        assert listener.esperar(0.5) is False
+        assert listener.recebidas == 1
+        assert listener.ultima == "50"
+
+
+def test_bus__listener_wakes_within_milliseconds(db_url: str) -> None:
+    with bus.Listener(db_url) as listener, transacao(db_url) as produtor:
+        bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        produtor.commit()
+        inicio = time.monotonic()
+        assert listener.esperar(5.0) is True
+        assert time.monotonic() - inicio < 1.0
+
+
+def seguir_ate(
+    db_url: str, listener: bus.Listener, tipo: str, esperados: set[uuid.UUID], poll_s: float
+) -> tuple[list[uuid.UUID], list[bool]]:
+    """A reader's loop as the worker runs it: read, then wait for a NOTIFY or poll_s."""
+    lidos: list[uuid.UUID] = []
+    acordou: list[bool] = []
+    cursor = 0
+    prazo = time.monotonic() + 10
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as leitor:
+        while set(lidos) != esperados and time.monotonic() < prazo:
+            for evento in bus.ler_desde(leitor, tipo, cursor):
+                lidos.append(evento.event_id)
+                cursor = evento.sequence_number
+            if set(lidos) != esperados:
+                acordou.append(listener.esperar(poll_s))
+    return lidos, acordou
+
+
+def test_bus__lost_notify_is_delivered_by_polling(db_url: str) -> None:
+    """The reader listens on a channel nobody notifies: every NOTIFY is lost to it."""
+    event_id = uuid.uuid4()
+
+    def produzir() -> None:
+        time.sleep(0.3)
+        with transacao(db_url) as produtor:
+            bus.publicar(
+                produtor,
+                GEO,
+                georreferenciada(),
+                origem="D-2",
+                correlacao_id=None,
+                event_id=event_id,
+            )
+
+    with bus.Listener(db_url, canal="ninguem_notifica") as surdo:
+        thread = threading.Thread(target=produzir)
+        inicio = time.monotonic()
+        thread.start()
+        lidos, acordou = seguir_ate(db_url, surdo, GEO, {event_id}, 0.25)
+        thread.join()
+    assert lidos == [event_id]
+    assert acordou and not any(acordou)  # never woken by a notification: found by polling
+    assert time.monotonic() - inicio < 2.0
+
+
+def test_bus__listener_reconnects_after_losing_its_connection(db_url: str, conn: Conn) -> None:
+    with bus.Listener(db_url) as listener:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE application_name = 'd2-listener' AND datname = current_database()"
+        )
+        # The loss is reported as "poll now", and the new connection listens again.
+        assert listener.esperar(2.0) is True
+        with transacao(db_url) as produtor:
+            inserir_cru(produtor)
+        assert listener.esperar(5.0) is True
+        assert listener.ultima == "1"
+
+
+def test_bus__idle_open_transaction_does_not_block_other_producers(db_url: str, conn: Conn) -> None:
+    with transacao(db_url) as ocioso:
+        tardio = inserir_cru(ocioso)
+        with transacao(db_url) as outro:
+            outro.execute("SET lock_timeout = '2s'")
+            antes = time.monotonic()
+            cedo = inserir_cru(outro)
+            outro.commit()
+            assert time.monotonic() - antes < 1.0
+        assert [e.event_id for e in bus.ler_desde(conn, "teste.cru", 0)] == [cedo]
+        time.sleep(0.2)
+    eventos = bus.ler_desde(conn, "teste.cru", 0)
+    assert [e.event_id for e in eventos] == [cedo, tardio]
+    assert eventos[0].sequence_number < eventos[1].sequence_number
+
+
+def test_bus__retry_gives_up_after_4_tries_and_says_so(
+    db_url: str, conn: Conn, caplog: pytest.LogCaptureFixture
+) -> None:
+    conn.execute(
+        """
+        CREATE FUNCTION public.falhar() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'barramento indisponível' USING ERRCODE = 'serialization_failure';
+        END $$;
+        CREATE TRIGGER falhar BEFORE INSERT ON core.event_log
+            FOR EACH ROW EXECUTE FUNCTION public.falhar();
+        """
+    )
+    tentativas: list[int] = []
+
+    def operacao() -> uuid.UUID:
+        tentativas.append(1)
+        with transacao(db_url) as produtor:
+            return bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+
+    inicio = time.monotonic()
+    with pytest.raises(errors.PublishError, match=r"^publicar: gave up after 4 tries: .*indispon"):
+        bus.com_retry(operacao, espera_s=0.05)
+    assert len(tentativas) == 4
+    assert 0.12 <= time.monotonic() - inicio < 2.0  # three waits of ~50 ms
+    avisos = [r for r in caplog.records if r.name == "d2.bus" and r.levelname == "WARNING"]
+    assert [getattr(r, "tentativa", None) for r in avisos] == [1, 2, 3, 4]
+
+    conn.execute("DROP TRIGGER falhar ON core.event_log")
+    tentativas.clear()
+    assert isinstance(bus.com_retry(operacao, espera_s=0.05), uuid.UUID)
+    assert len(tentativas) == 1
+
+
+def test_bus__retry_does_not_retry_permanent_errors() -> None:
+    tentativas: list[int] = []
+
+    def invalido() -> None:
+        tentativas.append(1)
+        raise errors.InvalidEvent("campo ruim")
+
+    with pytest.raises(errors.InvalidEvent):
+        bus.com_retry(invalido, espera_s=0)
+    assert len(tentativas) == 1
+
+
+def test_bus__retry_recovers_after_a_transient_failure() -> None:
+    tentativas: list[int] = []
+
+    def instavel() -> str:
+        tentativas.append(1)
+        if len(tentativas) < 3:
+            raise errors.TransientDatabaseError("database: connection lost")
+        return "ok"
+
+    assert bus.com_retry(instavel, espera_s=0.01) == "ok"
+    assert len(tentativas) == 3
+
+
+def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
+    event_id = uuid.uuid4()
+    outro = uuid.uuid4()
+    bus.registrar_dead_letter(
+        conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="primeiro"
+    )
+    bus.registrar_dead_letter(
+        conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=None, erro="segundo"
+    )
+    bus.registrar_dead_letter(
+        conn, consumidor="D-4", event_id=outro, tipo=NORM, sequence_number=8, erro="outro"
+    )
+    [carta] = bus.listar_dead_letters(conn, consumidor="D-2")
+    assert (carta["event_id"], carta["tentativas"], carta["erro"], carta["status"]) == (
+        event_id,
+        2,
+        "segundo",
+        "pendente",
+    )
+    assert carta["sequence_number"] == 7
+    assert carta["ultimo_erro_em"] > carta["primeiro_erro_em"]
+    assert {c["event_id"] for c in bus.listar_dead_letters(conn)} == {event_id, outro}
+
+    assert bus.marcar_dead_letter(conn, event_id, "reprocessado") == 1
+    assert bus.marcar_dead_letter(conn, uuid.uuid4(), "descartado") == 0
+    assert bus.listar_dead_letters(conn, consumidor="D-2") == []
+    [feita] = bus.listar_dead_letters(conn, consumidor="D-2", status="reprocessado")
+    assert feita["reprocessado_em"] is not None
+    assert len(bus.listar_dead_letters(conn, status=None)) == 2
+    with pytest.raises(errors.InvalidInput, match="invalid dead-letter status"):
+        bus.marcar_dead_letter(conn, event_id, "apagado")
+
+    # Failing again reopens it.
+    bus.registrar_dead_letter(
+        conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="terceiro"
+    )
+    [reaberta] = bus.listar_dead_letters(conn, consumidor="D-2")
+    assert reaberta["tentativas"] == 3
+
+
+def _tem(url: str, objeto: str) -> bool:
+    with psycopg.connect(url) as c:
+        row = c.execute("SELECT to_regclass(%(o)s) IS NOT NULL", {"o": objeto}).fetchone()
+        return bool(row and row[0])
+
+
+def test_migration__upgrade_downgrade_upgrade(empty_db_url: str) -> None:
+    migrations.upgrade(empty_db_url, EVENT_LOG_REV)
+    assert _tem(empty_db_url, "core.event_log") and _tem(empty_db_url, "core.dead_letter_queue")
+    migrations.downgrade(empty_db_url, ANTERIOR_REV)
+    assert not _tem(empty_db_url, "core.event_log")
+    assert not _tem(empty_db_url, "core.dead_letter_queue")
+    assert not _tem(empty_db_url, "core.event_log_numeracao_seq")
+    migrations.upgrade(empty_db_url, EVENT_LOG_REV)
+    with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
+        bus.publicar(c, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        c.commit()
+        assert bus.maior_sequencia(c) == 1
+
+
+def test_migration__keeps_a_core_event_log_it_did_not_create(empty_db_url: str) -> None:
+    """The monolith may already have core.event_log (with a serial sequence_number)."""
+    migrations.upgrade(empty_db_url, ANTERIOR_REV)
+    with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
+        c.execute(
+            """
+            CREATE TABLE core.event_log (
+                sequence_number BIGSERIAL NOT NULL UNIQUE,
+                event_id UUID PRIMARY KEY,
+                tipo VARCHAR(255) NOT NULL,
+                versao_schema VARCHAR(32) NOT NULL DEFAULT '1.0.0',
+                origem VARCHAR(100) NOT NULL,
+                correlacao_id UUID,
+                payload JSONB NOT NULL,
+                publicado_em TIMESTAMPTZ NOT NULL DEFAULT now()
+            );
+            INSERT INTO core.event_log (event_id, tipo, origem, payload)
+            SELECT gen_random_uuid(), 'antigo', 'N-0a', '{}' FROM generate_series(1, 3);
+            """
+        )
+        c.commit()
+    migrations.upgrade(empty_db_url, EVENT_LOG_REV)
+    with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
+        novo = bus.publicar(c, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        c.commit()
+        assert [e.event_id for e in bus.ler_desde(c, GEO, 3)] == [novo]
+        assert bus.maior_sequencia(c) == 4
+    migrations.downgrade(empty_db_url, ANTERIOR_REV)
+    assert _tem(empty_db_url, "core.event_log")
+    assert not _tem(empty_db_url, "d2.event_log_original")
+    with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
+        colunas = c.execute(
+            "SELECT column_name, is_nullable, column_default IS NOT NULL AS tem_default"
+            " FROM information_schema.columns"
+            " WHERE table_schema = 'core' AND table_name = 'event_log'"
+            " AND column_name IN ('ordem_insercao', 'sequence_number')"
+        ).fetchall()
+        assert colunas == [
+            {"column_name": "sequence_number", "is_nullable": "NO", "tem_default": True}
+        ]
+        # The monolith's serial continues after the numbers D-2 gave.
+        c.execute(
+            "INSERT INTO core.event_log (event_id, tipo, origem, payload)"
+            " VALUES (gen_random_uuid(), 'antigo', 'N-0a', '{}')"
+        )
+        numeros = c.execute("SELECT sequence_number AS n FROM core.event_log ORDER BY 1").fetchall()
+        assert [r["n"] for r in numeros] == [1, 2, 3, 4, 5]
+    migrations.upgrade(empty_db_url, EVENT_LOG_REV)
+    with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
+        bus.publicar(c, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        c.commit()
+        assert bus.maior_sequencia(c) == 6
+
+
+def test_bus__undecodable_payload_does_not_block_the_others(db_url: str, conn: Conn) -> None:
+    """Valid jsonb nested deeper than Python's parser allows: a poison pill if unhandled."""
+    fundo = "[" * 5000 + "]" * 5000
+    with transacao(db_url) as produtor:
+        antes = inserir_cru(produtor, payload='{"a": 1}')
+        veneno = inserir_cru(produtor, payload=fundo)
+        depois = inserir_cru(produtor, payload="[1, 2]")
+    eventos = bus.ler_desde(conn, "teste.cru", 0)
+    assert [e.event_id for e in eventos] == [antes, veneno, depois]
+    assert eventos[0].payload == {"a": 1}
+    assert eventos[1].payload == bus.PayloadIlegivel("JSON nested too deep to decode")
+    assert eventos[2].payload == [1, 2]
+    assert isinstance(bus.ler_eventos(conn, [veneno])[0].payload, bus.PayloadIlegivel)
+
+
+@pytest.mark.parametrize("isolamento", ["REPEATABLE READ", "SERIALIZABLE"])
+def test_bus__numbering_works_at_every_isolation_level(
+    db_url: str, conn: Conn, isolamento: str
+) -> None:
+    """An older snapshot hides others' committed rows; the numbering must not need them."""
+    with transacao(db_url) as antigo:
+        antigo.execute(
+            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+            if isolamento == "REPEATABLE READ"
+            else "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE"
+        )
+        tardio = inserir_cru(antigo)  # snapshot taken here
+        with transacao(db_url) as outro:
+            cedo = inserir_cru(outro)
+    eventos = bus.ler_desde(conn, "teste.cru", 0)
+    assert [(e.event_id, e.sequence_number) for e in eventos] == [(cedo, 1), (tardio, 2)]

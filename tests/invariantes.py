@@ -1,0 +1,97 @@
+"""The invariant checker: after anything (kills, restarts, failures), every event of
+demanda.normalizada ended exactly once and nothing was published that should not be."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import psycopg
+
+from d2 import registry
+
+
+def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
+    """Assert the invariants; returns counts (events, lost, duplicated, ...)."""
+    eventos = {
+        r["event_id"]: r
+        for r in conn.execute(
+            "SELECT event_id, sequence_number, correlacao_id, payload FROM core.event_log "
+            "WHERE tipo = 'demanda.normalizada'"
+        )
+    }
+    resolvidos = Counter(
+        r["event_id"] for r in conn.execute("SELECT event_id FROM d2.resolucoes_geo")
+    )
+    processados = {
+        r["event_id"] for r in conn.execute("SELECT event_id FROM d2.eventos_processados")
+    }
+    pendentes = {
+        r["event_id"] for r in conn.execute("SELECT event_id FROM d2.revisoes_geo_pendentes")
+    }
+    mortos = {
+        r["event_id"]
+        for r in conn.execute(
+            "SELECT event_id FROM core.dead_letter_queue WHERE status = 'pendente'"
+        )
+    }
+    # Terminal: resolution (+ processed), processed discard, pending review (+ processed), DLQ.
+    perdidos = 0
+    duplicados = 0
+    for event_id in eventos:
+        estados = 0
+        if resolvidos[event_id]:
+            estados += 1
+        if event_id in pendentes:
+            estados += 1
+        if event_id in processados and not resolvidos[event_id] and event_id not in pendentes:
+            estados += 1  # a discard
+        if event_id in mortos:
+            estados += 1
+        if estados == 0:
+            perdidos += 1
+        elif estados > 1:
+            duplicados += 1
+        if resolvidos[event_id] or event_id in pendentes:
+            assert event_id in processados, f"{event_id} not marked processed"
+    assert perdidos == 0, f"{perdidos} events in no terminal state"
+    assert duplicados == 0, f"{duplicados} events in more than one terminal state"
+    assert all(n == 1 for n in resolvidos.values()), "an event resolved twice"
+    por_demanda = Counter(
+        r["demanda_id"] for r in conn.execute("SELECT demanda_id FROM d2.resolucoes_geo")
+    )
+    assert all(n == 1 for n in por_demanda.values()), "a demanda_id with two resolutions"
+
+    saidas: dict[str, list[dict[str, Any]]] = {}
+    for r in conn.execute(
+        "SELECT correlacao_id, versao_schema, payload FROM core.event_log "
+        "WHERE tipo = 'demanda.georreferenciada'"
+    ):
+        assert (
+            registry.registry().erros("demanda.georreferenciada", r["payload"], r["versao_schema"])
+            == []
+        )
+        saidas.setdefault(r["payload"]["demanda_id"], []).append(r)
+    for r in conn.execute("SELECT demanda_id, correlacao_id FROM d2.resolucoes_geo"):
+        publicados = saidas.get(str(r["demanda_id"]), [])
+        assert publicados, f"resolution of {r['demanda_id']} never published"
+        assert all(p["correlacao_id"] == r["correlacao_id"] for p in publicados)
+    resolvidas = {
+        str(r["demanda_id"]) for r in conn.execute("SELECT demanda_id FROM d2.resolucoes_geo")
+    }
+    assert set(saidas) <= resolvidas, "published for a demanda that has no resolution"
+
+    cursor = conn.execute(
+        "SELECT last_sequence FROM d2.consumer_offset WHERE tipo_evento = 'demanda.normalizada'"
+    ).fetchone()
+    maior = max((e["sequence_number"] for e in eventos.values()), default=0)
+    assert cursor is not None and cursor["last_sequence"] == maior, "cursor not at the end"
+    return {
+        "eventos": len(eventos),
+        "perdidos": perdidos,
+        "duplicados": duplicados,
+        "resolvidos": len(resolvidos),
+        "publicados": sum(len(v) for v in saidas.values()),
+        "pendentes": len(pendentes),
+        "dead_letters": len(mortos),
+    }
