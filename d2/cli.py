@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from d2 import config, db, errors, geo
@@ -122,8 +124,6 @@ def cmd_mirror_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_import_ibge(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from d2.importers import ibge
 
     camadas = ("municipios", "ufs", "regioes", "pais", "bairros")
@@ -145,8 +145,6 @@ def cmd_import_ibge(args: argparse.Namespace) -> int:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from d2.importers import sample
 
     for path in sample.write_sample(Path(args.saida)):
@@ -217,7 +215,7 @@ def cmd_dlq_retry(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from d2 import demo, logs
 
-    logs.configure("WARNING" if not args.verbose else "INFO")
+    logs.configure("INFO" if args.verbose else "CRITICAL")
     report = demo.executar(args.eventos)
     if args.json:
         _print_json(report)
@@ -233,6 +231,144 @@ def _uuid_arg(text: str) -> Any:
         return uuid.UUID(text)
     except ValueError:
         raise errors.InvalidInput(f"not a UUID: {text!r}") from None
+
+
+# --- operating D-2 (issue 8) -----------------------------------------------------------------
+
+
+def _date_arg(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise errors.InvalidInput(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from d2 import ops
+
+    with db.connect(autocommit=True) as conn:
+        dados = ops.status(conn)
+    if args.json:
+        _print_json(dados)
+    else:
+        print(ops.formatar_status(dados))
+    return 0
+
+
+def cmd_revisoes_list(args: argparse.Namespace) -> int:
+    from d2 import ops
+
+    with db.connect(autocommit=True) as conn:
+        linhas = ops.listar_revisoes(conn, args.limit)
+    if args.json:
+        _print_json(linhas)
+    else:
+        print(ops.formatar_revisoes(linhas))
+    return 0
+
+
+def cmd_revisoes_reprocessar(args: argparse.Namespace) -> int:
+    from d2 import logs, ops
+
+    logs.configure(args.log_level)
+    with db.connect(autocommit=True) as conn:
+        relatorio = ops.reprocessar_revisoes(conn, config.load())
+    _print_json(relatorio)
+    return 0
+
+
+def cmd_regeorreferenciar(args: argparse.Namespace) -> int:
+    from d2 import logs, ops
+
+    logs.configure(args.log_level)
+    uc = _uuid_arg(args.uc) if args.uc else None
+    desde = _date_arg(args.desde) if args.desde else None
+    if args.lote < 1:
+        raise errors.InvalidInput("--lote must be at least 1")
+    with db.connect(autocommit=True) as conn:
+        relatorio = ops.regeorreferenciar(
+            conn, config.load(), uc=uc, desde=desde, dry_run=args.dry_run, lote=args.lote
+        )
+    if args.json:
+        _print_json(relatorio)
+    else:
+        print(ops.formatar_regeo(relatorio))
+    return 0
+
+
+def cmd_mapa(args: argparse.Namespace) -> int:
+    from d2 import mapa
+
+    with db.connect(autocommit=True) as conn:
+        resumo = mapa.gerar_mapa(conn, Path(args.saida), limite=args.limit, tiles=args.tiles)
+    print(
+        f"{resumo['saida']}: {resumo['revisoes']} reviews, {resumo['dead_letters']} dead letters "
+        f"(+{resumo['dead_letters_sem_coordenadas']} without coordinates), "
+        f"{resumo['resolucoes']} resolutions, {resumo['poligonos']} polygons"
+    )
+    return 0
+
+
+def cmd_import_osm(args: argparse.Namespace) -> int:
+    from d2.importers import osm
+
+    resumo = osm.importar_osm(db.database_url(), Path(args.file))
+    if args.json:
+        _print_json(resumo.as_json())
+    else:
+        print(resumo.format_text())
+    return 0
+
+
+def _add_ops_commands(sub: Any) -> None:
+    """Call from build_parser(): _add_ops_commands(sub) after the dlq commands."""
+    p_status = sub.add_parser("status", help="one screen: cursor, outcomes, reviews, mirror")
+    p_status.add_argument("--json", action="store_true")
+    p_status.set_defaults(handler=cmd_status)
+
+    p_rev = sub.add_parser("revisoes", help="the manual review queue (points in no polygon)")
+    rev_sub = p_rev.add_subparsers(dest="revisoes_command", required=True, metavar="ACTION")
+    p_rev_list = rev_sub.add_parser("list", help="pending reviews, oldest first")
+    p_rev_list.add_argument("--limit", type=int, default=100)
+    p_rev_list.add_argument("--json", action="store_true")
+    p_rev_list.set_defaults(handler=cmd_revisoes_list)
+    p_rev_re = rev_sub.add_parser(
+        "reprocessar",
+        help="resolve the queue against today's polygons; publishes what now resolves",
+    )
+    p_rev_re.add_argument("--log-level", default="WARNING")
+    p_rev_re.set_defaults(handler=cmd_revisoes_reprocessar)
+
+    p_regeo = sub.add_parser(
+        "regeorreferenciar",
+        help="recompute stored resolutions under today's polygons; publish the changes",
+    )
+    p_regeo.add_argument(
+        "--uc", help="only resolutions of this UC (resolved there or in its chain)"
+    )
+    p_regeo.add_argument("--desde", help="only resolutions created on or after DATE (YYYY-MM-DD)")
+    p_regeo.add_argument("--dry-run", action="store_true", help="print what would change, by UC")
+    p_regeo.add_argument("--lote", type=int, default=1000, help="resolutions per transaction")
+    p_regeo.add_argument("--json", action="store_true")
+    p_regeo.add_argument("--log-level", default="WARNING")
+    p_regeo.set_defaults(handler=cmd_regeorreferenciar)
+
+    p_mapa = sub.add_parser("mapa", help="a self-contained HTML map of what needs a human")
+    p_mapa.add_argument("--saida", required=True, metavar="FILE.html")
+    p_mapa.add_argument(
+        "--limit", type=int, default=5000, help="points of each kind (default 5000)"
+    )
+    p_mapa.add_argument(
+        "--tiles", default=None, help="a folium tile layer, e.g. OpenStreetMap (needs internet)"
+    )
+    p_mapa.set_defaults(handler=cmd_mapa)
+
+    p_osm = sub.add_parser(
+        "import-osm", help="OSM admin_level=10 bairros (GeoJSON) where IBGE has none"
+    )
+    p_osm.add_argument("file", help="GeoJSON from Overpass (osmtogeojson) or osmium export")
+    p_osm.add_argument("--json", action="store_true")
+    p_osm.set_defaults(handler=cmd_import_osm)
 
 
 # --- parser --------------------------------------------------------------------------------
@@ -359,6 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_retry.add_argument("--all", action="store_true", help="every pending dead letter")
     p_retry.add_argument("--log-level", default="INFO")
     p_retry.set_defaults(handler=cmd_dlq_retry)
+    _add_ops_commands(sub)
     return parser
 
 

@@ -14,7 +14,8 @@ from d2.importers import sample
 
 def _payload(rng: random.Random, lat: Any, lng: Any) -> dict[str, Any]:
     return {
-        "demanda_id": str(uuid.UUID(int=rng.getrandbits(128))),
+        # New ids every run: running the demo again adds demands rather than duplicates.
+        "demanda_id": str(uuid.uuid4()),
         "titulo": rng.choice(["Buraco na rua", "Poste apagado", "Lixo acumulado", "Praça suja"]),
         "descricao_limpa": "Relato de exemplo gerado pela demo",
         "tipo_midia_processada": "texto",
@@ -69,12 +70,14 @@ def executar(n: int = 300) -> dict[str, Any]:
     with db.connect(url) as conn:
         por_nivel = conn.execute(db.q("demo_resolved_by_level")).fetchall()
         lag = conn.execute(db.q("demo_lag")).fetchone()
+        exemplo = conn.execute(db.q("demo_example_point")).fetchone()
     return {
         "territorio": importacao.total().read,
         "eventos": sum(resultado.contagem.values()),
         "desfechos": dict(resultado.contagem),
         "resolvidos_por_nivel": {str(r["nivel"]): r["n"] for r in por_nivel},
         "lag": lag["lag"] if lag else None,
+        "exemplo": (exemplo["lat"], exemplo["lng"]) if exemplo else (-10.0, -50.0),
         "database_url": url,
     }
 
@@ -86,7 +89,7 @@ def formatar(report: dict[str, Any]) -> str:
         "D-2 demo",
         f"  sample UC polygons:   {report['territorio']}",
         f"  events handled:       {report['eventos']}",
-        "  resolved per level:   "
+        "  resolutions stored, per level (whole database): "
         + (
             ", ".join(f"nivel {k}: {v}" for k, v in report["resolvidos_por_nivel"].items())
             or "none"
@@ -110,7 +113,7 @@ def formatar(report: dict[str, Any]) -> str:
         "    SELECT * FROM d2.v_resolucoes LIMIT 10;",
         "    SELECT * FROM d2.v_revisoes_pendentes;",
         "    SELECT * FROM d2.v_consumer_lag;",
-        "    SELECT * FROM d2.resolver_territorio(-10.0, -50.0);",
+        "    SELECT * FROM d2.resolver_territorio({}, {});".format(*report["exemplo"]),
         "  .venv/bin/d2 dlq list",
     ]
     return "\n".join(linhas)

@@ -15,6 +15,7 @@ import enum
 import json
 import logging
 import re
+import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -64,12 +65,16 @@ class Resultado:
     ultima_sequencia: int = 0
     cache_hits: int = 0
     resolvidos_sql: int = 0
+    por_nivel: Counter[int] = field(default_factory=Counter)
+    duracao_pip_s: float = 0.0
 
     def somar(self, outro: Resultado) -> None:
         self.contagem.update(outro.contagem)
         self.ultima_sequencia = max(self.ultima_sequencia, outro.ultima_sequencia)
         self.cache_hits += outro.cache_hits
         self.resolvidos_sql += outro.resolvidos_sql
+        self.por_nivel.update(outro.por_nivel)
+        self.duracao_pip_s += outro.duracao_pip_s
 
 
 def _profundidade_excede(valor: Any, limite: int) -> bool:
@@ -217,6 +222,11 @@ class Servico:
             descricao=f"publicar {TIPO_SAIDA}",
         )
         self._registrar_logs(conn, planos, novos_pendentes)
+        resultado.por_nivel.update(
+            p.resolucao.nivel_minimo_resolvido
+            for p in planos
+            if p.desfecho == Desfecho.GEORREFERENCIADA and p.resolucao is not None
+        )
         resultado.contagem.update(str(p.desfecho) for p in planos)
         return resultado
 
@@ -254,7 +264,10 @@ class Servico:
         if not faltam:
             return
         pontos = [(p.lat, p.lng) for p in faltam if p.lat is not None and p.lng is not None]
-        for plano, valor in zip(faltam, geo.resolver_muitos(conn, pontos), strict=True):
+        inicio = time.perf_counter()
+        achados = geo.resolver_muitos(conn, pontos)
+        resultado.duracao_pip_s += time.perf_counter() - inicio
+        for plano, valor in zip(faltam, achados, strict=True):
             assert plano.lat is not None and plano.lng is not None
             self.cache.definir(plano.lat, plano.lng, valor)
             self._decidir(plano, valor)

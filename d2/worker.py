@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType
 
-from d2 import bus, config, db, errors, service
+from d2 import bus, config, db, errors, metrics, service
 
 log = logging.getLogger("d2.worker")
 
@@ -49,6 +49,7 @@ class Worker:
         self.estado = Estado()
         self._on_batch = on_batch
         self._ultimo_purge = time.monotonic()
+        self.metricas = metrics.Metricas() if settings.metrics_port else None
 
     def instalar_sinais(self) -> None:
         """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
@@ -62,6 +63,19 @@ class Worker:
 
     def executar(self, *, drain: bool = False) -> service.Resultado:
         """Run until stopped (or, with drain, until nothing is pending)."""
+        servidor = metrics.iniciar_servidor(
+            self.settings.metrics_port,
+            lambda: self.estado,
+            metricas=self.metricas,
+            limite_vivo_s=max(60.0, 10 * self.settings.poll_interval_s),
+        )
+        try:
+            return self._executar(drain=drain)
+        finally:
+            if servidor is not None:
+                servidor.parar()
+
+    def _executar(self, *, drain: bool) -> service.Resultado:
         espera = 0.5
         while not self.parar.is_set():
             try:
@@ -131,9 +145,15 @@ class Worker:
             with db.mapped_errors():
                 eventos = bus.ler_desde(conn, service.TIPO_ENTRADA, cursor, self.batch_size)
             if not eventos:
+                if self.metricas is not None:
+                    self.metricas.atualizar_gauges(conn)
                 return
             resultado = self.servico.processar(conn, eventos)
             self.estado.resultado.somar(resultado)
+            if self.metricas is not None:
+                self.metricas.observar_lote(
+                    resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None
+                )
             if self._on_batch is not None:
                 self._on_batch(resultado)
 

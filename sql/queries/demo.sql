@@ -11,3 +11,8 @@ FROM d2.resolucoes_geo GROUP BY 1 ORDER BY 1;
 -- name: demo_lag
 -- The consumer's lag.
 SELECT lag FROM d2.v_consumer_lag WHERE tipo_evento = 'demanda.normalizada';
+
+-- name: demo_example_point
+-- A point that resolved at the finest level, to try the resolver by hand.
+SELECT round(coordenadas_lat::numeric, 5) AS lat, round(coordenadas_lng::numeric, 5) AS lng
+FROM d2.resolucoes_geo ORDER BY nivel_minimo_resolvido, criado_em DESC LIMIT 1;

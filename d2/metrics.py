@@ -1,0 +1,230 @@
+"""Prometheus metrics of the worker, and its /metrics, /healthz and /readyz endpoints.
+
+Metrics live in their own CollectorRegistry (one per Metricas), never the global one.
+Labels are bounded sets only (nivel, desfecho): no event ids, no coordinates.
+
+The spec's d2_point_in_polygon_duration_ms is d2_point_in_polygon_duration_seconds
+here (a histogram, Prometheus convention: base units).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import prometheus_client
+
+from d2 import db, service
+
+log = logging.getLogger("d2.metrics")
+
+# Point-in-polygon over a batch: sub-millisecond for a cached point, up to seconds for a
+# large batch against detailed polygons.
+_BUCKETS_PIP = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+
+
+class EstadoWorker(Protocol):
+    """What the endpoints read from the worker (d2.worker.Estado satisfies it)."""
+
+    pronto: bool
+    lider: bool
+    ultimo_avanco: float
+
+
+class Metricas:
+    def __init__(self) -> None:
+        self.registry = prometheus_client.CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.georreferenciadas = prometheus_client.Counter(
+            "d2_demandas_georreferenciadas",
+            "Demands georeferenced (new resolutions), by level of the resolved UC.",
+            ["nivel"],
+            registry=r,
+        )
+        self.pip = prometheus_client.Histogram(
+            "d2_point_in_polygon_duration_seconds",
+            "Time resolving a batch's points against the polygons (spec: "
+            "d2_point_in_polygon_duration_ms).",
+            buckets=_BUCKETS_PIP,
+            registry=r,
+        )
+        self.cache_hits = prometheus_client.Counter("d2_cache_hits", "Geo cache hits.", registry=r)
+        self.cache_misses = prometheus_client.Counter(
+            "d2_cache_misses", "Geo cache misses (points resolved in SQL).", registry=r
+        )
+        self.cache_ratio = prometheus_client.Gauge(
+            "d2_cache_hit_ratio", "Geo cache hits / lookups since the worker started.", registry=r
+        )
+        self.eventos = prometheus_client.Counter(
+            "d2_eventos_processados",
+            "demanda.normalizada events handled, by outcome.",
+            ["desfecho"],
+            registry=r,
+        )
+        self.lag = prometheus_client.Gauge(
+            "d2_consumer_lag", "Committed demanda.normalizada events behind the cursor.", registry=r
+        )
+        self.dead_letters = prometheus_client.Gauge(
+            "d2_dead_letters", "Pending dead letters of D-2.", registry=r
+        )
+        self.revisoes = prometheus_client.Gauge(
+            "d2_revisoes_pendentes", "Demands waiting for manual review.", registry=r
+        )
+        self.ultimo_evento = prometheus_client.Gauge(
+            "d2_ultimo_evento_processado_timestamp_seconds",
+            "When the worker last handled a batch (Unix time).",
+            registry=r,
+        )
+        for desfecho in service.Desfecho:  # every outcome shows, at 0, from the start
+            self.eventos.labels(desfecho=str(desfecho))
+        self._hits = 0
+        self._misses = 0
+        self._ultimo = 0.0
+
+    def observar_lote(self, resultado: service.Resultado, duracao_pip_s: float | None) -> None:
+        """Count one handled batch. duracao_pip_s: time spent resolving its points (None
+        when the batch resolved none in SQL)."""
+        for desfecho, quantidade in resultado.contagem.items():
+            if quantidade:
+                self.eventos.labels(desfecho=desfecho).inc(quantidade)
+        # service.Resultado.por_nivel (Counter[int] of new resolutions by level), when the
+        # handler provides it.
+        por_nivel: dict[int, int] = getattr(resultado, "por_nivel", None) or {}
+        for nivel, quantidade in por_nivel.items():
+            if quantidade:
+                self.georreferenciadas.labels(nivel=str(nivel)).inc(quantidade)
+        self._hits += resultado.cache_hits
+        self._misses += resultado.resolvidos_sql
+        self.cache_hits.inc(resultado.cache_hits)
+        self.cache_misses.inc(resultado.resolvidos_sql)
+        if self._hits + self._misses:
+            self.cache_ratio.set(self._hits / (self._hits + self._misses))
+        if duracao_pip_s is not None:
+            self.pip.observe(duracao_pip_s)
+        if sum(resultado.contagem.values()):
+            self._marcar_ultimo(time.time())
+
+    def atualizar_gauges(self, conn: db.Connection) -> None:
+        """Lag, pending dead letters and reviews, from the database (one cheap query)."""
+        with db.mapped_errors():
+            row = conn.execute(
+                db.q("metrics_gauges"),
+                {"tipo": service.TIPO_ENTRADA, "consumidor": service.CONSUMIDOR},
+            ).fetchone()
+        if row is None:
+            return
+        self.lag.set(row["lag"])
+        self.dead_letters.set(row["dead_letters"])
+        self.revisoes.set(row["revisoes_pendentes"])
+        if row["ultimo_evento"] is not None:
+            self._marcar_ultimo(float(row["ultimo_evento"]))
+
+    def _marcar_ultimo(self, quando: float) -> None:
+        self._ultimo = max(self._ultimo, quando)
+        self.ultimo_evento.set(self._ultimo)
+
+    def texto(self) -> bytes:
+        """The Prometheus text exposition of these metrics."""
+        return prometheus_client.generate_latest(self.registry)
+
+
+# --- HTTP: /metrics, /healthz, /readyz -------------------------------------------------------
+
+
+class Servidor(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(
+        self,
+        endereco: tuple[str, int],
+        metricas: Metricas | None,
+        estado: Callable[[], EstadoWorker | None],
+        limite_vivo_s: float,
+    ) -> None:
+        super().__init__(endereco, _Handler)
+        self.metricas = metricas
+        self.estado = estado
+        self.limite_vivo_s = limite_vivo_s
+        self.thread: threading.Thread | None = None
+
+    @property
+    def porta(self) -> int:
+        return int(self.server_address[1])
+
+    def parar(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+def vivo(estado: EstadoWorker | None, limite_s: float) -> tuple[bool, dict[str, Any]]:
+    """Liveness: the loop moved (a batch, a poll, a standby check) within limite_s."""
+    if estado is None:
+        return False, {"motivo": "worker not started"}
+    parado = time.monotonic() - estado.ultimo_avanco
+    corpo = {"ultimo_avanco_s": round(parado, 3), "limite_s": limite_s, "lider": estado.lider}
+    return parado <= limite_s, corpo
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    server: Servidor
+
+    def do_GET(self) -> None:
+        caminho = self.path.split("?", 1)[0]
+        if caminho == "/metrics" and self.server.metricas is not None:
+            self._enviar(200, self.server.metricas.texto(), prometheus_client.CONTENT_TYPE_LATEST)
+            return
+        if caminho == "/healthz":
+            ok, corpo = vivo(self.server.estado(), self.server.limite_vivo_s)
+            self._json(200 if ok else 503, {"status": "ok" if ok else "stalled"} | corpo)
+            return
+        if caminho == "/readyz":
+            estado = self.server.estado()
+            pronto = bool(estado and estado.pronto)
+            self._json(200 if pronto else 503, {"status": "ready" if pronto else "not ready"})
+            return
+        self._json(404, {"status": "not found", "paths": ["/metrics", "/healthz", "/readyz"]})
+
+    def _json(self, codigo: int, corpo: dict[str, Any]) -> None:
+        self._enviar(codigo, json.dumps(corpo).encode(), "application/json")
+
+    def _enviar(self, codigo: int, corpo: bytes, tipo: str) -> None:
+        self.send_response(codigo)
+        self.send_header("Content-Type", tipo)
+        self.send_header("Content-Length", str(len(corpo)))
+        self.end_headers()
+        self.wfile.write(corpo)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("http: " + format, *args)
+
+
+def iniciar_servidor(
+    port: int,
+    estado_provider: Callable[[], EstadoWorker | None],
+    *,
+    metricas: Metricas | None = None,
+    host: str = "0.0.0.0",
+    limite_vivo_s: float = 60.0,
+) -> Servidor | None:
+    """Serve /metrics, /healthz and /readyz on a daemon thread; port 0 means disabled
+    (returns None).
+
+    /readyz is 200 once the worker finished its boot replay and holds the database
+    (estado.pronto). /healthz is 200 while the loop moved within limite_vivo_s (the
+    worker moves it after every batch and every idle poll, a standby on every check);
+    give it a few poll intervals plus the longest batch and reconnect backoff.
+    """
+    if port == 0:
+        return None
+    servidor = Servidor((host, port), metricas, estado_provider, limite_vivo_s)
+    servidor.thread = threading.Thread(
+        target=servidor.serve_forever, name="d2-metrics-http", daemon=True
+    )
+    servidor.thread.start()
+    log.info("metrics endpoint listening", extra={"host": host, "porta": servidor.porta})
+    return servidor

@@ -1,0 +1,21 @@
+-- name: metrics_gauges
+-- What the worker's gauges show, in one round trip: events behind the cursor, pending
+-- dead letters and reviews, and when the cursor last moved (every handled batch moves
+-- it), as epoch seconds. Cheap: index range scans and small tables only.
+SELECT
+    coalesce((
+        SELECT count(*) FROM core.event_log e
+        WHERE e.tipo = %(tipo)s
+          AND e.sequence_number > (
+              SELECT o.last_sequence FROM d2.consumer_offset o WHERE o.tipo_evento = %(tipo)s
+          )
+    ), 0) AS lag,
+    (
+        SELECT count(*) FROM core.dead_letter_queue d
+        WHERE d.consumidor = %(consumidor)s AND d.status = 'pendente'
+    ) AS dead_letters,
+    (SELECT count(*) FROM d2.revisoes_geo_pendentes) AS revisoes_pendentes,
+    (
+        SELECT extract(epoch FROM o.updated_at)::double precision
+        FROM d2.consumer_offset o WHERE o.tipo_evento = %(tipo)s
+    ) AS ultimo_evento;

@@ -1,0 +1,292 @@
+-- name: ops_status_cursor
+-- The consumer's cursor, how many committed events wait behind it, when it last moved.
+SELECT cursor, maior_sequencia, eventos_pendentes, lag, cursor_movido_em
+FROM d2.v_consumer_lag
+WHERE tipo_evento = %(tipo)s;
+
+-- name: ops_status_resolucoes
+-- Stored resolutions by level.
+SELECT nivel_minimo_resolvido AS nivel, count(*) AS quantidade
+FROM d2.resolucoes_geo
+GROUP BY nivel_minimo_resolvido
+ORDER BY nivel_minimo_resolvido;
+
+-- name: ops_status_descartes
+-- Processed events with neither a resolution nor a review: discarded for their
+-- coordinates (missing, or present but invalid), told apart by the event's payload.
+SELECT CASE
+           WHEN coalesce(jsonb_typeof(l.payload -> 'coordenadas_validadas'), 'null') = 'null'
+           THEN 'sem_coordenadas'
+           ELSE 'coordenadas_invalidas'
+       END AS motivo,
+       count(*) AS quantidade
+FROM d2.eventos_processados e
+LEFT JOIN core.event_log l ON l.event_id = e.event_id
+WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo r WHERE r.event_id = e.event_id)
+  AND NOT EXISTS (SELECT 1 FROM d2.revisoes_geo_pendentes p WHERE p.event_id = e.event_id)
+GROUP BY 1
+ORDER BY 1;
+
+-- name: ops_status_geral
+-- Single-row facts: the review queue, the mirror, the last activity, the history.
+SELECT
+    (SELECT count(*) FROM d2.revisoes_geo_pendentes) AS revisoes_pendentes,
+    (SELECT min(criado_em) FROM d2.revisoes_geo_pendentes) AS revisao_mais_antiga,
+    (SELECT count(*) FROM d2.eventos_processados) AS eventos_processados,
+    (SELECT max(processado_em) FROM d2.eventos_processados) AS ultimo_processado_em,
+    (
+        SELECT max(ultimo_erro_em) FROM core.dead_letter_queue WHERE consumidor = %(consumidor)s
+    ) AS ultimo_dead_letter_em,
+    (
+        SELECT l.publicado_em FROM core.event_log l
+        WHERE l.tipo = %(tipo_saida)s AND l.origem = %(origem)s
+        ORDER BY l.sequence_number DESC NULLS LAST
+        LIMIT 1
+    ) AS ultima_publicacao_em,
+    s.versao AS mirror_versao,
+    s.alterado_em AS mirror_alterado_em,
+    (SELECT count(*) FROM core.uc_polygons) AS uc_polygons,
+    (SELECT count(*) FROM d2.mirror_uc) AS mirror_uc,
+    (SELECT count(*) FROM d2.mirror_uc WHERE reparada) AS mirror_reparadas,
+    (SELECT count(*) FROM d2.mirror_rejected) AS mirror_rejeitadas,
+    (SELECT count(*) FROM d2.resolucoes_geo_historico) AS regeo_alteracoes,
+    (SELECT max(alterado_em) FROM d2.resolucoes_geo_historico) AS regeo_ultima_em
+FROM d2.mirror_state s;
+
+-- name: ops_status_dead_letters
+-- The consumer's dead letters by status.
+SELECT status, count(*) AS quantidade
+FROM core.dead_letter_queue
+WHERE consumidor = %(consumidor)s
+GROUP BY status
+ORDER BY status;
+
+-- name: ops_status_ucs
+-- UC polygons by level and source (ibge, osm, ...).
+SELECT nivel, fonte, count(*) AS quantidade
+FROM core.uc_polygons
+GROUP BY nivel, fonte
+ORDER BY nivel, fonte;
+
+-- name: ops_revisoes_listar
+-- The review queue, oldest first, with the nearest municipality or bairro and how far
+-- it is (a hint for the person who will fix the polygon or the point).
+SELECT p.demanda_id, p.event_id, p.coordenadas_lat, p.coordenadas_lng, p.criado_em,
+       p.aguardando,
+       perto.unidade_civica_id AS uc_proxima_id,
+       perto.nome AS uc_proxima_nome,
+       perto.nivel AS uc_proxima_nivel,
+       round((perto.metros / 1000.0)::numeric, 3) AS uc_proxima_km
+FROM d2.v_revisoes_pendentes p
+LEFT JOIN LATERAL (
+    SELECT m.unidade_civica_id, m.nivel, u.nome,
+           ST_Distance(
+               m.geom::geography,
+               ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326)::geography
+           ) AS metros
+    FROM d2.mirror_uc m
+    JOIN core.uc_polygons u ON u.id = m.uc_polygon_id
+    WHERE m.nivel <= 4
+    ORDER BY m.geom <-> ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326)
+    LIMIT 1
+) perto ON true
+ORDER BY p.criado_em, p.demanda_id
+LIMIT %(limite)s;
+
+-- name: ops_revisoes_bloquear
+-- One chunk of the review queue, in demanda_id order after a key, locked; rows another
+-- run (or the worker) holds are skipped, not waited for.
+SELECT demanda_id, event_id, coordenadas_lat, coordenadas_lng
+FROM d2.revisoes_geo_pendentes
+WHERE demanda_id > %(apos)s::uuid
+ORDER BY demanda_id
+LIMIT %(lote)s
+FOR UPDATE SKIP LOCKED;
+
+-- name: ops_revisoes_gravar
+-- Resolutions for reviews that today's polygons resolve, as the handler writes them;
+-- correlacao_id from the original event, else the demanda_id. A demanda that already
+-- has a resolution keeps it.
+INSERT INTO d2.resolucoes_geo (
+    id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
+    metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id
+)
+SELECT gen_random_uuid(), r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido,
+       r.cadeia_ucs, 'gps', 'alta', r.lat, r.lng, r.event_id,
+       coalesce(l.correlacao_id, r.demanda_id)
+FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
+    demanda_id uuid, event_id uuid, unidade_civica_id uuid, nivel_minimo_resolvido integer,
+    cadeia_ucs uuid[], lat double precision, lng double precision
+)
+LEFT JOIN core.event_log l ON l.event_id = r.event_id
+ON CONFLICT (demanda_id) DO NOTHING
+RETURNING id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
+          metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id,
+          correlacao_id;
+
+-- name: ops_revisoes_remover
+-- Reviews whose own event now has a resolution leave the queue.
+DELETE FROM d2.revisoes_geo_pendentes p
+WHERE p.demanda_id = ANY(%(ids)s::uuid[])
+  AND EXISTS (
+      SELECT 1 FROM d2.resolucoes_geo r
+      WHERE r.demanda_id = p.demanda_id AND r.event_id = p.event_id
+  )
+RETURNING p.demanda_id;
+
+-- name: ops_regeo_pagina
+-- One page of stored resolutions (keyset by id) matching the filters, each with today's
+-- answer for its coordinates (NULL columns: no polygon contains it today).
+SELECT r.id, r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.cadeia_ucs,
+       n.unidade_civica_id AS nova_uc, n.nivel_minimo_resolvido AS novo_nivel,
+       n.cadeia_ucs AS nova_cadeia
+FROM (
+    SELECT g.id, g.demanda_id, g.unidade_civica_id, g.nivel_minimo_resolvido, g.cadeia_ucs,
+           g.coordenadas_lat, g.coordenadas_lng
+    FROM d2.resolucoes_geo g
+    WHERE g.id > %(apos)s::uuid
+      AND (
+          %(uc)s::uuid IS NULL
+          OR g.unidade_civica_id = %(uc)s::uuid
+          OR %(uc)s::uuid = ANY(g.cadeia_ucs)
+      )
+      AND (%(desde)s::date IS NULL OR g.criado_em >= %(desde)s::date)
+    ORDER BY g.id
+    LIMIT %(lote)s
+) r
+LEFT JOIN LATERAL d2.resolver_territorio(r.coordenadas_lat, r.coordenadas_lng) n ON true
+ORDER BY r.id;
+
+-- name: ops_regeo_aplicar
+-- Rewrites the given resolutions whose answer still differs today (checked again under
+-- the row lock), returning the new row and the answer it replaced.
+WITH alvo AS (
+    SELECT g.id,
+           g.unidade_civica_id AS uc_anterior,
+           g.nivel_minimo_resolvido AS nivel_anterior,
+           g.cadeia_ucs AS cadeia_anterior,
+           n.unidade_civica_id AS uc_nova,
+           n.nivel_minimo_resolvido AS nivel_novo,
+           n.cadeia_ucs AS cadeia_nova
+    FROM d2.resolucoes_geo g
+    CROSS JOIN LATERAL d2.resolver_territorio(g.coordenadas_lat, g.coordenadas_lng) n
+    WHERE g.id = ANY(%(ids)s::uuid[])
+      AND (g.unidade_civica_id, g.nivel_minimo_resolvido, g.cadeia_ucs)
+          IS DISTINCT FROM (n.unidade_civica_id, n.nivel_minimo_resolvido, n.cadeia_ucs)
+    FOR UPDATE OF g
+)
+UPDATE d2.resolucoes_geo r
+SET unidade_civica_id = a.uc_nova,
+    nivel_minimo_resolvido = a.nivel_novo,
+    cadeia_ucs = a.cadeia_nova
+FROM alvo a
+WHERE r.id = a.id
+RETURNING r.id, r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.cadeia_ucs,
+          r.metodo_resolucao, r.confianca_geo, r.coordenadas_lat, r.coordenadas_lng,
+          r.event_id, r.correlacao_id,
+          a.uc_anterior, a.nivel_anterior, a.cadeia_anterior;
+
+-- name: ops_regeo_historico
+-- The previous answers of the rows just rewritten, why, and the event published for each.
+INSERT INTO d2.resolucoes_geo_historico (
+    resolucao_id, demanda_id, unidade_civica_id_anterior, nivel_anterior, cadeia_ucs_anterior,
+    unidade_civica_id_nova, nivel_novo, cadeia_ucs_nova, motivo, mirror_versao,
+    evento_publicado_id
+)
+SELECT h.resolucao_id, h.demanda_id, h.uc_anterior, h.nivel_anterior, h.cadeia_anterior,
+       h.uc_nova, h.nivel_novo, h.cadeia_nova,
+       CASE
+           WHEN h.nivel_novo < h.nivel_anterior THEN 'nivel_mais_fino'
+           WHEN h.nivel_novo > h.nivel_anterior THEN 'nivel_mais_amplo'
+           WHEN h.uc_nova <> h.uc_anterior THEN 'outra_uc_mesmo_nivel'
+           ELSE 'cadeia_alterada'
+       END,
+       (SELECT s.versao FROM d2.mirror_state s),
+       h.evento_publicado_id
+FROM jsonb_to_recordset(%(rows)s::jsonb) AS h (
+    resolucao_id uuid, demanda_id uuid, uc_anterior uuid, nivel_anterior integer,
+    cadeia_anterior uuid[], uc_nova uuid, nivel_novo integer, cadeia_nova uuid[],
+    evento_publicado_id uuid
+);
+
+-- name: ops_uc_nomes
+-- Name and level of some UCs (one row per UC: its polygon with the smallest id).
+SELECT DISTINCT ON (unidade_civica_id) unidade_civica_id, nome, nivel
+FROM core.uc_polygons
+WHERE unidade_civica_id = ANY(%(ids)s::uuid[])
+ORDER BY unidade_civica_id, id;
+
+-- name: mapa_revisoes
+-- The review queue for the map, oldest first, with the nearest level ≤ 4 UC's name.
+SELECT p.demanda_id, p.event_id, p.coordenadas_lat AS lat, p.coordenadas_lng AS lng,
+       p.criado_em, perto.nome AS uc_proxima
+FROM d2.revisoes_geo_pendentes p
+LEFT JOIN LATERAL (
+    SELECT u.nome
+    FROM d2.mirror_uc m
+    JOIN core.uc_polygons u ON u.id = m.uc_polygon_id
+    WHERE m.nivel <= 4
+    ORDER BY m.geom <-> ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326)
+    LIMIT 1
+) perto ON true
+ORDER BY p.criado_em, p.demanda_id
+LIMIT %(limite)s;
+
+-- name: mapa_dead_letters
+-- D-2's pending dead letters with what their event says: the demanda_id as written and
+-- the coordinates when both are JSON numbers in range (NULL otherwise).
+SELECT d.event_id, d.erro, d.ultimo_erro_em,
+       CASE WHEN jsonb_typeof(l.payload) = 'object' THEN l.payload ->> 'demanda_id' END
+           AS demanda_id,
+       CASE WHEN abs(c.lat) <= 90 AND abs(c.lng) <= 180 THEN c.lat::double precision END AS lat,
+       CASE WHEN abs(c.lat) <= 90 AND abs(c.lng) <= 180 THEN c.lng::double precision END AS lng
+FROM core.dead_letter_queue d
+LEFT JOIN core.event_log l ON l.event_id = d.event_id
+LEFT JOIN LATERAL (
+    SELECT CASE WHEN jsonb_typeof(l.payload -> 'coordenadas_validadas' -> 'lat') = 'number'
+                THEN (l.payload -> 'coordenadas_validadas' ->> 'lat')::numeric END AS lat,
+           CASE WHEN jsonb_typeof(l.payload -> 'coordenadas_validadas' -> 'lng') = 'number'
+                THEN (l.payload -> 'coordenadas_validadas' ->> 'lng')::numeric END AS lng
+    WHERE jsonb_typeof(l.payload) = 'object'
+      AND jsonb_typeof(l.payload -> 'coordenadas_validadas') = 'object'
+) c ON true
+WHERE d.consumidor = %(consumidor)s AND d.status = 'pendente'
+ORDER BY d.id
+LIMIT %(limite)s;
+
+-- name: mapa_resolucoes
+-- The latest resolutions with their UC's name and level.
+SELECT r.demanda_id, r.event_id, r.coordenadas_lat AS lat, r.coordenadas_lng AS lng,
+       r.nivel_minimo_resolvido AS nivel, r.unidade_civica_id, uc.nome AS uc_nome, r.criado_em
+FROM d2.resolucoes_geo r
+LEFT JOIN LATERAL (
+    SELECT u.nome FROM core.uc_polygons u
+    WHERE u.unidade_civica_id = r.unidade_civica_id ORDER BY u.id LIMIT 1
+) uc ON true
+ORDER BY r.criado_em DESC, r.id
+LIMIT %(limite)s;
+
+-- name: mapa_poligonos
+-- The level ≤ 4 UCs nearest to each given point (three per point, at most 300 in all),
+-- simplified for display, as GeoJSON.
+WITH perto AS (
+    SELECT DISTINCT m.uc_polygon_id
+    FROM unnest(%(lats)s::double precision[], %(lngs)s::double precision[]) AS p (lat, lng)
+    CROSS JOIN LATERAL (
+        SELECT m.uc_polygon_id
+        FROM d2.mirror_uc m
+        WHERE m.nivel <= 4
+        ORDER BY m.geom <-> ST_SetSRID(ST_MakePoint(p.lng, p.lat), 4326)
+        LIMIT 3
+    ) m
+)
+SELECT m.unidade_civica_id, m.nivel, u.nome,
+       ST_AsGeoJSON(
+           ST_SimplifyPreserveTopology(m.geom, greatest(0.00005, sqrt(ST_Area(m.geom)) / 400)),
+           5
+       )::jsonb AS geometria
+FROM perto
+JOIN d2.mirror_uc m ON m.uc_polygon_id = perto.uc_polygon_id
+JOIN core.uc_polygons u ON u.id = m.uc_polygon_id
+ORDER BY m.nivel DESC, m.unidade_civica_id
+LIMIT 300;

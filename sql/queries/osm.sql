@@ -1,0 +1,102 @@
+-- name: osm_staging_create
+-- The OSM run's staging table: one row per bairro read, dropped at the end.
+CREATE TEMP TABLE osm_staging (
+    id          uuid PRIMARY KEY,
+    osm_id      text NOT NULL,
+    nome        text NOT NULL,
+    geometria   jsonb NOT NULL,
+    metadados   jsonb NOT NULL,
+    parent_id   uuid,
+    estado      text,
+    motivo      text
+) ON COMMIT DROP;
+
+-- name: osm_staging_copy
+-- Streams the prepared bairros into the staging table.
+COPY osm_staging (id, osm_id, nome, geometria, metadados) FROM STDIN;
+
+-- name: osm_parent
+-- The parent: the level-4 polygon of the mirror that covers a point inside the bairro
+-- (smallest unidade_civica_id when two do, so reruns agree).
+UPDATE osm_staging s
+SET parent_id = (
+    SELECT m.unidade_civica_id
+    FROM d2.mirror_uc m
+    WHERE m.nivel = 4
+      AND ST_Covers(
+          m.geom, ST_PointOnSurface(ST_SetSRID(ST_GeomFromGeoJSON(s.geometria::text), 4326))
+      )
+    ORDER BY m.unidade_civica_id
+    LIMIT 1
+);
+
+-- name: osm_skip
+-- OSM bairros are the fallback layer (spec 8.5, layer 3): none outside a known
+-- município, none where the município has IBGE bairros.
+UPDATE osm_staging s
+SET estado = 'ignorado',
+    motivo = CASE
+        WHEN s.parent_id IS NULL THEN 'inside no município (level 4) of the database'
+        ELSE 'município has IBGE bairros'
+    END
+WHERE s.parent_id IS NULL
+   OR EXISTS (
+       SELECT 1 FROM core.uc_polygons u
+       WHERE u.nivel = 2 AND u.fonte = 'ibge' AND u.parent_uc_id = s.parent_id
+   );
+
+-- name: osm_classify
+-- novo / alterado / igual against what is stored (geometry compared as written JSONB).
+UPDATE osm_staging s
+SET estado = coalesce(
+    (
+        SELECT CASE
+            WHEN (u.unidade_civica_id, u.nivel, u.parent_uc_id, u.nome, u.geometria, u.fonte,
+                  u.metadados)
+                 IS NOT DISTINCT FROM
+                 (s.id, 2, s.parent_id, s.nome, s.geometria, 'osm'::varchar, s.metadados)
+            THEN 'igual'
+            ELSE 'alterado'
+        END
+        FROM core.uc_polygons u
+        WHERE u.id = s.id
+    ),
+    'novo'
+)
+WHERE s.estado IS NULL;
+
+-- name: osm_counts
+-- What the run found, by outcome and reason.
+SELECT estado, coalesce(motivo, '') AS motivo, count(*) AS quantidade
+FROM osm_staging
+GROUP BY estado, motivo
+ORDER BY estado, motivo;
+
+-- name: osm_ignorados
+-- Some of the skipped bairros, for people to check.
+SELECT osm_id, nome, motivo FROM osm_staging
+WHERE estado = 'ignorado'
+ORDER BY motivo, nome, osm_id
+LIMIT %(limite)s;
+
+-- name: osm_upsert
+-- Writes only what is new or changed, as level 2 with fonte 'osm'.
+INSERT INTO core.uc_polygons AS u
+    (id, unidade_civica_id, nivel, parent_uc_id, nome, geometria, fonte, metadados)
+SELECT s.id, s.id, 2, s.parent_id, s.nome, s.geometria, 'osm', s.metadados
+FROM osm_staging s
+WHERE s.estado IN ('novo', 'alterado')
+ORDER BY s.id
+ON CONFLICT (id) DO UPDATE
+SET unidade_civica_id = EXCLUDED.unidade_civica_id,
+    nivel = EXCLUDED.nivel,
+    parent_uc_id = EXCLUDED.parent_uc_id,
+    nome = EXCLUDED.nome,
+    geometria = EXCLUDED.geometria,
+    fonte = EXCLUDED.fonte,
+    metadados = EXCLUDED.metadados,
+    atualizado_em = CURRENT_TIMESTAMP
+WHERE (u.unidade_civica_id, u.nivel, u.parent_uc_id, u.nome, u.geometria, u.fonte, u.metadados)
+      IS DISTINCT FROM
+      (EXCLUDED.unidade_civica_id, EXCLUDED.nivel, EXCLUDED.parent_uc_id, EXCLUDED.nome,
+       EXCLUDED.geometria, EXCLUDED.fonte, EXCLUDED.metadados);

@@ -1,0 +1,254 @@
+"""Metrics and the health endpoints: counters from batches, gauges from the database, HTTP."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from d2 import bus, config, metrics, service, worker
+from tests.eventos import inserir_evento, payload_normalizada
+from tests.territorio import Territorio
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+def amostras(m: metrics.Metricas) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of the exposition, keyed by (name, sorted labels)."""
+    texto = m.texto().decode()
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(texto)
+        for s in family.samples
+    }
+
+
+def valor(m: metrics.Metricas, nome: str, **labels: str) -> float:
+    return amostras(m)[(nome, tuple(sorted(labels.items())))]
+
+
+def lote(contagem: dict[str, int], hits: int = 0, sql: int = 0) -> service.Resultado:
+    return service.Resultado(contagem=Counter(contagem), cache_hits=hits, resolvidos_sql=sql)
+
+
+def test_observar_lote__counts_outcomes_levels_cache_and_duration() -> None:
+    m = metrics.Metricas()
+    primeiro = lote({"georreferenciada": 3, "revisao_pendente": 1}, hits=1, sql=3)
+    primeiro.por_nivel = Counter({2: 2, 4: 1})  # type: ignore[attr-defined]
+    m.observar_lote(primeiro, 0.004)
+    m.observar_lote(lote({"dead_letter": 2, "sem_coordenadas": 1}, hits=3, sql=0), None)
+
+    assert valor(m, "d2_eventos_processados_total", desfecho="georreferenciada") == 3
+    assert valor(m, "d2_eventos_processados_total", desfecho="dead_letter") == 2
+    assert valor(m, "d2_eventos_processados_total", desfecho="republicada") == 0
+    assert valor(m, "d2_demandas_georreferenciadas_total", nivel="2") == 2
+    assert valor(m, "d2_demandas_georreferenciadas_total", nivel="4") == 1
+    assert valor(m, "d2_cache_hits_total") == 4
+    assert valor(m, "d2_cache_misses_total") == 3
+    assert valor(m, "d2_cache_hit_ratio") == pytest.approx(4 / 7)
+    assert valor(m, "d2_point_in_polygon_duration_seconds_count") == 1
+    assert valor(m, "d2_point_in_polygon_duration_seconds_sum") == pytest.approx(0.004)
+    assert valor(m, "d2_point_in_polygon_duration_seconds_bucket", le="0.005") == 1
+    assert valor(m, "d2_ultimo_evento_processado_timestamp_seconds") == pytest.approx(
+        time.time(), abs=5
+    )
+    # Bounded labels only: nothing that grows with the data.
+    nomes = {nome for (_, labels) in amostras(m) for nome, _ in labels}
+    assert nomes <= {"nivel", "desfecho", "le"}
+
+
+def test_metricas__each_instance_has_its_own_registry() -> None:
+    a, b = metrics.Metricas(), metrics.Metricas()
+    a.observar_lote(lote({"georreferenciada": 5}), None)
+    assert valor(b, "d2_eventos_processados_total", desfecho="georreferenciada") == 0
+
+
+def test_atualizar_gauges__lag_dead_letters_reviews_from_the_database(conn: Conn) -> None:
+    conn.execute(
+        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
+        "VALUES ('demanda.normalizada', 0)"
+    )
+    for _ in range(3):
+        inserir_evento(conn, payload_normalizada())
+    inserir_evento(conn, {"outro": 1}, tipo="outra.coisa")  # another type: not lag
+    conn.execute(
+        "INSERT INTO d2.revisoes_geo_pendentes "
+        "(demanda_id, event_id, coordenadas_lat, coordenadas_lng) VALUES (%s, %s, 1, 1)",
+        [uuid.uuid4(), uuid.uuid4()],
+    )
+    with conn.transaction():
+        for _ in range(2):
+            bus.registrar_dead_letter(
+                conn,
+                consumidor=service.CONSUMIDOR,
+                event_id=uuid.uuid4(),
+                tipo=service.TIPO_ENTRADA,
+                sequence_number=None,
+                erro="bad",
+            )
+        bus.registrar_dead_letter(
+            conn, consumidor="D-4", event_id=uuid.uuid4(), tipo="x", sequence_number=None, erro="x"
+        )
+    m = metrics.Metricas()
+    m.atualizar_gauges(conn)
+    assert valor(m, "d2_consumer_lag") == 3
+    assert valor(m, "d2_dead_letters") == 2
+    assert valor(m, "d2_revisoes_pendentes") == 1
+    assert valor(m, "d2_ultimo_evento_processado_timestamp_seconds") == pytest.approx(
+        time.time(), abs=60
+    )
+
+
+def test_metrics__wired_to_a_real_worker_batch(
+    conn: Conn, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Territorio(conn)
+    conn.execute(
+        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
+        "VALUES ('demanda.normalizada', 0)"
+    )
+    inserir_evento(conn, payload_normalizada(-27.0, -49.0))
+    inserir_evento(conn, payload_normalizada(-27.0, -49.0))  # same point: a cache hit
+    inserir_evento(conn, payload_normalizada(-27.0, -20.0))  # outside: review
+    m = metrics.Metricas()
+    w = worker.Worker(
+        config.load(), url=db_url, batch_size=1, on_batch=lambda r: m.observar_lote(r, None)
+    )
+    w.executar(drain=True)
+    m.atualizar_gauges(conn)
+    assert valor(m, "d2_eventos_processados_total", desfecho="georreferenciada") == 2
+    assert valor(m, "d2_eventos_processados_total", desfecho="revisao_pendente") == 1
+    assert valor(m, "d2_cache_hits_total") == 1 and valor(m, "d2_cache_misses_total") == 2
+    assert valor(m, "d2_consumer_lag") == 0 and valor(m, "d2_revisoes_pendentes") == 1
+
+
+# --- HTTP ------------------------------------------------------------------------------------
+
+
+@dataclass
+class EstadoFalso:
+    pronto: bool = False
+    lider: bool = False
+    ultimo_avanco: float = field(default_factory=time.monotonic)
+
+
+def porta_livre() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def servidor() -> Iterator[tuple[metrics.Servidor, EstadoFalso, metrics.Metricas]]:
+    estado = EstadoFalso()
+    m = metrics.Metricas()
+    srv = metrics.iniciar_servidor(
+        porta_livre(), lambda: estado, metricas=m, host="127.0.0.1", limite_vivo_s=5.0
+    )
+    assert srv is not None
+    try:
+        yield srv, estado, m
+    finally:
+        srv.parar()
+
+
+def get(srv: metrics.Servidor, caminho: str) -> tuple[int, str, str]:
+    url = f"http://127.0.0.1:{srv.porta}{caminho}"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.headers["Content-Type"], resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers["Content-Type"], exc.read().decode()
+
+
+def test_http__metrics_endpoint_serves_the_exposition(
+    servidor: tuple[metrics.Servidor, EstadoFalso, metrics.Metricas],
+) -> None:
+    srv, _, m = servidor
+    m.observar_lote(lote({"georreferenciada": 2}), 0.01)
+    codigo, tipo, corpo = get(srv, "/metrics")
+    assert codigo == 200 and tipo.startswith("text/plain")
+    assert 'd2_eventos_processados_total{desfecho="georreferenciada"} 2.0' in corpo
+    assert "d2_point_in_polygon_duration_seconds_bucket" in corpo
+    assert get(srv, "/nada")[0] == 404
+
+
+def test_http__readyz_follows_the_boot_and_healthz_the_loop(
+    servidor: tuple[metrics.Servidor, EstadoFalso, metrics.Metricas],
+) -> None:
+    srv, estado, _ = servidor
+    assert get(srv, "/readyz")[0] == 503  # boot replay not finished
+    assert get(srv, "/healthz")[0] == 200  # but the process is alive and moving
+    estado.pronto = True
+    codigo, tipo, corpo = get(srv, "/readyz")
+    assert codigo == 200 and tipo == "application/json"
+    assert json.loads(corpo) == {"status": "ready"}
+    estado.ultimo_avanco = time.monotonic() - 30  # stuck for longer than limite_vivo_s
+    codigo, _, corpo = get(srv, "/healthz")
+    assert codigo == 503 and json.loads(corpo)["status"] == "stalled"
+
+
+def test_http__port_zero_means_disabled() -> None:
+    assert metrics.iniciar_servidor(0, lambda: None) is None
+
+
+def test_worker__serves_metrics_and_health_on_d2_metrics_port(
+    conn: Conn, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Territorio(conn)
+    conn.execute(
+        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
+        "VALUES ('demanda.normalizada', 0)"
+    )
+    porta = porta_livre()
+    monkeypatch.setenv("D2_METRICS_PORT", str(porta))
+    monkeypatch.setenv("D2_POLL_INTERVAL", "0.2")
+    w = worker.Worker(config.load(), url=db_url)
+    if not hasattr(w, "metricas"):
+        pytest.skip("the worker does not start the metrics endpoint yet")
+
+    def pedir(caminho: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{porta}{caminho}", timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+        except urllib.error.URLError:
+            return 0, ""  # not listening (yet, or any more)
+
+    def esperar(condicao: Any) -> None:
+        limite = time.monotonic() + 20
+        while not condicao() and time.monotonic() < limite:
+            time.sleep(0.1)
+
+    fio = threading.Thread(target=w.executar, daemon=True)
+    fio.start()
+    try:
+        esperar(lambda: pedir("/readyz")[0] == 200)
+        assert pedir("/readyz")[0] == 200 and pedir("/healthz")[0] == 200
+        inserir_evento(conn, payload_normalizada(-27.0, -49.0))  # bairro A1
+        inserir_evento(conn, payload_normalizada(-27.0, -42.0))  # município B
+        inserir_evento(conn, payload_normalizada(-27.0, -20.0))  # review
+        esperar(lambda: "d2_revisoes_pendentes 1.0" in pedir("/metrics")[1])
+        corpo = pedir("/metrics")[1]
+        assert 'd2_demandas_georreferenciadas_total{nivel="2"} 1.0' in corpo
+        assert 'd2_demandas_georreferenciadas_total{nivel="4"} 1.0' in corpo
+        assert 'd2_eventos_processados_total{desfecho="revisao_pendente"} 1.0' in corpo
+        assert "d2_point_in_polygon_duration_seconds_count" in corpo
+        assert "d2_revisoes_pendentes 1.0" in corpo and "d2_consumer_lag 0.0" in corpo
+    finally:
+        w.parar.set()
+        fio.join(20)
+    assert pedir("/healthz")[0] == 0  # the endpoint stops with the worker
