@@ -22,6 +22,16 @@ _NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
 
 # SQLSTATE classes worth a retry: connection exceptions, serialization failure,
 # deadlock, admin shutdown / crash shutdown / cannot connect now.
+_CONFIG_FAILURES = (
+    "password authentication failed",
+    "does not exist",
+    "no password supplied",
+    "no pg_hba.conf entry",
+    "permission denied for database",
+    "Servname not supported",
+    "invalid port",
+    "invalid integer value",
+)
 _TRANSIENT = ("08", "40001", "40P01", "57P01", "57P02", "57P03", "53300")
 
 
@@ -120,8 +130,13 @@ def connect(
             connect_timeout=10,
             **kw,
         )
+    except psycopg.ProgrammingError as exc:
+        raise errors.ConfigError(f"DATABASE_URL is not a valid connection string: {exc}") from exc
     except psycopg.OperationalError as exc:
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unreachable"
+        # Retrying cannot fix these: wrong credentials, no such database or role.
+        if any(marker in str(exc) for marker in _CONFIG_FAILURES):
+            raise errors.ConfigError(f"cannot connect to the database: {reason}") from exc
         raise errors.DatabaseUnavailable(f"cannot connect to the database: {reason}") from exc
     # JIT compiles big-looking plans for ~100 ms; our statements run in milliseconds.
     conn.execute("SET jit = off")

@@ -137,3 +137,30 @@ def _restart_under(proc: subprocess.Popen[bytes], db_url: str, pg_server: Server
         assert proc.wait(timeout=30) == 0, ultimas_linhas()
         counts = invariantes.verificar(fresh)
     assert counts["perdidos"] == 0 and counts["duplicados"] == 0
+
+
+def test_worker__configuration_error_exits_non_zero_at_once(db_url: str) -> None:
+    """Wrong credentials or a malformed URL cannot be fixed by retrying: exit 2, one line."""
+    for url in ("postgresql://x@localhost:notaport/z", db_url.replace("postgres@", "nobody@")):
+        proc = subprocess.run(
+            [*D2, "worker"],
+            env=os.environ | {"DATABASE_URL": url},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith("d2: error: cannot connect to the database")
+        assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_worker__bad_setting_exits_2_with_one_line(db_url: str) -> None:
+    proc = subprocess.run(
+        [*D2, "worker"],
+        env=os.environ | {"DATABASE_URL": db_url, "D2_BATCH_SIZE": "lots"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "d2: error: D2_BATCH_SIZE must be an integer, got 'lots'"
