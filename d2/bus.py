@@ -138,18 +138,24 @@ def publicar_muitos(
     if not itens:
         return []
     ids = [uuid.uuid4() for _ in itens]
-    with db.mapped_errors():
-        conn.execute(
-            db.q("bus_publicar_muitos"),
-            {
-                "tipo": tipo,
-                "versao_schema": versao,
-                "origem": origem,
-                "event_ids": ids,
-                "correlacao_ids": [correlacao for _, correlacao in itens],
-                "payloads": [_json(payload) for payload, _ in itens],
-            },
-        )
+    try:
+        with db.mapped_errors():
+            conn.execute(
+                db.q("bus_publicar_muitos"),
+                {
+                    "tipo": tipo,
+                    "versao_schema": versao,
+                    "origem": origem,
+                    "event_ids": ids,
+                    "correlacao_ids": [correlacao for _, correlacao in itens],
+                    "payloads": [_json(payload) for payload, _ in itens],
+                },
+            )
+    except errors.D2Error as exc:
+        if db.is_transient(exc):
+            raise
+        # The payloads passed the Registry: a refusal now is the log's, not the events'.
+        raise errors.PublishError(f"event log refused {tipo}: {exc}") from exc
     log.debug("eventos inseridos", extra={"tipo": tipo, "quantidade": len(ids), "origem": origem})
     return ids
 

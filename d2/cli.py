@@ -224,6 +224,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    import os
+
+    from d2 import bench
+
+    url = os.environ.get("DATABASE_URL") or None
+    for figura in bench.run(args.names, url=url, quick=args.quick):
+        print(json.dumps(figura, ensure_ascii=False, default=str), flush=True)
+    return 0
+
+
 def _uuid_arg(text: str) -> Any:
     import uuid
 
@@ -496,6 +507,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_retry.add_argument("--log-level", default="INFO")
     p_retry.set_defaults(handler=cmd_dlq_retry)
     _add_ops_commands(sub)
+
+    p_bench = sub.add_parser(
+        "bench",
+        help="performance figures, each with a baseline measured in the same run (JSON lines)",
+    )
+    p_bench.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="pip, drain, memory, latency, import (default: all)",
+    )
+    p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
+    p_bench.set_defaults(handler=cmd_bench)
     return parser
 
 

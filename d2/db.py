@@ -131,7 +131,11 @@ def connect(
             **kw,
         )
     except psycopg.ProgrammingError as exc:
-        raise errors.ConfigError(f"DATABASE_URL is not a valid connection string: {exc}") from exc
+        # libpq quotes the piece it could not parse, which may be the password: hide it.
+        motivo = re.sub(r'"[^"]*"', '"…"', str(exc).strip().splitlines()[-1])
+        raise errors.ConfigError(
+            f"DATABASE_URL is not a valid connection string: {motivo}"
+        ) from exc
     except psycopg.OperationalError as exc:
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unreachable"
         # Retrying cannot fix these: wrong credentials, no such database or role.

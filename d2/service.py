@@ -29,7 +29,7 @@ CONSUMIDOR = "D-2"
 ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
 TIPO_SAIDA = "demanda.georreferenciada"
-_VERSAO_ACEITA = re.compile(r"^1\.\d+\.\d+$")
+_VERSAO_ACEITA = re.compile(r"\A1\.\d+\.\d+\Z")
 
 
 class Desfecho(enum.StrEnum):
@@ -242,7 +242,9 @@ class Servico:
                 plano.existente = existente
             else:
                 plano = classificar(evento, self.settings)
-            if plano.demanda_id is not None and plano.desfecho != Desfecho.DEAD_LETTER:
+            # Only events that will write a resolution or a review claim their demanda
+            # (event by event, a discard never meets the unique constraints either).
+            if plano.demanda_id is not None and plano.desfecho in (None, Desfecho.REPUBLICADA):
                 primeiro = dono.setdefault(plano.demanda_id, evento.event_id)
                 if primeiro != evento.event_id:
                     _dead(plano, f"demanda_id {plano.demanda_id} repeated under event {primeiro}")

@@ -49,6 +49,7 @@ class Worker:
         self.estado = Estado()
         self._on_batch = on_batch
         self._ultimo_purge = time.monotonic()
+        self._espera_s = 0.5
         self.metricas = metrics.Metricas() if settings.metrics_port else None
 
     def instalar_sinais(self) -> None:
@@ -76,7 +77,6 @@ class Worker:
                 servidor.parar()
 
     def _executar(self, *, drain: bool) -> service.Resultado:
-        espera = 0.5
         while not self.parar.is_set():
             try:
                 self._sessao(drain=drain)
@@ -91,11 +91,11 @@ class Worker:
                     "Falha transitória; reconectando",
                     extra={
                         "erro": str(exc).splitlines()[0] if str(exc) else "",
-                        "espera_s": espera,
+                        "espera_s": self._espera_s,
                     },
                 )
-                self.parar.wait(espera * (1 + random.random() / 4))
-                espera = min(espera * 2, 30.0)
+                self.parar.wait(self._espera_s * (1 + random.random() / 4))
+                self._espera_s = min(self._espera_s * 2, 30.0)
         return self.estado.resultado
 
     def _sessao(self, *, drain: bool) -> None:
@@ -145,10 +145,12 @@ class Worker:
             with db.mapped_errors():
                 eventos = bus.ler_desde(conn, service.TIPO_ENTRADA, cursor, self.batch_size)
             if not eventos:
+                self._espera_s = 0.5  # the database answers and nothing is failing
                 if self.metricas is not None:
                     self.metricas.atualizar_gauges(conn)
                 return
             resultado = self.servico.processar(conn, eventos)
+            self._espera_s = 0.5  # a batch went through: the outage is over
             self.estado.resultado.somar(resultado)
             if self.metricas is not None:
                 self.metricas.observar_lote(

@@ -16,7 +16,7 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
     eventos = {
         r["event_id"]: r
         for r in conn.execute(
-            "SELECT event_id, sequence_number, correlacao_id, payload FROM core.event_log "
+            "SELECT event_id, sequence_number, correlacao_id FROM core.event_log "
             "WHERE tipo = 'demanda.normalizada'"
         )
     }
@@ -65,7 +65,7 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
     saidas: dict[str, list[dict[str, Any]]] = {}
     for r in conn.execute(
         "SELECT correlacao_id, versao_schema, payload FROM core.event_log "
-        "WHERE tipo = 'demanda.georreferenciada'"
+        "WHERE tipo = 'demanda.georreferenciada' ORDER BY sequence_number"
     ):
         assert (
             registry.registry().erros("demanda.georreferenciada", r["payload"], r["versao_schema"])
@@ -80,6 +80,19 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
         str(r["demanda_id"]) for r in conn.execute("SELECT demanda_id FROM d2.resolucoes_geo")
     }
     assert set(saidas) <= resolvidas, "published for a demanda that has no resolution"
+    em_revisao = {
+        str(r["demanda_id"])
+        for r in conn.execute("SELECT demanda_id FROM d2.revisoes_geo_pendentes")
+    }
+    assert not set(saidas) & em_revisao, "published for a demanda pending review"
+    mortos_publicados = conn.execute(
+        "SELECT count(*) AS n FROM core.dead_letter_queue d "
+        "JOIN d2.resolucoes_geo r ON r.event_id = d.event_id WHERE d.status = 'pendente'"
+    ).fetchone()
+    assert mortos_publicados == {"n": 0}, "a dead letter whose event also has a resolution"
+    for r in conn.execute("SELECT demanda_id, unidade_civica_id FROM d2.resolucoes_geo"):
+        ultima = saidas[str(r["demanda_id"])][-1]["payload"]
+        assert ultima["unidade_civica_id"] == str(r["unidade_civica_id"]), "stale publication"
 
     cursor = conn.execute(
         "SELECT last_sequence FROM d2.consumer_offset WHERE tipo_evento = 'demanda.normalizada'"
@@ -92,6 +105,7 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
         "duplicados": duplicados,
         "resolvidos": len(resolvidos),
         "publicados": sum(len(v) for v in saidas.values()),
+        "publicacoes_extra": sum(len(v) - 1 for v in saidas.values()),
         "pendentes": len(pendentes),
         "dead_letters": len(mortos),
     }

@@ -90,7 +90,9 @@ LEFT JOIN LATERAL (
     ORDER BY m.geom <-> ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326)
     LIMIT 1
 ) perto ON true
-ORDER BY p.criado_em, p.demanda_id
+-- Demands queued in one batch share criado_em: the event log's order breaks the tie.
+LEFT JOIN core.event_log e ON e.event_id = p.event_id
+ORDER BY p.criado_em, e.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
 -- name: ops_revisoes_bloquear
@@ -229,7 +231,9 @@ LEFT JOIN LATERAL (
     ORDER BY m.geom <-> ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326)
     LIMIT 1
 ) perto ON true
-ORDER BY p.criado_em, p.demanda_id
+-- Demands queued in one batch share criado_em: the event log's order breaks the tie.
+LEFT JOIN core.event_log e ON e.event_id = p.event_id
+ORDER BY p.criado_em, e.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
 -- name: mapa_dead_letters

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,7 @@ def _contagem(conn: Conn) -> dict[int, int]:
 def test_import__all_layers_published_counts_none_dropped_and_idempotent(
     db_url: str, conn: Conn, shared_data: Path
 ) -> None:
-    inicio = time.monotonic()
     resumo = ibge.run_import(db_url, directory=shared_data, progress=False)
-    primeira = time.monotonic() - inicio
 
     assert _contagem(conn) == {4: 5564, 5: 27, 6: 5, 7: 1, 2: 296}
     assert resumo.total().dropped == 0
@@ -38,15 +35,11 @@ def test_import__all_layers_published_counts_none_dropped_and_idempotent(
     rejeitados = conn.execute("SELECT count(*) AS n FROM d2.mirror_rejected").fetchone()
     assert rejeitados == {"n": 0}
 
-    inicio = time.monotonic()
     de_novo = ibge.run_import(db_url, directory=shared_data, progress=False)
-    segunda = time.monotonic() - inicio
 
     total = de_novo.total()
     assert (total.inserted, total.updated, total.unchanged) == (0, 0, 5893)
-    print(f"\nimport from empty {primeira:.1f} s, re-import {segunda:.1f} s")
-    print(resumo.format_text())
-    assert primeira <= 60 and segunda <= 20
+    # Timings are measured by `d2 bench import`, not asserted here (shared, noisy machine).
 
 
 def test_import__parents_follow_the_official_codes(

@@ -1,0 +1,182 @@
+"""What every benchmark needs: a scratch server, scratch databases, timing, figures."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, LiteralString, cast
+from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+
+from d2 import embedded, migrations
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+def figure(
+    bench: str,
+    name: str,
+    value: float,
+    unit: str,
+    baseline: float | None = None,
+    baseline_name: str | None = None,
+    *,
+    higher_is_better: bool = True,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One JSON line: the figure, the baseline measured in the same run, their ratio
+    (> 1 means the figure is better than the baseline)."""
+    ratio: float | None = None
+    if baseline:
+        ratio = value / baseline if higher_is_better else baseline / value if value else None
+    row: dict[str, Any] = {
+        "bench": bench,
+        "figure": name,
+        "value": round(value, 3),
+        "unit": unit,
+        "baseline": None if baseline is None else round(baseline, 3),
+        "baseline_name": baseline_name,
+        "ratio": None if ratio is None else round(ratio, 2),
+    }
+    row.update(extra)
+    return row
+
+
+def with_dbname(url: str, dbname: str) -> str:
+    """The same server, another database (libpq URL)."""
+    parts = urlparse(url)
+    query = dict(parse_qsl(parts.query))
+    query.pop("dbname", None)
+    return urlunparse(parts._replace(path="/" + dbname, query=urlencode(query)))
+
+
+def dbname(url: str) -> str:
+    """The database name of a libpq URL."""
+    return urlparse(url).path.lstrip("/")
+
+
+@dataclass
+class Server:
+    """A server on which the benchmarks create (and drop) their own databases."""
+
+    admin_url: str
+    home: Path | None = None
+
+    def close(self) -> None:
+        if self.home is not None:
+            embedded.stop(self.home)
+            shutil.rmtree(self.home, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def server(url: str | None) -> Iterator[Server]:
+    """The server at url (its databases are left alone: we create d2_bench_* ones), or a
+    throw-away embedded cluster (fsync off) when url is None."""
+    if url:
+        yield Server(url)
+        return
+    home = Path(tempfile.mkdtemp(prefix="d2-bench-"))
+    home.chmod(0o755)
+    cluster = embedded.start(home, fast=True)
+    srv = Server(cluster.url("postgres"), home)
+    try:
+        yield srv
+    finally:
+        srv.close()
+
+
+@contextlib.contextmanager
+def scratch_db(srv: Server, label: str, *, template: str | None = None) -> Iterator[str]:
+    """A new migrated database (or a clone of template), dropped afterwards."""
+    name = f"d2_bench_{label}_{uuid.uuid4().hex[:8]}"
+    create_db(srv, name, template=template)
+    url = with_dbname(srv.admin_url, name)
+    try:
+        if template is None:
+            migrations.upgrade(url)
+        yield url
+    finally:
+        drop_db(srv, name)
+
+
+def create_db(srv: Server, name: str, *, template: str | None = None) -> None:
+    with psycopg.connect(srv.admin_url, autocommit=True) as conn:
+        if template is None:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        else:
+            conn.execute(
+                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                    sql.Identifier(name), sql.Identifier(template)
+                )
+            )
+
+
+def drop_db(srv: Server, name: str) -> None:
+    with psycopg.connect(srv.admin_url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+
+
+def connect(url: str, *, autocommit: bool = True) -> Conn:
+    return psycopg.connect(url, autocommit=autocommit, row_factory=dict_row)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """(seconds, result) of one call."""
+    inicio = time.perf_counter()
+    resultado = fn()
+    return time.perf_counter() - inicio, resultado
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
+
+
+@functools.cache
+def queries() -> dict[str, LiteralString]:
+    """The named queries of bench/queries.sql (same format as sql/queries/)."""
+    text = (Path(__file__).resolve().parent / "queries.sql").read_text(encoding="utf-8")
+    parts = _NAME.split(text)
+    return {
+        name: cast(LiteralString, body.strip().rstrip(";"))
+        for name, body in zip(parts[1::2], parts[2::2], strict=True)
+    }
+
+
+def q(name: str) -> LiteralString:
+    return queries()[name]
+
+
+def backend_cpu_s(conn: Conn) -> float | None:
+    """CPU seconds used so far by this connection's server process (None when the server
+    is not on this machine): a figure that other load on a shared machine barely moves."""
+    row = conn.execute("SELECT pg_backend_pid() AS pid").fetchone()
+    assert row is not None
+    try:
+        campos = Path(f"/proc/{row['pid']}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    ticks = int(campos[11]) + int(campos[12])  # utime + stime
+    return ticks / os.sysconf("SC_CLK_TCK")

@@ -1,0 +1,125 @@
+"""The benchmark data sets: ../shared/data as it is, and at the official mesh's density.
+
+Loaded straight into core.uc_polygons (so the mirror triggers build the mirror and the
+chains), with the importer's deterministic ids. The dense set densifies the mirror in
+place (ST_Segmentize) and cuts it again; core.uc_polygons keeps the generalized geometry.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pyogrio
+import shapely
+
+from bench import common
+
+NAMESPACE = uuid.UUID("5b0f2d8e-3c1a-5e47-9d2b-6a8c4e1f7d30")  # = d2.importers.ibge
+LOTE = 500
+
+
+def uc_id(nivel: int, codigo: str) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"ibge:{nivel}:{codigo}")
+
+
+def _camada(path: Path | str) -> list[dict[str, Any]]:
+    tabela = pyogrio.read_dataframe(path)
+    linhas = []
+    for registro, geom in zip(
+        tabela.drop(columns="geometry").to_dict("records"), tabela.geometry, strict=True
+    ):
+        registro["geometria"] = json.loads(shapely.to_geojson(geom))
+        linhas.append(registro)
+    return linhas
+
+
+def _linhas(data: Path, bairros: bool) -> list[dict[str, Any]]:
+    pais = uc_id(7, "BR")
+    linhas: list[dict[str, Any]] = []
+    for r in _camada(data / "br_pais.geojson"):
+        linhas.append(dict(id=pais, nivel=7, parent=None, nome="Brasil", geometria=r["geometria"]))
+    for r in _camada(data / "br_regioes.geojson"):
+        linhas.append(
+            dict(id=uc_id(6, r["CD_REGIAO"]), nivel=6, parent=pais, nome=r["NM_REGIAO"],
+                 geometria=r["geometria"])
+        )  # fmt: skip
+    for r in _camada(data / "br_uf.geojson"):
+        linhas.append(
+            dict(id=uc_id(5, r["CD_UF"]), nivel=5, parent=uc_id(6, r["CD_REGIAO"]),
+                 nome=r["NM_UF"], geometria=r["geometria"])
+        )  # fmt: skip
+    for r in _camada("/vsigzip/" + str(data / "br_municipios.geojson.gz")):
+        linhas.append(
+            dict(id=uc_id(4, r["CD_MUN"]), nivel=4, parent=uc_id(5, r["CD_UF"]),
+                 nome=r["NM_MUN"], geometria=r["geometria"])
+        )  # fmt: skip
+    if bairros and (data / "bairros_ms_cd2022.geojson").exists():
+        for r in _camada(data / "bairros_ms_cd2022.geojson"):
+            linhas.append(
+                dict(id=uc_id(2, r["CD_BAIRRO"]), nivel=2, parent=uc_id(4, r["CD_MUN"]),
+                     nome=r["NM_BAIRRO"], geometria=r["geometria"])
+            )  # fmt: skip
+    return linhas
+
+
+def load_shared(url: str, data: Path = common.SHARED_DATA, *, bairros: bool = True) -> int:
+    """Load país, regiões, UFs, municípios (and the MS bairros) into core.uc_polygons."""
+    linhas = _linhas(data, bairros)
+    with common.connect(url, autocommit=False) as conn:
+        for inicio in range(0, len(linhas), LOTE):
+            lote = linhas[inicio : inicio + LOTE]
+            conn.execute(common.q("uc_insert"), {"rows": json.dumps(lote, default=str)})
+        conn.commit()
+        conn.execute("ANALYZE")
+    return len(linhas)
+
+
+def add_synthetic_bairros(url: str, total: int = 17_500) -> int:
+    """The synthetic bairro layer (level 2, Voronoi cells inside municipalities)."""
+    with common.connect(url) as conn:
+        conn.execute(common.q("semear"), {"seed": 0.42})
+        cur = conn.execute(common.q("bairros_sinteticos"), {"total": total})
+        n = cur.rowcount
+        conn.execute("ANALYZE")
+    return n
+
+
+def vertices(url: str) -> dict[int, dict[str, float]]:
+    with common.connect(url) as conn:
+        return {
+            int(r["nivel"]): {"n": r["n"], "perimetro": r["perimetro"], "vertices": r["vertices"]}
+            for r in conn.execute(common.q("perimetro_total"))
+        }
+
+
+def densify(url: str, alvo_vertices: int = 20_000_000) -> tuple[float, int]:
+    """Densify the mirror so it holds about alvo_vertices vertices in all; returns
+    (segment length in degrees, vertices after)."""
+    por_nivel = vertices(url)
+    perimetro = sum(v["perimetro"] for v in por_nivel.values())
+    passo = perimetro / alvo_vertices
+    with common.connect(url) as conn:
+        conn.execute(common.q("densificar"), {"passo": passo})
+    depois = sum(int(v["vertices"]) for v in vertices(url).values())
+    return passo, depois
+
+
+def repiece(url: str, cap: int) -> dict[str, Any]:
+    """Cut the mirror again into pieces of at most cap vertices; ANALYZE."""
+    with common.connect(url) as conn:
+        conn.execute("UPDATE d2.mirror_state SET max_vertices = %(cap)s", {"cap": cap})
+        conn.execute(common.q("repartir_limpar"))
+        conn.execute(common.q("repartir"), {"cap": cap})
+        conn.execute("VACUUM ANALYZE d2.mirror_pieces")
+        row = conn.execute(common.q("pieces_stats")).fetchone()
+    assert row is not None
+    return dict(row)
+
+
+def metros(graus: float) -> float:
+    """A length in degrees as metres (of latitude)."""
+    return graus * math.pi / 180 * 6_371_000

@@ -1,0 +1,180 @@
+"""drain, memory, latency: the worker over a backlog and under a trickle.
+
+Each run gets its own clone of a prepared database (same polygons, same events, cursor
+before the backlog), so the batch and the per-event paths see exactly the same work.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from bench import common
+from d2 import config, worker
+
+PROJETO = Path(__file__).resolve().parents[1]
+
+
+def preparar_backlog(url: str, lats: list[float], lngs: list[float]) -> int:
+    """Publish one event per point after the current cursor; returns the cursor."""
+    with common.connect(url, autocommit=False) as conn:
+        row = conn.execute(common.q("maior_sequencia")).fetchone()
+        assert row is not None
+        antes = int(row["seq"])
+        for i in range(0, len(lats), 20_000):
+            conn.execute(
+                common.q("eventos_inserir"),
+                {"lats": lats[i : i + 20_000], "lngs": lngs[i : i + 20_000]},
+            )
+        conn.execute(common.q("cursor_em"), {"seq": antes})
+        conn.commit()
+    with common.connect(url) as conn:
+        conn.execute("VACUUM ANALYZE core.event_log")
+    return antes
+
+
+def cursor_em(url: str, seq: int) -> None:
+    with common.connect(url) as conn:
+        conn.execute(common.q("cursor_em"), {"seq": seq})
+
+
+def ultima(url: str) -> int:
+    with common.connect(url) as conn:
+        row = conn.execute(common.q("maior_sequencia")).fetchone()
+    assert row is not None
+    return int(row["seq"])
+
+
+def drenar(url: str, batch_size: int) -> tuple[float, int]:
+    """(seconds, events handled) of Worker(...).executar(drain=True)."""
+    settings = config.load()
+    runner = worker.Worker(settings, url=url, batch_size=batch_size)
+    inicio = time.perf_counter()
+    resultado = runner.executar(drain=True)
+    return time.perf_counter() - inicio, sum(resultado.contagem.values())
+
+
+def drenar_subprocesso(url: str) -> tuple[float, int, int]:
+    """`python -m d2.cli worker --drain` as the operator runs it:
+    (seconds, exit code, peak RSS in bytes).
+
+    The peak is the child's VmHWM, read from /proc while it runs (the last reading is
+    taken within 20 ms of its exit). Not ru_maxrss: Linux carries the parent's peak
+    into a forked child's ru_maxrss, so a big benchmark process would inflate it.
+    """
+    env = dict(os.environ, DATABASE_URL=url)
+    inicio = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "d2.cli", "worker", "--drain", "--log-level", "WARNING"],
+        cwd=PROJETO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    pico = 0
+    status = Path(f"/proc/{proc.pid}/status")
+    while proc.poll() is None:
+        pico = max(pico, _vmhwm(status))
+        time.sleep(0.02)
+    return time.perf_counter() - inicio, proc.returncode, pico
+
+
+def _vmhwm(status: Path) -> int:
+    try:
+        for linha in status.read_text().splitlines():
+            if linha.startswith("VmHWM:"):
+                return int(linha.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _ouvir(
+    url: str, chegadas: dict[str, float], parar: threading.Event, pronto: threading.Event
+) -> None:
+    with common.connect(url) as conn:
+        conn.execute("LISTEN core_event_log")
+        visto = 0
+        row = conn.execute(common.q("saidas_desde"), {"seq": -1}).fetchall()
+        visto = max((r["sequence_number"] for r in row), default=0)
+        pronto.set()
+        while not parar.is_set():
+            avisos = list(conn.notifies(timeout=0.05, stop_after=1))
+            if not avisos:
+                continue
+            agora = time.perf_counter()
+            for r in conn.execute(common.q("saidas_desde"), {"seq": visto}).fetchall():
+                chegadas.setdefault(r["demanda_id"], agora)
+                visto = max(visto, r["sequence_number"])
+
+
+def latencia(url: str, lats: list[float], lngs: list[float], por_segundo: float) -> dict[str, Any]:
+    """A listening worker (subprocess) under a steady trickle: commit of each input →
+    arrival of the NOTIFY of the commit of its output (LISTEN on core_event_log)."""
+    env = dict(os.environ, DATABASE_URL=url, D2_POLL_INTERVAL="1.0")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "d2.cli", "worker", "--log-level", "WARNING"],
+        cwd=PROJETO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    chegadas: dict[str, float] = {}
+    enviados: dict[str, float] = {}
+    parar = threading.Event()
+    pronto = threading.Event()
+    ouvinte = threading.Thread(target=_ouvir, args=(url, chegadas, parar, pronto), daemon=True)
+    ouvinte.start()
+    try:
+        pronto.wait(10)
+        _esperar_worker(url)
+        intervalo = 1.0 / por_segundo
+        with common.connect(url) as conn:
+            proximo = time.perf_counter()
+            for lat, lng in zip(lats, lngs, strict=True):
+                demanda = str(uuid.uuid4())
+                conn.execute(common.q("evento_um"), {"demanda_id": demanda, "lat": lat, "lng": lng})
+                enviados[demanda] = time.perf_counter()
+                proximo += intervalo
+                time.sleep(max(0.0, proximo - time.perf_counter()))
+        limite = time.perf_counter() + 10
+        while len(chegadas) < len(enviados) and time.perf_counter() < limite:
+            time.sleep(0.05)
+    finally:
+        parar.set()
+        proc.terminate()
+        proc.wait(timeout=30)
+        ouvinte.join(timeout=5)
+    ms = [(chegadas[d] - t) * 1000 for d, t in enviados.items() if d in chegadas]
+    return {
+        "n": len(enviados),
+        "received": len(ms),
+        "p50_ms": common.percentile(ms, 50),
+        "p99_ms": common.percentile(ms, 99),
+        "max_ms": max(ms) if ms else float("nan"),
+    }
+
+
+def _esperar_worker(url: str, timeout_s: float = 30.0) -> None:
+    """Until the worker seeded its cursor (boot done), plus its listener's moment."""
+    limite = time.monotonic() + timeout_s
+    with common.connect(url) as conn:
+        while time.monotonic() < limite:
+            row = conn.execute(common.q("cursor_existe")).fetchone()
+            if row and row["n"]:
+                time.sleep(1.0)
+                return
+            time.sleep(0.1)
+    raise RuntimeError("the worker did not boot")
+
+
+def rss_proprio() -> int:
+    """Peak RSS of this process so far (bytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

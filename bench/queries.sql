@@ -1,0 +1,183 @@
+-- Queries of the benchmarks only (the service's own live in sql/queries/).
+
+-- name: uc_insert
+-- Load prepared UC rows (JSON array) into core.uc_polygons; the mirror triggers run.
+INSERT INTO core.uc_polygons (id, unidade_civica_id, nivel, parent_uc_id, nome, geometria, fonte)
+SELECT r.id, r.id, r.nivel, r.parent, r.nome, r.geometria, 'bench'
+FROM jsonb_to_recordset(%(rows)s::jsonb)
+    AS r (id uuid, nivel integer, parent uuid, nome text, geometria jsonb);
+
+-- name: bairros_sinteticos
+-- A synthetic bairro layer (level 2): Voronoi cells of random seeds inside every
+-- municipality, clipped to it; about %(total)s cells, more in bigger municipalities (one
+-- with fewer than 2 gets none: a single bairro would just repeat the municipality).
+WITH mun AS (
+    SELECT m.unidade_civica_id, m.geom, sqrt(ST_Area(m.geom)) AS peso
+    FROM d2.mirror_uc m
+    WHERE m.nivel = 4
+), quantos AS (
+    SELECT *
+    FROM (
+        SELECT mun.*, round(%(total)s * peso / sum(peso) OVER ())::integer AS k FROM mun
+    ) pesados
+    WHERE k >= 2
+), celulas AS (
+    SELECT q.unidade_civica_id AS mun, row_number() OVER () AS n,
+           ST_Multi(ST_CollectionExtract(ST_Intersection(v.geom, q.geom), 3)) AS geom
+    FROM quantos q
+    CROSS JOIN LATERAL (
+        SELECT (ST_Dump(ST_VoronoiPolygons(ST_GeneratePoints(q.geom, q.k, 42)))).geom
+    ) v
+)
+INSERT INTO core.uc_polygons (id, unidade_civica_id, nivel, parent_uc_id, nome, geometria, fonte)
+SELECT md5(c.mun::text || c.n)::uuid, md5(c.mun::text || c.n)::uuid, 2, c.mun,
+       'Bairro sintético ' || c.n, ST_AsGeoJSON(c.geom, 7)::jsonb, 'bench'
+FROM celulas c
+WHERE NOT ST_IsEmpty(c.geom) AND ST_Area(c.geom) > 0;
+
+-- name: perimetro_total
+-- Total boundary length (degrees) and vertices of the mirror, per level.
+SELECT m.nivel, count(*) AS n, sum(ST_Perimeter(m.geom)) AS perimetro,
+       sum(ST_NPoints(m.geom))::bigint AS vertices
+FROM d2.mirror_uc m
+GROUP BY m.nivel
+ORDER BY m.nivel;
+
+-- name: densificar
+-- Densify the mirror's geometry to segments of at most %(passo)s degrees.
+UPDATE d2.mirror_uc m
+SET geom = ST_Multi(ST_Segmentize(m.geom, %(passo)s)),
+    n_vertices = ST_NPoints(ST_Segmentize(m.geom, %(passo)s));
+
+-- name: repartir_limpar
+-- Empty the pieces before cutting them again.
+TRUNCATE d2.mirror_pieces;
+
+-- name: repartir
+-- Cut the mirror into pieces of at most %(cap)s vertices (what d2.mirror_sync does).
+INSERT INTO d2.mirror_pieces (uc_polygon_id, unidade_civica_id, nivel, geom)
+SELECT m.uc_polygon_id, m.unidade_civica_id, m.nivel, pedaco.geom
+FROM d2.mirror_uc m
+CROSS JOIN LATERAL (SELECT (ST_Dump(ST_Subdivide(m.geom, %(cap)s))).geom AS geom) pedaco
+WHERE GeometryType(pedaco.geom) = 'POLYGON';
+
+-- name: pieces_stats
+-- How many pieces, and their vertices.
+SELECT count(*) AS n, avg(ST_NPoints(p.geom)) AS media_vertices,
+       pg_total_relation_size('d2.mirror_pieces') AS bytes
+FROM d2.mirror_pieces p;
+
+-- name: pontos_no_brasil
+-- Random points inside the country (level 7): uniform over its area.
+SELECT ST_Y(g.geom) AS lat, ST_X(g.geom) AS lng
+FROM d2.mirror_uc m
+CROSS JOIN LATERAL (SELECT (ST_Dump(ST_GeneratePoints(m.geom, %(n)s, %(seed)s))).geom) g
+WHERE m.nivel = 7;
+
+-- name: pontos_na_fronteira
+-- Random points within about 100 m of municipal boundaries: a random point on a random
+-- municipality's boundary, moved by up to 0.0009 degrees in each direction.
+WITH fronteira AS (
+    SELECT ST_Boundary(m.geom) AS linha, row_number() OVER (ORDER BY m.uc_polygon_id) AS i
+    FROM d2.mirror_uc m
+    WHERE m.nivel = 4
+), n AS (SELECT count(*) AS total FROM fronteira),
+sorteio AS (
+    SELECT s, 1 + floor(random() * n.total)::bigint AS i, random() AS f,
+           random() AS dx, random() AS dy
+    FROM n, generate_series(1, %(n)s) s
+)
+SELECT ST_Y(p) + (s.dy - 0.5) * 0.0018 AS lat, ST_X(p) + (s.dx - 0.5) * 0.0018 AS lng
+FROM sorteio s
+JOIN fronteira f USING (i)
+CROSS JOIN LATERAL (SELECT ST_LineInterpolatePoint(
+    ST_GeometryN(ST_LineMerge(f.linha), 1), s.f) AS p) pt;
+
+-- name: semear
+-- Make random() repeatable for this session.
+SELECT setseed(%(seed)s);
+
+-- name: resolver_lote
+-- The set-based resolver over a batch of points (what the worker calls).
+SELECT count(*) AS resolvidos
+FROM d2.resolver_territorios(%(lats)s::double precision[], %(lngs)s::double precision[]);
+
+-- name: contains_sem_subdividir
+-- Baseline (a): the same answer from plain ST_Contains over the unsubdivided mirror.
+SELECT count(*) AS resolvidos
+FROM unnest(%(lats)s::double precision[], %(lngs)s::double precision[]) AS pt (lat, lng)
+CROSS JOIN LATERAL (
+    SELECT m.unidade_civica_id
+    FROM d2.mirror_uc m
+    WHERE ST_Contains(
+        m.geom, ST_SetSRID(ST_MakePoint(round(pt.lng::numeric, 5)::float8,
+                                        round(pt.lat::numeric, 5)::float8), 4326)
+    )
+    ORDER BY m.nivel, m.unidade_civica_id
+    LIMIT 1
+) achado;
+
+-- name: geometrias
+-- The mirror's geometry for an in-process index: WKB, level, UC.
+SELECT m.unidade_civica_id, m.nivel, ST_AsBinary(m.geom) AS wkb
+FROM d2.mirror_uc m
+ORDER BY m.nivel, m.unidade_civica_id;
+
+-- name: eventos_inserir
+-- A backlog of demanda.normalizada events, one per point, published in one transaction
+-- the way an upstream producer writes them (plain INSERT).
+INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
+SELECT gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
+       jsonb_build_object(
+           'demanda_id', gen_random_uuid(),
+           'titulo', 'Buraco na rua',
+           'descricao_limpa', 'Há um buraco grande na rua principal',
+           'tipo_midia_processada', 'texto',
+           'coordenadas_validadas', jsonb_build_object('lat', pt.lat, 'lng', pt.lng),
+           'confianca_normalizacao', 0.9,
+           'origem_normalizacao', 'automatico',
+           'conteudo_suspeito', false
+       )
+FROM unnest(%(lats)s::double precision[], %(lngs)s::double precision[]) AS pt (lat, lng);
+
+-- name: evento_um
+-- One demanda.normalizada (the latency trickle).
+INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
+VALUES (gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
+        jsonb_build_object(
+            'demanda_id', %(demanda_id)s::text,
+            'titulo', 'Buraco na rua',
+            'descricao_limpa', 'Há um buraco grande na rua principal',
+            'tipo_midia_processada', 'texto',
+            'coordenadas_validadas', jsonb_build_object('lat', %(lat)s::float8, 'lng', %(lng)s::float8),
+            'confianca_normalizacao', 0.9,
+            'origem_normalizacao', 'automatico',
+            'conteudo_suspeito', false
+        ));
+
+-- name: cursor_em
+-- Put D-2's cursor at a sequence number (the events after it are the backlog).
+INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)
+VALUES ('demanda.normalizada', %(seq)s)
+ON CONFLICT (tipo_evento) DO UPDATE SET last_sequence = EXCLUDED.last_sequence;
+
+-- name: maior_sequencia
+-- The highest sequence number of the input events.
+SELECT coalesce(max(sequence_number), 0) AS seq
+FROM core.event_log
+WHERE tipo = 'demanda.normalizada';
+
+-- name: saidas_desde
+-- Output events after a sequence number.
+SELECT sequence_number, payload ->> 'demanda_id' AS demanda_id
+FROM core.event_log
+WHERE tipo = 'demanda.georreferenciada' AND sequence_number > %(seq)s
+ORDER BY sequence_number;
+
+-- name: contar_saidas
+-- How many outputs were published.
+SELECT count(*) AS n FROM core.event_log WHERE tipo = 'demanda.georreferenciada';
+
+-- name: cursor_existe
+-- Has the worker seeded its cursor (boot done)?
+SELECT count(*) AS n FROM d2.consumer_offset WHERE tipo_evento = 'demanda.normalizada';

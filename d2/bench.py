@@ -1,0 +1,196 @@
+"""`d2 bench`: the performance figures, each next to a baseline measured in the same run.
+
+The benchmarks live in bench/ (in the source checkout, next to d2/); this module runs
+them and yields one JSON-able dict per figure:
+{"bench", "figure", "value", "unit", "baseline", "baseline_name", "ratio", ...}.
+They never touch an existing database's data: on the server at `url` they create and
+drop their own `d2_bench_*` databases (the role needs CREATEDB); without `url` they start
+a throw-away embedded cluster.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from d2 import errors
+
+NAMES = ("pip", "drain", "memory", "latency", "import")
+
+# Sizes: (full run, --quick).
+_PONTOS = (20_000, 4_000)
+_DENSO_VERTICES = (20_000_000, 2_000_000)
+_BAIRROS = (17_500, 3_000)
+_BACKLOG = (100_000, 10_000)
+_POR_EVENTO = (5_000, 1_000)
+_TRICKLE = (2_000, 300)
+CAP = 64  # = the migration's MAX_VERTICES
+
+
+def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
+    """Run the named benchmarks (all when empty) and yield their figures."""
+    try:
+        from bench import common, data
+    except ImportError as exc:
+        raise errors.D2Error("d2 bench needs the source checkout (bench/ next to d2/)") from exc
+    escolhidos = list(names) or list(NAMES)
+    desconhecidos = [n for n in escolhidos if n not in NAMES]
+    if desconhecidos:
+        raise errors.InvalidInput(
+            f"unknown benchmark {desconhecidos[0]!r}; choose from {', '.join(NAMES)}"
+        )
+    if not (common.SHARED_DATA / "br_municipios.geojson.gz").exists():
+        raise errors.D2Error(f"the benchmarks need the shared data at {common.SHARED_DATA}")
+    i = 1 if quick else 0
+    with common.server(url) as srv, contextlib.ExitStack() as pilha:
+        template: str | None = None
+        for nome in escolhidos:
+            if nome == "import":
+                yield from _importar(srv)
+                continue
+            if template is None:
+                # Polygons loaded once; every benchmark works on its own clone.
+                base_url = pilha.enter_context(common.scratch_db(srv, "base"))
+                segundos, n = common.timed(functools.partial(data.load_shared, base_url))
+                yield {"bench": "setup", "figure": "load shared data into core.uc_polygons",
+                       "value": round(segundos, 1), "unit": "s", "rows": n}  # fmt: skip
+                template = common.dbname(base_url)
+            if nome == "pip":
+                yield from _pip(srv, template, i)
+            elif nome == "drain":
+                yield from _drain(srv, template, i)
+            elif nome == "memory":
+                yield from _memory(srv, template, i)
+            elif nome == "latency":
+                yield from _latency(srv, template, i)
+
+
+def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
+    from bench import common, data, pip
+
+    with common.scratch_db(srv, "pip", template=template) as url:
+        pts = pip.pontos(url, _PONTOS[i])
+        yield from pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS)
+        data.repiece(url, CAP)
+        yield from pip.medir(url, "shared", pts, vezes=2, contains_n=_PONTOS[i] // 4)
+    with common.scratch_db(srv, "denso", template=template) as url:
+        inicio = time.perf_counter()
+        with common.connect(url) as conn:
+            conn.execute("DELETE FROM core.uc_polygons WHERE nivel = 2")
+        n_bairros = data.add_synthetic_bairros(url, _BAIRROS[i])
+        passo, vertices = data.densify(url, _DENSO_VERTICES[i])
+        stats = data.repiece(url, CAP)
+        yield {
+            "bench": "setup",
+            "figure": "official-density data set",
+            "value": round(time.perf_counter() - inicio, 1),
+            "unit": "s",
+            "synthetic_bairros": n_bairros,
+            "segment_m": round(data.metros(passo), 1),
+            "vertices": vertices,
+            "pieces": stats["n"],
+        }
+        yield from (
+            dict(f, dataset="dense")
+            for f in pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS[1:])
+        )
+        data.repiece(url, CAP)
+        yield from pip.medir(url, "dense", pts, vezes=2, contains_n=_PONTOS[i] // 10)
+
+
+def _backlog_template(srv: Any, template: str, n: int) -> Iterator[tuple[str, str, int]]:
+    from bench import common, drain, pip
+
+    with common.scratch_db(srv, "backlog", template=template) as url:
+        pts = pip.pontos(url, n // 2)
+        lats = pts["brasil"][0] + pts["fronteira"][0]
+        lngs = pts["brasil"][1] + pts["fronteira"][1]
+        antes = drain.preparar_backlog(url, lats, lngs)
+        yield url, common.dbname(url), antes
+
+
+def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
+    from bench import common, drain
+
+    for _, nome, _antes in _backlog_template(srv, template, _BACKLOG[i]):
+        with common.scratch_db(srv, "lote", template=nome) as url:
+            s_lote, n_lote = drain.drenar(url, 500)
+        with common.scratch_db(srv, "um", template=nome) as url:
+            # Same events, fewer of them: the last _POR_EVENTO[i] of the backlog.
+            drain.cursor_em(url, drain.ultima(url) - _POR_EVENTO[i])
+            s_um, n_um = drain.drenar(url, 1)
+        yield common.figure(
+            "drain", "worker drain, batch 500", n_lote / s_lote, "events/s",
+            n_um / s_um, "per-event path (batch size 1)",
+            events=n_lote, per_event_events=n_um, seconds=round(s_lote, 2),
+        )  # fmt: skip
+
+
+def _memory(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
+    from bench import common, drain
+
+    for _, nome, _antes in _backlog_template(srv, template, _BACKLOG[i]):
+        with common.scratch_db(srv, "mem", template=nome) as url:
+            segundos, codigo, rss = drain.drenar_subprocesso(url)
+        with common.scratch_db(srv, "mem0", template=nome) as url:
+            drain.cursor_em(url, drain.ultima(url))
+            _, _, rss0 = drain.drenar_subprocesso(url)
+        yield common.figure(
+            "memory", "worker peak RSS, drain of the backlog", rss / 2**20, "MB",
+            rss0 / 2**20, "same worker, nothing to drain", higher_is_better=False,
+            events=_BACKLOG[i], seconds=round(segundos, 1), exit_code=codigo,
+            cli_drain_events_per_s=round(_BACKLOG[i] / segundos),
+        )  # fmt: skip
+
+
+def _latency(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
+    from bench import common, drain, pip
+
+    with common.scratch_db(srv, "lat", template=template) as url:
+        pts = pip.pontos(url, _TRICKLE[i])
+        r = drain.latencia(url, pts["brasil"][0], pts["brasil"][1], por_segundo=50)
+    yield common.figure(
+        "latency", "normalizada commit -> georreferenciada commit, p50", r["p50_ms"], "ms",
+        5.0, "target p50", higher_is_better=False, **r,
+    )  # fmt: skip
+    yield common.figure(
+        "latency", "normalizada commit -> georreferenciada commit, p99", r["p99_ms"], "ms",
+        20.0, "target p99", higher_is_better=False, **r,
+    )  # fmt: skip
+
+
+def _importar(srv: Any) -> Iterator[dict[str, Any]]:
+    from bench import common
+
+    try:
+        from d2.importers import ibge
+    except ImportError as exc:
+        yield {"bench": "import", "figure": "skipped", "note": f"importer unavailable: {exc}"}
+        return
+    with common.scratch_db(srv, "import") as url:
+        try:
+            primeira, _ = common.timed(
+                lambda: ibge.run_import(url, directory=Path(common.SHARED_DATA), progress=False)
+            )
+            segunda, resumo = common.timed(
+                lambda: ibge.run_import(url, directory=Path(common.SHARED_DATA), progress=False)
+            )
+        except Exception as exc:  # someone else's module, maybe unfinished: report, go on
+            yield {"bench": "import", "figure": "skipped", "note": f"{type(exc).__name__}: {exc}"}
+            return
+    escritos = sum(
+        getattr(c.total, "inserted", 0) + getattr(c.total, "updated", 0)
+        for c in getattr(resumo, "camadas", {}).values()
+    )
+    yield common.figure(
+        "import", "import ../shared/data from empty", primeira, "s", 60.0, "target",
+        higher_is_better=False,
+    )  # fmt: skip
+    yield common.figure(
+        "import", "re-import, nothing changed", segunda, "s", 20.0, "target",
+        higher_is_better=False, rows_written=escritos,
+    )  # fmt: skip

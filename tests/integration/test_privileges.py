@@ -1,0 +1,337 @@
+"""Least privilege (issue 7 item 4): the worker runs as a login that holds only d2_worker.
+
+It handles every outcome (resolution, discard, review, dead letter, republish) with those
+grants and nothing more, and it cannot touch core.uc_polygons or write anywhere else.
+Also: the DATABASE_URL password never reaches the logs, and GPS coordinates appear only
+in the invalid-coordinates ERROR line (LGPD).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.rows import dict_row
+
+from d2 import config, migrations, worker
+from tests import invariantes
+from tests.conftest import Server
+from tests.eventos import inserir_evento, payload_normalizada
+from tests.territorio import Territorio
+
+Conn = psycopg.Connection[dict[str, Any]]
+SENHA = "S3nha-Sup3r-Secreta-d2"
+
+
+def _nome_do_banco(db_url: str) -> str:
+    with psycopg.connect(db_url) as c:
+        row = c.execute("SELECT current_database()").fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+@pytest.fixture
+def login_url(db_url: str, pg_server: Server, conn: Conn) -> Iterator[str]:
+    """A LOGIN role (with a password) that holds d2_worker and nothing else."""
+    nome = f"d2_app_{uuid.uuid4().hex[:10]}"
+    conn.execute(
+        sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE d2_worker").format(
+            sql.Identifier(nome), sql.Literal(SENHA)
+        )
+    )
+    servidor = Server(nome, pg_server.host, pg_server.port, SENHA)
+    try:
+        yield servidor.url(_nome_do_banco(db_url))
+    finally:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %(n)s",
+            {"n": nome},
+        )
+        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
+
+
+@pytest.fixture
+def como_worker(login_url: str) -> Iterator[Conn]:
+    with psycopg.connect(login_url, autocommit=True, row_factory=dict_row) as c:
+        yield c
+
+
+def _semear_cursor(conn: Conn) -> None:
+    conn.execute(
+        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
+        "VALUES ('demanda.normalizada', 0) ON CONFLICT (tipo_evento) DO NOTHING"
+    )
+
+
+def _backlog_de_todos_os_desfechos(conn: Conn) -> dict[str, uuid.UUID]:
+    repetida = uuid.uuid4()
+    return {
+        "georreferenciada": inserir_evento(conn, payload_normalizada(-27.0, -49.0)),
+        "georreferenciada_duplicada_original": inserir_evento(
+            conn, payload_normalizada(-26.0, -42.0, demanda_id=repetida)
+        ),
+        "dead_letter_duplicada": inserir_evento(
+            conn, payload_normalizada(-26.5, -43.0, demanda_id=repetida)
+        ),
+        "revisao_pendente": inserir_evento(conn, payload_normalizada(10.0, 10.0)),
+        "coordenadas_invalidas": inserir_evento(conn, payload_normalizada(123.0, 0.0)),
+        "sem_coordenadas": inserir_evento(conn, payload_normalizada(coordenadas_validadas=None)),
+        "dead_letter_nao_uuid": inserir_evento(conn, {"demanda_id": "não-é-uuid"}),
+        "dead_letter_versao": inserir_evento(conn, payload_normalizada(), versao="9.0.0"),
+    }
+
+
+def _contagens(conn: Conn) -> dict[str, int]:
+    row = conn.execute(
+        """
+        SELECT (SELECT count(*) FROM d2.resolucoes_geo) AS resolucoes,
+               (SELECT count(*) FROM d2.revisoes_geo_pendentes) AS revisoes,
+               (SELECT count(*) FROM core.dead_letter_queue) AS dead_letters,
+               (SELECT count(*) FROM core.event_log
+                WHERE tipo = 'demanda.georreferenciada') AS publicados
+        """
+    ).fetchone()
+    assert row is not None
+    return dict(row)
+
+
+def test_worker_role__is_nologin_and_not_privileged(conn: Conn) -> None:
+    row = conn.execute(
+        "SELECT rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, rolbypassrls "
+        "FROM pg_roles WHERE rolname = 'd2_worker'"
+    ).fetchone()
+    assert row == {
+        "rolcanlogin": False,
+        "rolsuper": False,
+        "rolcreaterole": False,
+        "rolcreatedb": False,
+        "rolbypassrls": False,
+    }
+
+
+def test_worker_role__drain_handles_every_outcome_including_dlq_and_review(
+    conn: Conn, login_url: str, como_worker: Conn
+) -> None:
+    Territorio(conn)
+    _semear_cursor(conn)
+    eventos = _backlog_de_todos_os_desfechos(conn)
+    usuario = como_worker.execute("SELECT current_user AS u").fetchone()
+    assert usuario is not None and usuario["u"].startswith("d2_app_")
+
+    resultado = worker.Worker(config.load(), url=login_url, batch_size=3).executar(drain=True)
+
+    assert resultado.contagem == {
+        "georreferenciada": 2,
+        "revisao_pendente": 1,
+        "coordenadas_invalidas": 1,
+        "sem_coordenadas": 1,
+        "dead_letter": 3,
+    }
+    mortos = {r["event_id"] for r in conn.execute("SELECT event_id FROM core.dead_letter_queue")}
+    assert mortos == {
+        eventos["dead_letter_duplicada"],
+        eventos["dead_letter_nao_uuid"],
+        eventos["dead_letter_versao"],
+    }
+    invariantes.verificar(conn)
+
+
+def test_worker_role__replay_from_zero_republishes_without_new_rows(
+    conn: Conn, login_url: str
+) -> None:
+    Territorio(conn)
+    _semear_cursor(conn)
+    _backlog_de_todos_os_desfechos(conn)
+    worker.Worker(config.load(), url=login_url).executar(drain=True)
+    antes = _contagens(conn)
+    conn.execute("UPDATE d2.consumer_offset SET last_sequence = 0")
+
+    resultado = worker.Worker(config.load(), url=login_url).executar(drain=True)
+
+    assert resultado.contagem["republicada"] == 2
+    depois = _contagens(conn)
+    assert depois == antes | {"publicados": antes["publicados"] + 2}
+    invariantes.verificar(conn)
+
+
+def test_worker_role__downgrade_revokes_here_and_keeps_the_role_other_databases_use(
+    empty_db_url: str, template_db: str
+) -> None:
+    """template_db (migrated, so holding grants for d2_worker) is the other database."""
+
+    def pode_ler_uc_polygons() -> bool:
+        with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
+            row = c.execute(
+                "SELECT has_table_privilege('d2_worker', 'core.uc_polygons', 'SELECT') AS ok"
+            ).fetchone()
+        return bool(row and row["ok"])
+
+    migrations.upgrade(empty_db_url)
+    assert pode_ler_uc_polygons()
+    migrations.downgrade(empty_db_url, "20261202130500_d2_resolver_fast")
+    assert not pode_ler_uc_polygons()
+    with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
+        # The test template database (and its clones) still hold grants for the role.
+        existe = c.execute("SELECT count(*) AS n FROM pg_roles WHERE rolname = 'd2_worker'")
+        assert existe.fetchone() == {"n": 1}
+    migrations.upgrade(empty_db_url)
+    assert pode_ler_uc_polygons()
+
+
+PROIBIDO_UC_POLYGONS = {
+    "insert": "INSERT INTO core.uc_polygons (id, unidade_civica_id, nivel, nome, geometria, "
+    "fonte) VALUES (gen_random_uuid(), gen_random_uuid(), 4, 'x', "
+    """'{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}', 'x')""",
+    "update": "UPDATE core.uc_polygons SET nome = 'invadido'",
+    "delete": "DELETE FROM core.uc_polygons",
+    "truncate": "TRUNCATE core.uc_polygons",
+    "alter": "ALTER TABLE core.uc_polygons ADD COLUMN x int",
+    "drop": "DROP TABLE core.uc_polygons",
+}
+
+
+@pytest.mark.parametrize("acao", sorted(PROIBIDO_UC_POLYGONS))
+def test_worker_role__cannot_modify_uc_polygons(conn: Conn, como_worker: Conn, acao: str) -> None:
+    Territorio(conn)
+    antes = conn.execute("SELECT count(*) AS n, max(nome) AS m FROM core.uc_polygons").fetchone()
+    comando = PROIBIDO_UC_POLYGONS[acao]
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        como_worker.execute(comando)
+    depois = conn.execute("SELECT count(*) AS n, max(nome) AS m FROM core.uc_polygons").fetchone()
+    assert depois == antes
+
+
+PROIBIDO_FORA = {
+    "create_in_public": "CREATE TABLE public.intrusa (x int)",
+    "create_in_d2": "CREATE TABLE d2.intrusa (x int)",
+    "create_in_core": "CREATE TABLE core.intrusa (x int)",
+    "create_schema": "CREATE SCHEMA intrusa",
+    "write_alembic_version": "DELETE FROM public.d2_alembic_version",
+    "update_event_log": "UPDATE core.event_log SET origem = 'x'",
+    "delete_event_log": "DELETE FROM core.event_log",
+    "truncate_event_log": "TRUNCATE core.event_log",
+    "delete_dead_letters": "DELETE FROM core.dead_letter_queue",
+    "write_mirror": "DELETE FROM d2.mirror_pieces",
+    "write_mirror_state": "UPDATE d2.mirror_state SET versao = versao + 1",
+    "read_regeo_history": "SELECT * FROM d2.resolucoes_geo_historico",
+    "truncate_resolucoes": "TRUNCATE d2.resolucoes_geo",
+    "drop_resolucoes": "DROP TABLE d2.resolucoes_geo",
+    "alter_consumer_offset": "ALTER TABLE d2.consumer_offset ADD COLUMN x int",
+    "replace_resolver": "CREATE OR REPLACE FUNCTION d2.resolver_territorio("
+    "lat double precision, lng double precision) RETURNS TABLE (unidade_civica_id uuid, "
+    "nivel_minimo_resolvido int, cadeia_ucs uuid[]) LANGUAGE sql AS 'SELECT NULL::uuid, 1, "
+    "NULL::uuid[]'",
+    "set_sequence": "SELECT setval('core.event_log_numeracao_seq', 1)",
+}
+
+
+@pytest.mark.parametrize("acao", sorted(PROIBIDO_FORA))
+def test_worker_role__cannot_create_or_write_outside_its_grants(
+    como_worker: Conn, acao: str
+) -> None:
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        como_worker.execute(PROIBIDO_FORA[acao])
+
+
+def test_worker_role__cannot_choose_a_sequence_number(conn: Conn, como_worker: Conn) -> None:
+    """INSERT is granted, but the number is still the database's (given at commit)."""
+    event_id = uuid.uuid4()
+    como_worker.execute(
+        "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload, "
+        "sequence_number) VALUES (%(id)s, 'teste', '1.0.0', 'x', '{}', 999999)",
+        {"id": event_id},
+    )
+    row = conn.execute(
+        "SELECT sequence_number FROM core.event_log WHERE event_id = %(id)s", {"id": event_id}
+    ).fetchone()
+    assert row is not None and row["sequence_number"] != 999999
+
+
+# --- secrets and personal data in the logs ----------------------------------------------
+
+
+def _rodar_worker(url: str, log: Path, *args: str, timeout: float = 60) -> int | None:
+    """The real `d2 worker`: stderr (the JSON logs) to log, stdout to log + '.out'."""
+    env = os.environ | {"DATABASE_URL": url, "D2_POLL_INTERVAL": "0.2"}
+    with open(log, "ab") as erros, open(log.with_suffix(".out"), "ab") as saida:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "d2.cli", "worker", *args],
+            env=env,
+            stdout=saida,
+            stderr=erros,
+        )
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            return None
+
+
+def test_logs__database_password_never_appears(
+    conn: Conn, login_url: str, tmp_path: Path, pg_server: Server
+) -> None:
+    Territorio(conn)
+    _semear_cursor(conn)
+    _backlog_de_todos_os_desfechos(conn)
+    log = tmp_path / "worker.log"
+    assert _rodar_worker(login_url, log, "--drain", "--log-level", "DEBUG") == 0
+    # Unreachable (wrong port) and wrong database: the worker retries / fails, and says so.
+    inalcancavel = Server("ninguem", pg_server.host, 1, SENHA).url("nada")
+    inexistente = Server("ninguem", pg_server.host, pg_server.port, SENHA).url("nada")
+    _rodar_worker(inalcancavel, log, "--drain", "--log-level", "DEBUG", timeout=3)
+    _rodar_worker(inexistente, log, "--drain", "--log-level", "DEBUG", timeout=3)
+    texto = log.read_text(errors="replace") + log.with_suffix(".out").read_text(errors="replace")
+    assert "Demanda georreferenciada" in texto and "connect" in texto
+    assert SENHA not in texto
+
+
+def test_logs__gps_coordinates_only_in_the_invalid_coordinates_error(
+    conn: Conn, login_url: str, tmp_path: Path
+) -> None:
+    Territorio(conn)
+    _semear_cursor(conn)
+    # Distinctive values, easy to find in any log line.
+    valido = payload_normalizada(-27.123457, -48.765432)
+    fora = payload_normalizada(12.345678, 23.456789)
+    invalido = payload_normalizada(98.765432, -48.765432)
+    for payload in (valido, fora, invalido):
+        inserir_evento(conn, payload)
+    log = tmp_path / "worker.log"
+    assert _rodar_worker(login_url, log, "--drain", "--log-level", "DEBUG") == 0
+    linhas = [json.loads(linha) for linha in log.read_text().splitlines() if linha.startswith("{")]
+    assert len(linhas) > 3
+    marcas = ("27.123457", "48.765432", "12.345678", "23.456789", "98.765432")
+    com_coordenadas = [linha for linha in linhas if any(m in json.dumps(linha) for m in marcas)]
+    assert [(linha["level"], linha["msg"]) for linha in com_coordenadas] == [
+        ("error", "Coordenadas inválidas")
+    ]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"host=/nada port=1 user=u password:{SENHA} dbname=d",
+        f"postgresql://u:{SENHA[:5]} {SENHA[5:]}@/d",
+        f"postgresql://u:{SENHA}@/d?opcao_inexistente=1",
+        f"postgresql://u:{SENHA}@/d?port=abc",
+    ],
+    ids=["keyword_typo", "space_in_password", "unknown_option", "bad_port"],
+)
+def test_logs__malformed_database_url_is_a_config_error_without_the_password(
+    url: str, tmp_path: Path
+) -> None:
+    log = tmp_path / "worker.log"
+    assert _rodar_worker(url, log, "--drain", timeout=20) == 2
+    texto = log.read_text(errors="replace") + log.with_suffix(".out").read_text(errors="replace")
+    assert "d2: error:" in texto
+    assert SENHA not in texto and SENHA[5:] not in texto
