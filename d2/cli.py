@@ -227,8 +227,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     import os
 
-    from d2 import bench
+    from d2 import bench, logs
 
+    # The worker's per-event warnings (reviews, discards) are noise in a benchmark.
+    logs.configure("ERROR")
     url = os.environ.get("DATABASE_URL") or None
     for figura in bench.run(args.names, url=url, quick=args.quick):
         print(json.dumps(figura, ensure_ascii=False, default=str), flush=True)
@@ -536,6 +538,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if isinstance(exc, errors.InvalidInput | errors.ConfigError) else 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `d2 ... | head`: the reader left; not an error of ours.
+        sys.stderr.close()
+        return 0
 
 
 def _protect_negative_numbers(argv: list[str]) -> list[str]:
