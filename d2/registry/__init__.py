@@ -11,9 +11,11 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 import jsonschema.exceptions
 
@@ -28,6 +30,49 @@ VERSOES_PADRAO: dict[str, str] = {
 
 _Validator = jsonschema.Draft202012Validator
 
+# Keywords whose meaning is the same in every draft: a schema made only of these can be
+# checked by fastjsonschema's generated code (~10x faster than jsonschema on the worker's
+# hot path, every published event), and jsonschema then only explains a failure.
+_PALAVRAS_SEGURAS = frozenset(
+    {
+        "$schema", "$id", "title", "description", "examples", "type", "properties",
+        "required", "additionalProperties", "enum", "const", "pattern", "format",
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "items", "minItems",
+        "maxItems", "minLength", "maxLength", "uniqueItems",
+    }
+)  # fmt: skip
+
+
+def _so_palavras_seguras(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return True
+    for chave, valor in schema.items():
+        if chave.startswith("x-"):
+            continue
+        if chave not in _PALAVRAS_SEGURAS:
+            return False
+        if chave == "properties" and not all(map(_so_palavras_seguras, valor.values())):
+            return False
+        if chave in ("items", "additionalProperties") and not _so_palavras_seguras(valor):
+            return False
+    return True
+
+
+def _e_uuid(valor: str) -> bool:
+    try:
+        uuid.UUID(valor)
+    except ValueError:
+        return False
+    return True
+
+
+def _rapido(schema: dict[str, Any]) -> Callable[[Any], Any] | None:
+    """fastjsonschema's compiled check, or None when the schema uses other keywords."""
+    if not _so_palavras_seguras(schema):
+        return None
+    sem_rascunho = {k: v for k, v in schema.items() if k != "$schema"}
+    return fastjsonschema.compile(sem_rascunho, formats={"uuid": _e_uuid})
+
 
 def _chave_versao(versao: str) -> tuple[int, ...]:
     return tuple(int(parte) for parte in versao.split("."))
@@ -39,6 +84,7 @@ class Registry:
     def __init__(self, schemas: Mapping[tuple[str, str], dict[str, Any]]) -> None:
         self._schemas = dict(schemas)
         self._validators: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+        self._rapidos: dict[tuple[str, str], Callable[[Any], Any] | None] = {}
         for chave, schema in self._schemas.items():
             try:
                 _Validator.check_schema(schema)
@@ -47,6 +93,7 @@ class Registry:
                     f"schema {chave[0]} {chave[1]} is invalid: {exc.message}"
                 ) from exc
             self._validators[chave] = _Validator(schema, format_checker=_Validator.FORMAT_CHECKER)
+            self._rapidos[chave] = _rapido(schema)
 
     @classmethod
     def carregar(cls) -> Registry:
@@ -93,6 +140,13 @@ class Registry:
         validator = self._validators.get((tipo, versao))
         if validator is None:
             raise self._desconhecido(tipo, versao)
+        rapido = self._rapidos.get((tipo, versao))
+        if rapido is not None:
+            try:
+                rapido(payload)
+                return []
+            except fastjsonschema.JsonSchemaException:
+                pass  # jsonschema below says what is wrong, in our words
         encontrados = sorted(validator.iter_errors(payload), key=_relevancia)
         linhas: list[str] = []
         for erro in encontrados:
