@@ -51,7 +51,7 @@ class Plano:
     lat: float | None = None
     lng: float | None = None
     resolucao: geo.Resolucao | None = None
-    existente: dict[str, Any] | None = None
+    gravada: dict[str, Any] | None = None  # the resolution row as stored
     motivo: str = ""
 
     @property
@@ -135,6 +135,17 @@ def _dead(plano: Plano, motivo: str) -> Plano:
     plano.desfecho = Desfecho.DEAD_LETTER
     plano.motivo = motivo
     return plano
+
+
+def _registrar_dead_letter(conn: db.Connection, evento: bus.Evento, erro: str) -> None:
+    bus.registrar_dead_letter(
+        conn,
+        consumidor=CONSUMIDOR,
+        event_id=evento.event_id,
+        tipo=evento.tipo,
+        sequence_number=evento.sequence_number,
+        erro=erro,
+    )
 
 
 def payload_saida(resolucao: dict[str, Any]) -> dict[str, Any]:
@@ -239,7 +250,7 @@ class Servico:
             if evento.event_id in existentes:
                 existente = existentes[evento.event_id]
                 plano = Plano(evento, Desfecho.REPUBLICADA, existente["demanda_id"])
-                plano.existente = existente
+                plano.gravada = existente
             else:
                 plano = classificar(evento, self.settings)
             # Only events that will write a resolution or a review claim their demanda
@@ -288,21 +299,20 @@ class Servico:
         linhas = []
         for plano in novos:
             assert plano.resolucao is not None and plano.demanda_id is not None
-            linhas.append(
-                {
-                    "id": str(uuid.uuid4()),
-                    "demanda_id": str(plano.demanda_id),
-                    "unidade_civica_id": str(plano.resolucao.unidade_civica_id),
-                    "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
-                    "cadeia_ucs": [str(uc) for uc in plano.resolucao.cadeia_ucs],
-                    "metodo_resolucao": "gps",
-                    "confianca_geo": "alta",
-                    "coordenadas_lat": plano.lat,
-                    "coordenadas_lng": plano.lng,
-                    "event_id": str(plano.evento.event_id),
-                    "correlacao_id": str(plano.correlacao_id),
-                }
-            )
+            plano.gravada = {
+                "id": str(uuid.uuid4()),
+                "demanda_id": str(plano.demanda_id),
+                "unidade_civica_id": str(plano.resolucao.unidade_civica_id),
+                "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
+                "cadeia_ucs": [str(uc) for uc in plano.resolucao.cadeia_ucs],
+                "metodo_resolucao": "gps",
+                "confianca_geo": "alta",
+                "coordenadas_lat": plano.lat,
+                "coordenadas_lng": plano.lng,
+                "event_id": str(plano.evento.event_id),
+                "correlacao_id": str(plano.correlacao_id),
+            }
+            linhas.append(plano.gravada)
         with db.mapped_errors(), conn.transaction():
             gravados = {
                 row["event_id"]
@@ -359,10 +369,9 @@ class Servico:
             }
             saidas: list[tuple[dict[str, Any], uuid.UUID | None]] = []
             for plano in planos:
-                if plano.desfecho == Desfecho.REPUBLICADA and plano.existente is not None:
-                    saidas.append((payload_saida(plano.existente), plano.correlacao_id))
-                elif plano.desfecho == Desfecho.GEORREFERENCIADA:
-                    saidas.append((self._payload_novo(plano), plano.correlacao_id))
+                publicar = (Desfecho.REPUBLICADA, Desfecho.GEORREFERENCIADA)
+                if plano.desfecho in publicar and plano.gravada is not None:
+                    saidas.append((payload_saida(plano.gravada), plano.correlacao_id))
             if saidas:
                 bus.publicar_muitos(conn, TIPO_SAIDA, saidas, origem=ORIGEM)
             processados = [
@@ -373,14 +382,7 @@ class Servico:
             if processados:
                 conn.execute(db.q("processed_insert"), {"rows": json.dumps(processados)})
             for plano in mortos:
-                bus.registrar_dead_letter(
-                    conn,
-                    consumidor=CONSUMIDOR,
-                    event_id=plano.evento.event_id,
-                    tipo=plano.evento.tipo,
-                    sequence_number=plano.evento.sequence_number,
-                    erro=motivos[plano.evento.event_id],
-                )
+                _registrar_dead_letter(conn, plano.evento, motivos[plano.evento.event_id])
             if mover_cursor:
                 conn.execute(db.q("cursor_advance"), {"tipo": TIPO_ENTRADA, "seq": ultima})
         for plano in mortos:
@@ -388,33 +390,12 @@ class Servico:
                 _dead(plano, motivos[plano.evento.event_id])
         return aceitos
 
-    @staticmethod
-    def _payload_novo(plano: Plano) -> dict[str, Any]:
-        assert plano.resolucao is not None and plano.demanda_id is not None
-        return {
-            "demanda_id": str(plano.demanda_id),
-            "unidade_civica_id": str(plano.resolucao.unidade_civica_id),
-            "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
-            "cadeia_ucs": [str(uc) for uc in plano.resolucao.cadeia_ucs],
-            "metodo_resolucao": "gps",
-            "confianca_geo": "alta",
-            "coordenadas_lat": plano.lat,
-            "coordenadas_lng": plano.lng,
-        }
-
     def _dead_letter_isolado(
         self, conn: db.Connection, evento: bus.Evento, exc: BaseException, mover_cursor: bool
     ) -> Resultado:
         motivo = f"handler failed: {type(exc).__name__}: {exc}"
         with db.mapped_errors(), conn.transaction():
-            bus.registrar_dead_letter(
-                conn,
-                consumidor=CONSUMIDOR,
-                event_id=evento.event_id,
-                tipo=evento.tipo,
-                sequence_number=evento.sequence_number,
-                erro=motivo[:2000],
-            )
+            _registrar_dead_letter(conn, evento, motivo[:2000])
             if mover_cursor:
                 conn.execute(
                     db.q("cursor_advance"), {"tipo": TIPO_ENTRADA, "seq": evento.sequence_number}
@@ -453,10 +434,10 @@ class Servico:
                         },
                     )
                 case Desfecho.REPUBLICADA:
-                    assert plano.existente is not None
+                    assert plano.gravada is not None
                     log.info(
                         "Evento já processado, republicando saída",
-                        extra=base | {"unidade_civica_id": plano.existente["unidade_civica_id"]},
+                        extra=base | {"unidade_civica_id": plano.gravada["unidade_civica_id"]},
                     )
                 case Desfecho.SEM_COORDENADAS:
                     log.warning("Demanda sem coordenadas — descartando", extra=base)
