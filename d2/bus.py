@@ -14,7 +14,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
@@ -50,9 +50,29 @@ class Evento:
     correlacao_id: uuid.UUID | None
     payload: Any  # any JSON value, or PayloadIlegivel
     publicado_em: datetime
+    tamanho_max_bytes: int | None = field(default=None, compare=False, repr=False)
+    """At least len(json.dumps(payload, ensure_ascii=False).encode()), known without
+    encoding the payload again (see _tamanho_max); None when not known."""
+
+
+# json.dumps(json.loads(t), ensure_ascii=False) gives back a jsonb::text t byte for byte
+# (same separators, key order, string escapes, integers) except the numbers Python reads
+# as floats: the database prints each of those in plain notation with a "." (never an
+# exponent), at least 3 characters ("0.5"), where float repr takes at most 24
+# ("-1.2345678901234567e-308"). tests/integration/test_bus_tamanho.py checks both.
+_CARACTERES_FLOAT_MIN = 3
+_CARACTERES_FLOAT_MAX = 24
+
+
+def _tamanho_max(texto: str) -> int:
+    """An upper bound of the payload's size as Python re-encodes it, from the database's
+    text: each "." may be a float that Python prints longer."""
+    excesso = _CARACTERES_FLOAT_MAX - _CARACTERES_FLOAT_MIN
+    return len(texto.encode()) + excesso * texto.count(".")
 
 
 def _evento(row: dict[str, Any]) -> Evento:
+    texto = row["payload"]
     return Evento(
         sequence_number=row["sequence_number"],
         event_id=row["event_id"],
@@ -60,8 +80,9 @@ def _evento(row: dict[str, Any]) -> Evento:
         versao_schema=row["versao_schema"],
         origem=row["origem"],
         correlacao_id=row["correlacao_id"],
-        payload=_decodificar(row["payload"]),
+        payload=_decodificar(texto),
         publicado_em=row["publicado_em"],
+        tamanho_max_bytes=_tamanho_max(texto),
     )
 
 
@@ -140,15 +161,24 @@ def publicar_muitos(
     ids = [uuid.uuid4() for _ in itens]
     try:
         with db.mapped_errors():
+            # One JSON document for all the items: psycopg writes Python lists as text
+            # arrays, escaping every element (each payload's quotes) with a regex, which
+            # was the worker's costliest Python step per event.
+            linhas = [
+                {
+                    "event_id": str(novo),
+                    "correlacao_id": None if correlacao is None else str(correlacao),
+                    "payload": payload,
+                }
+                for novo, (payload, correlacao) in zip(ids, itens, strict=True)
+            ]
             conn.execute(
                 db.q("bus_publicar_muitos"),
                 {
                     "tipo": tipo,
                     "versao_schema": versao,
                     "origem": origem,
-                    "event_ids": ids,
-                    "correlacao_ids": [correlacao for _, correlacao in itens],
-                    "payloads": [_json(payload) for payload, _ in itens],
+                    "itens": _json(linhas),
                 },
             )
     except errors.D2Error as exc:

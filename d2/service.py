@@ -30,6 +30,7 @@ ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
 TIPO_SAIDA = "demanda.georreferenciada"
 _VERSAO_ACEITA = re.compile(r"\A1\.\d+\.\d+\Z")
+_CONTAINER = (dict, list)  # a tuple: isinstance is slower with a dict | list union
 
 
 class Desfecho(enum.StrEnum):
@@ -39,6 +40,17 @@ class Desfecho(enum.StrEnum):
     COORDENADAS_INVALIDAS = "coordenadas_invalidas"
     REVISAO_PENDENTE = "revisao_pendente"
     DEAD_LETTER = "dead_letter"
+
+
+# The level _registrar_logs logs each outcome at.
+_NIVEL_LOG: dict[Desfecho, int] = {
+    Desfecho.GEORREFERENCIADA: logging.INFO,
+    Desfecho.REPUBLICADA: logging.INFO,
+    Desfecho.SEM_COORDENADAS: logging.WARNING,
+    Desfecho.COORDENADAS_INVALIDAS: logging.ERROR,
+    Desfecho.REVISAO_PENDENTE: logging.WARNING,
+    Desfecho.DEAD_LETTER: logging.ERROR,
+}
 
 
 @dataclass
@@ -78,15 +90,31 @@ class Resultado:
 
 
 def _profundidade_excede(valor: Any, limite: int) -> bool:
-    pilha: list[tuple[Any, int]] = [(valor, 1)]
-    while pilha:
-        atual, nivel = pilha.pop()
-        if isinstance(atual, dict | list):
-            if nivel > limite:
-                return True
-            filhos = atual.values() if isinstance(atual, dict) else atual
-            pilha.extend((filho, nivel + 1) for filho in filhos)
+    """True when some object or array sits deeper than limite (the payload itself is 1)."""
+    # Level by level, holding only the containers: scalars, most of a payload, are
+    # looked at once and never stored.
+    camada = [valor] if isinstance(valor, _CONTAINER) else []
+    nivel = 1
+    while camada:
+        if nivel > limite:
+            return True
+        camada = [
+            filho
+            for atual in camada
+            for filho in (atual.values() if isinstance(atual, dict) else atual)
+            if isinstance(filho, _CONTAINER)
+        ]
+        nivel += 1
     return False
+
+
+def _tamanho_excede(evento: bus.Evento, limite: int) -> int | None:
+    """The payload's size in bytes (as json.dumps with ensure_ascii=False writes it, in
+    UTF-8) when above limite, else None."""
+    if evento.tamanho_max_bytes is not None and evento.tamanho_max_bytes <= limite:
+        return None  # the bound the bus read with the event settles it without encoding
+    tamanho = len(json.dumps(evento.payload, ensure_ascii=False).encode())
+    return tamanho if tamanho > limite else None
 
 
 def classificar(evento: bus.Evento, settings: config.Settings) -> Plano:
@@ -97,8 +125,8 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plano:
         return _dead(plano, f"payload unreadable: {payload.motivo}")
     if _profundidade_excede(payload, settings.max_payload_depth):
         return _dead(plano, f"payload nested deeper than {settings.max_payload_depth} levels")
-    tamanho = len(json.dumps(payload, ensure_ascii=False).encode())
-    if tamanho > settings.max_payload_bytes:
+    tamanho = _tamanho_excede(evento, settings.max_payload_bytes)
+    if tamanho is not None:
         return _dead(plano, f"payload of {tamanho} bytes exceeds {settings.max_payload_bytes}")
     if not isinstance(payload, dict):
         return _dead(plano, f"payload is not a JSON object (got {type(payload).__name__})")
@@ -416,7 +444,12 @@ class Servico:
         self, conn: db.Connection, planos: list[Plano], novos_pendentes: set[uuid.UUID]
     ) -> None:
         pendentes_total: int | None = None
+        # Asked once per batch: a level that is off (INFO, usually, under load) then costs
+        # no per-event extra dict, nor the pending count that only a warning would show.
+        registrados = {d for d, nivel in _NIVEL_LOG.items() if log.isEnabledFor(nivel)}
         for plano in planos:
+            if plano.desfecho not in registrados:
+                continue
             base: dict[str, Any] = {
                 "event_id": plano.evento.event_id,
                 "demanda_id": plano.demanda_id,

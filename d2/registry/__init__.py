@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -58,7 +59,19 @@ def _so_palavras_seguras(schema: Any) -> bool:
     return True
 
 
+# The canonical form, which uuid.UUID always accepts: matching it spares building a UUID
+# for each of the several uuid fields of every published event. Anything else still goes
+# to uuid.UUID, so the accepted set stays exactly its own, quirks included: braces,
+# "urn:uuid:", hyphens anywhere or none, and whatever int(..., 16) tolerates
+# (surrounding whitespace, "_" between digits, "0x"). The schemas' patterns refuse those.
+_UUID_CANONICO = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+
+
 def _e_uuid(valor: str) -> bool:
+    if _UUID_CANONICO.fullmatch(valor) is not None:
+        return True
     try:
         uuid.UUID(valor)
     except ValueError:
