@@ -113,6 +113,12 @@ def test_plan__resolver_territorios_batch_uses_the_gist_tiers(territorio_grande:
         "mirror_pieces_geom_mun_idx",
         "mirror_pieces_geom_sup_idx",
     }
+    # The clean intervals come first, one B-tree probe per point, never a scan.
+    faixas = [n for n in nodes if n.get("Relation Name") == "mirror_faixas"]
+    assert faixas, "the batch resolver does not read d2.mirror_faixas"
+    assert {(n["Node Type"], n.get("Index Name")) for n in faixas} == {
+        ("Index Scan", "mirror_faixas_pkey")
+    }
 
 
 def test_plan__gist_index_names_exist(conn: Conn) -> None:

@@ -1,0 +1,47 @@
+-- Keeps d2.mirror_faixas honest: a change to a mirror row of level <= 4 deletes the
+-- clean intervals of every band its old or new geometry touches and marks those bands
+-- pending (d2.mirror_faixas_construir rebuilds them). Deleting is always safe: a point
+-- with no interval is resolved by the GIST tiers.
+CREATE OR REPLACE FUNCTION d2.mirror_faixas_invalidar()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    escala CONSTANT double precision := d2.faixas_por_grau();
+    -- Wider than any rounding in the build (see d2.mirror_faixas_construir).
+    folga CONSTANT double precision := 1e-7;
+    -- The builder's lock ('d2_fxas'): a writer and a build never interleave, so a build
+    -- never reads geometry older than the pending marks it clears.
+    chave CONSTANT bigint := 28202882993512819;
+    geometrias geometry[] := ARRAY[]::geometry[];
+    g geometry;
+BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+        PERFORM pg_advisory_xact_lock(chave);
+        TRUNCATE d2.mirror_faixas, d2.mirror_faixas_pendentes;
+        RETURN NULL;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.nivel <= 4 THEN
+        geometrias := geometrias || OLD.geom;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.nivel <= 4 THEN
+        geometrias := geometrias || NEW.geom;
+    END IF;
+    IF cardinality(geometrias) > 0 THEN
+        PERFORM pg_advisory_xact_lock(chave);
+    END IF;
+    FOREACH g IN ARRAY geometrias LOOP
+        INSERT INTO d2.mirror_faixas_pendentes (faixa)
+        SELECT generate_series(
+            floor((ST_YMin(g) - folga) * escala)::integer,
+            floor((ST_YMax(g) + folga) * escala)::integer
+        )
+        ON CONFLICT DO NOTHING;
+        DELETE FROM d2.mirror_faixas
+        WHERE faixa BETWEEN floor((ST_YMin(g) - folga) * escala)::integer
+                        AND floor((ST_YMax(g) + folga) * escala)::integer;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
