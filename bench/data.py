@@ -70,9 +70,12 @@ def load_shared(url: str, data: Path = common.SHARED_DATA, *, bairros: bool = Tr
     """Load país, regiões, UFs, municípios (and the MS bairros) into core.uc_polygons."""
     linhas = _linhas(data, bairros)
     with common.connect(url, autocommit=False) as conn:
+        # Many statements: the bands of d2.mirror_faixas are built once, at the end.
+        conn.execute("SET LOCAL d2.adiar_faixas = on")
         for inicio in range(0, len(linhas), LOTE):
             lote = linhas[inicio : inicio + LOTE]
             conn.execute(common.q("uc_insert"), {"rows": json.dumps(lote, default=str)})
+        conn.execute(common.q("faixas_construir"))
         conn.commit()
         conn.execute("ANALYZE")
     return len(linhas)
@@ -118,6 +121,19 @@ def repiece(url: str, cap: int) -> dict[str, Any]:
         row = conn.execute(common.q("pieces_stats")).fetchone()
     assert row is not None
     return dict(row)
+
+
+def faixas(url: str) -> dict[str, Any]:
+    """Build the pending bands of d2.mirror_faixas (after a change that bypassed
+    core.uc_polygons, like densify); returns bands built, intervals and seconds."""
+    with common.connect(url) as conn:
+        segundos, row = common.timed(
+            lambda: conn.execute(common.q("faixas_construir")).fetchone()
+        )
+        conn.execute("VACUUM ANALYZE d2.mirror_faixas")
+        total = conn.execute(common.q("faixas_contar")).fetchone()
+    assert row is not None and total is not None
+    return {"bands": row["faixas"], "intervals": total["n"], "s": round(segundos, 1)}
 
 
 def metros(graus: float) -> float:

@@ -61,6 +61,14 @@ FROM d2.mirror_uc m
 CROSS JOIN LATERAL (SELECT (ST_Dump(ST_Subdivide(m.geom, %(cap)s))).geom AS geom) pedaco
 WHERE GeometryType(pedaco.geom) = 'POLYGON';
 
+-- name: faixas_construir
+-- Build the bands the mirror's triggers left pending (d2.mirror_faixas).
+SELECT d2.mirror_faixas_construir() AS faixas;
+
+-- name: faixas_contar
+-- How many clean intervals the bands hold.
+SELECT count(*) AS n FROM d2.mirror_faixas;
+
 -- name: pieces_stats
 -- How many pieces, and their vertices.
 SELECT count(*) AS n, avg(ST_NPoints(p.geom)) AS media_vertices,

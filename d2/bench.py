@@ -84,6 +84,7 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
         n_bairros = data.add_synthetic_bairros(url, _BAIRROS[i])
         passo, vertices = data.densify(url, _DENSO_VERTICES[i])
         stats = data.repiece(url, CAP)
+        faixas = data.faixas(url)
         yield {
             "bench": "setup",
             "figure": "official-density data set",
@@ -93,6 +94,9 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
             "segment_m": round(data.metros(passo), 1),
             "vertices": vertices,
             "pieces": stats["n"],
+            "bands": faixas["bands"],
+            "clean_intervals": faixas["intervals"],
+            "bands_build_s": faixas["s"],
         }
         yield from (
             dict(f, dataset="dense")

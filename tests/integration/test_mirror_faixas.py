@@ -216,3 +216,15 @@ def test_faixas__an_id_made_up_never_appears(conn: Conn, territorio: Territorio)
         "SELECT unidade_civica_id FROM core.uc_polygons WHERE nivel <= 4")}  # fmt: skip
     assert {f["unidade_civica_id"] for f in _faixas(conn)} <= ucs
     assert uuid.UUID(int=0) not in ucs
+
+
+def test_faixas__a_loader_may_defer_the_build_to_one_call(conn: Conn) -> None:
+    with conn.transaction():
+        conn.execute("SET LOCAL d2.adiar_faixas = on")
+        for i in range(3):
+            inserir_uc(conn, 4, f"M{i}", poligono(quadrado(i, 0, i + 1, 1)))
+        assert _faixas(conn) == [] and _pendentes(conn) > 0
+        assert_concordam(conn, [(0.5, 0.5), (0.5, 1.5), (0.5, 3.5), (0.5, 1.0)])
+        conn.execute("SELECT d2.mirror_faixas_construir()")
+    assert _faixas(conn) and _pendentes(conn) == 0
+    assert_concordam(conn, [(0.5, 0.5), (0.5, 1.5), (0.5, 3.5), (0.5, 1.0)])
