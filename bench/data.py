@@ -127,9 +127,7 @@ def faixas(url: str) -> dict[str, Any]:
     """Build the pending bands of d2.mirror_faixas (after a change that bypassed
     core.uc_polygons, like densify); returns bands built, intervals and seconds."""
     with common.connect(url) as conn:
-        segundos, row = common.timed(
-            lambda: conn.execute(common.q("faixas_construir")).fetchone()
-        )
+        segundos, row = common.timed(lambda: conn.execute(common.q("faixas_construir")).fetchone())
         conn.execute("VACUUM ANALYZE d2.mirror_faixas")
         total = conn.execute(common.q("faixas_contar")).fetchone()
     assert row is not None and total is not None
