@@ -48,6 +48,7 @@ def upgrade() -> None:
     )
     for name in (
         "functions/faixas_por_grau.sql",
+        "functions/faixas_tocadas.sql",
         "functions/mirror_faixas_invalidar.sql",
         "functions/mirror_faixas_construir.sql",
         "triggers/mirror_uc_faixas.sql",
@@ -61,10 +62,7 @@ def upgrade() -> None:
         """
         -- The polygons already mirrored: every band they touch is pending, then built.
         INSERT INTO d2.mirror_faixas_pendentes (faixa)
-        SELECT DISTINCT generate_series(
-            floor((ST_YMin(m.geom) - 1e-7) * d2.faixas_por_grau())::integer,
-            floor((ST_YMax(m.geom) + 1e-7) * d2.faixas_por_grau())::integer
-        )
+        SELECT DISTINCT d2.faixas_tocadas(m.geom)
         FROM d2.mirror_uc m
         WHERE m.nivel <= 4;
         SELECT d2.mirror_faixas_construir();
@@ -92,6 +90,7 @@ def downgrade() -> None:
         DROP TRIGGER IF EXISTS mirror_uc_faixas_truncate ON d2.mirror_uc;
         DROP FUNCTION IF EXISTS d2.mirror_faixas_construir();
         DROP FUNCTION IF EXISTS d2.mirror_faixas_invalidar();
+        DROP FUNCTION IF EXISTS d2.faixas_tocadas(geometry);
         DROP FUNCTION IF EXISTS d2.faixas_por_grau();
         DROP TABLE IF EXISTS d2.mirror_faixas, d2.mirror_faixas_pendentes;
         """,

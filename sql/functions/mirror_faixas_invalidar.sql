@@ -8,9 +8,6 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, public
 AS $$
 DECLARE
-    escala CONSTANT double precision := d2.faixas_por_grau();
-    -- Wider than any rounding in the build (see d2.mirror_faixas_construir).
-    folga CONSTANT double precision := 1e-7;
     -- The builder's lock ('d2_fxas'): a writer and a build never interleave, so a build
     -- never reads geometry older than the pending marks it clears.
     chave CONSTANT bigint := 28202882993512819;
@@ -33,14 +30,10 @@ BEGIN
     END IF;
     FOREACH g IN ARRAY geometrias LOOP
         INSERT INTO d2.mirror_faixas_pendentes (faixa)
-        SELECT generate_series(
-            floor((ST_YMin(g) - folga) * escala)::integer,
-            floor((ST_YMax(g) + folga) * escala)::integer
-        )
+        SELECT d2.faixas_tocadas(g)
         ON CONFLICT DO NOTHING;
         DELETE FROM d2.mirror_faixas
-        WHERE faixa BETWEEN floor((ST_YMin(g) - folga) * escala)::integer
-                        AND floor((ST_YMax(g) + folga) * escala)::integer;
+        WHERE faixa IN (SELECT d2.faixas_tocadas(g));
     END LOOP;
     RETURN NULL;
 END
