@@ -64,7 +64,10 @@ class GeoCache:
 
     def obter(self, lat: float, lng: float) -> tuple[bool, geo.Resolucao | None]:
         """(hit, value): value None with hit True means "known to be outside everything"."""
-        key = chave(lat, lng)
+        return self.obter_chave(chave(lat, lng))
+
+    def obter_chave(self, key: str) -> tuple[bool, geo.Resolucao | None]:
+        """obter by a key from chave() (a caller that also sets it rounds only once)."""
         entrada = self._dados.get(key)
         if entrada is None or entrada.expira_em <= self._clock():
             if entrada is not None:
@@ -76,9 +79,11 @@ class GeoCache:
         return True, entrada.valor
 
     def definir(self, lat: float, lng: float, valor: geo.Resolucao | None) -> None:
+        self.definir_chave(chave(lat, lng), valor)
+
+    def definir_chave(self, key: str, valor: geo.Resolucao | None) -> None:
         if self.max_entries == 0:
             return
-        key = chave(lat, lng)
         self._dados[key] = _Entrada(valor, self._clock() + self.ttl_s)
         self._dados.move_to_end(key)
         while len(self._dados) > self.max_entries:

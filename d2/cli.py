@@ -93,7 +93,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
             _print_json({"lat": lat, "lng": lng, "resolvido": False})
             return 0
         names = {
-            row["unidade_civica_id"]: row
+            str(row["unidade_civica_id"]): row
             for row in conn.execute(db.q("uc_names"), {"ids": list(found.cadeia_ucs)})
         }
     result: dict[str, Any] = {
@@ -103,7 +103,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     }
     result |= found.as_json()
     result["cadeia"] = [
-        {"unidade_civica_id": str(uc), "nome": names[uc]["nome"], "nivel": names[uc]["nivel"]}
+        {"unidade_civica_id": uc, "nome": names[uc]["nome"], "nivel": names[uc]["nivel"]}
         for uc in found.cadeia_ucs
         if uc in names
     ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import uuid
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -15,15 +14,22 @@ _QUANTUM = Decimal("0.00001")
 
 @dataclass(frozen=True)
 class Resolucao:
-    unidade_civica_id: uuid.UUID
+    """The smallest UC containing a point, its level and its chain (that UC first).
+
+    The ids are uuids in PostgreSQL's text form (lowercase, hyphenated, as str(UUID)
+    prints them): they travel on as JSON, and a batch would otherwise build and print
+    again some five uuid objects per point.
+    """
+
+    unidade_civica_id: str
     nivel_minimo_resolvido: int
-    cadeia_ucs: tuple[uuid.UUID, ...]
+    cadeia_ucs: tuple[str, ...]
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "unidade_civica_id": str(self.unidade_civica_id),
+            "unidade_civica_id": self.unidade_civica_id,
             "nivel_minimo_resolvido": self.nivel_minimo_resolvido,
-            "cadeia_ucs": [str(uc) for uc in self.cadeia_ucs],
+            "cadeia_ucs": list(self.cadeia_ucs),
         }
 
 

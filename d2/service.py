@@ -18,6 +18,7 @@ import re
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,11 +65,21 @@ class Plano:
     lng: float | None = None
     resolucao: geo.Resolucao | None = None
     gravada: dict[str, Any] | None = None  # the resolution row as stored
+    linha: str | None = None  # gravada as JSON, for a resolution still to be stored
+    saida: bus.Preparado | None = None  # its demanda.georreferenciada, validated
     motivo: str = ""
 
     @property
     def correlacao_id(self) -> uuid.UUID | None:
         return self.evento.correlacao_id or self.demanda_id
+
+
+@dataclass
+class Lote:
+    """A batch decided (steps 1-4) and not yet written (steps 5-7)."""
+
+    planos: list[Plano]
+    resultado: Resultado
 
 
 @dataclass
@@ -215,16 +226,25 @@ class Servico:
     # --- the handler -----------------------------------------------------------------------
 
     def processar(
-        self, conn: db.Connection, eventos: list[bus.Evento], *, mover_cursor: bool = True
+        self,
+        conn: db.Connection,
+        eventos: list[bus.Evento],
+        *,
+        mover_cursor: bool = True,
+        lote: Lote | None = None,
+        antes_de_isolar: Callable[[], None] | None = None,
     ) -> Resultado:
         """Handle a batch with the per-event semantics; isolates a poison event.
 
-        A permanent failure of the batch as a whole is retried event by event, so one bad
-        event ends in the dead letters and every good one completes. Transient failures
-        (database gone, publish failing after its retries) propagate: the cursor is held.
+        lote, when given, is eventos already prepared (steps 1-4, see preparar), possibly
+        on another connection. A permanent failure of the batch as a whole is retried event
+        by event, so one bad event ends in the dead letters and every good one completes;
+        antes_de_isolar runs first (the worker waits there for its read-ahead, which
+        shares the cache). Transient failures (database gone, publish failing after its
+        retries) propagate: the cursor is held.
         """
         try:
-            return self._processar_lote(conn, eventos, mover_cursor=mover_cursor)
+            return self.concluir(conn, lote or self.preparar(conn, eventos), mover_cursor)
         except Exception as exc:
             if db.is_transient(exc) or isinstance(exc, errors.PublishError):
                 raise
@@ -234,14 +254,18 @@ class Servico:
                 "Lote falhou; reprocessando evento a evento",
                 extra={"eventos": len(eventos), "erro": str(exc)},
             )
+        if antes_de_isolar is not None:
+            antes_de_isolar()
         total = Resultado()
         for evento in eventos:
             total.somar(self.processar(conn, [evento], mover_cursor=mover_cursor))
         return total
 
-    def _processar_lote(
-        self, conn: db.Connection, eventos: list[bus.Evento], *, mover_cursor: bool
-    ) -> Resultado:
+    def preparar(self, conn: db.Connection, eventos: list[bus.Evento]) -> Lote:
+        """Steps 1-4 for a batch: idempotency, classification, cache, resolver. Reads only,
+        so it may run on another connection while the previous batch is being written:
+        events are unique in the log, so no earlier batch can still be writing a
+        resolution this batch's idempotency check should see."""
         resultado = Resultado(ultima_sequencia=max(e.sequence_number for e in eventos))
         with db.mapped_errors():
             versao = conn.execute(db.q("mirror_version")).fetchone()
@@ -255,6 +279,12 @@ class Servico:
             }
         planos = self._classificar(eventos, existentes)
         self._resolver(conn, planos, resultado)
+        self._preparar_saidas(planos)
+        return Lote(planos, resultado)
+
+    def concluir(self, conn: db.Connection, lote: Lote, mover_cursor: bool = True) -> Resultado:
+        """Steps 5-7 for a prepared batch: store, publish, mark processed, move the cursor."""
+        planos, resultado = lote.planos, lote.resultado
         self._gravar_resolucoes(conn, planos)
         novos_pendentes = bus.com_retry(
             lambda: self._fechar(conn, planos, resultado.ultima_sequencia, mover_cursor),
@@ -291,26 +321,26 @@ class Servico:
         return planos
 
     def _resolver(self, conn: db.Connection, planos: list[Plano], resultado: Resultado) -> None:
-        faltam: list[Plano] = []
+        faltam: list[tuple[Plano, str]] = []
         for plano in planos:
             if plano.desfecho is not None:
                 continue
             assert plano.lat is not None and plano.lng is not None
-            hit, valor = self.cache.obter(plano.lat, plano.lng)
+            chave = cache.chave(plano.lat, plano.lng)
+            hit, valor = self.cache.obter_chave(chave)
             if hit:
                 resultado.cache_hits += 1
                 self._decidir(plano, valor)
             else:
-                faltam.append(plano)
+                faltam.append((plano, chave))
         if not faltam:
             return
-        pontos = [(p.lat, p.lng) for p in faltam if p.lat is not None and p.lng is not None]
+        pontos = [(p.lat, p.lng) for p, _ in faltam if p.lat is not None and p.lng is not None]
         inicio = time.perf_counter()
         achados = geo.resolver_muitos(conn, pontos)
         resultado.duracao_pip_s += time.perf_counter() - inicio
-        for plano, valor in zip(faltam, achados, strict=True):
-            assert plano.lat is not None and plano.lng is not None
-            self.cache.definir(plano.lat, plano.lng, valor)
+        for (plano, chave), valor in zip(faltam, achados, strict=True):
+            self.cache.definir_chave(chave, valor)
             self._decidir(plano, valor)
         resultado.resolvidos_sql += len(faltam)
 
@@ -319,32 +349,47 @@ class Servico:
         plano.resolucao = valor
         plano.desfecho = Desfecho.REVISAO_PENDENTE if valor is None else Desfecho.GEORREFERENCIADA
 
+    @staticmethod
+    def _preparar_saidas(planos: list[Plano]) -> None:
+        """The rows and events steps 5-6 will write, built and validated ahead, so that
+        the writing holds the database for the statements only."""
+        for plano in planos:
+            if plano.desfecho == Desfecho.GEORREFERENCIADA:
+                plano.gravada = Servico._linha_resolucao(plano)
+                plano.linha = json.dumps(plano.gravada)
+            elif plano.desfecho != Desfecho.REPUBLICADA or plano.gravada is None:
+                continue
+            plano.saida = bus.preparar(
+                TIPO_SAIDA, payload_saida(plano.gravada), plano.correlacao_id
+            )
+
+    @staticmethod
+    def _linha_resolucao(plano: Plano) -> dict[str, Any]:
+        assert plano.resolucao is not None and plano.demanda_id is not None
+        return {
+            "id": str(uuid.uuid4()),
+            "demanda_id": str(plano.demanda_id),
+            "unidade_civica_id": plano.resolucao.unidade_civica_id,
+            "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
+            "cadeia_ucs": list(plano.resolucao.cadeia_ucs),
+            "metodo_resolucao": "gps",
+            "confianca_geo": "alta",
+            "coordenadas_lat": plano.lat,
+            "coordenadas_lng": plano.lng,
+            "event_id": str(plano.evento.event_id),
+            "correlacao_id": str(plano.correlacao_id),
+        }
+
     def _gravar_resolucoes(self, conn: db.Connection, planos: list[Plano]) -> None:
         """Step 5 in its own commit (spec 3.5): the resolution survives a publish failure."""
         novos = [p for p in planos if p.desfecho == Desfecho.GEORREFERENCIADA]
         if not novos:
             return
-        linhas = []
-        for plano in novos:
-            assert plano.resolucao is not None and plano.demanda_id is not None
-            plano.gravada = {
-                "id": str(uuid.uuid4()),
-                "demanda_id": str(plano.demanda_id),
-                "unidade_civica_id": str(plano.resolucao.unidade_civica_id),
-                "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
-                "cadeia_ucs": [str(uc) for uc in plano.resolucao.cadeia_ucs],
-                "metodo_resolucao": "gps",
-                "confianca_geo": "alta",
-                "coordenadas_lat": plano.lat,
-                "coordenadas_lng": plano.lng,
-                "event_id": str(plano.evento.event_id),
-                "correlacao_id": str(plano.correlacao_id),
-            }
-            linhas.append(plano.gravada)
+        linhas = "[" + ",".join(p.linha for p in novos if p.linha is not None) + "]"
         with db.mapped_errors(), conn.transaction():
             gravados = {
                 row["event_id"]
-                for row in conn.execute(db.q("resolutions_insert"), {"rows": json.dumps(linhas)})
+                for row in conn.execute(db.q("resolutions_insert"), {"rows": linhas})
             }
         recusados = [p for p in novos if p.evento.event_id not in gravados]
         if not recusados:
@@ -395,13 +440,6 @@ class Servico:
                 or f"demanda_id {p.demanda_id} already resolved or pending under another event"
                 for p in mortos
             }
-            saidas: list[tuple[dict[str, Any], uuid.UUID | None]] = []
-            for plano in planos:
-                publicar = (Desfecho.REPUBLICADA, Desfecho.GEORREFERENCIADA)
-                if plano.desfecho in publicar and plano.gravada is not None:
-                    saidas.append((payload_saida(plano.gravada), plano.correlacao_id))
-            if saidas:
-                bus.publicar_muitos(conn, TIPO_SAIDA, saidas, origem=ORIGEM)
             processados = [
                 {"event_id": str(p.evento.event_id), "demanda_id": str(p.demanda_id)}
                 for p in planos
@@ -413,6 +451,12 @@ class Servico:
                 _registrar_dead_letter(conn, plano.evento, motivos[plano.evento.event_id])
             if mover_cursor:
                 conn.execute(db.q("cursor_advance"), {"tipo": TIPO_ENTRADA, "seq": ultima})
+            # Last, right before the commit: numbered now, the outputs hold the event
+            # log's numbering lock until then.
+            publicar = (Desfecho.REPUBLICADA, Desfecho.GEORREFERENCIADA)
+            saidas = [p.saida for p in planos if p.desfecho in publicar and p.saida is not None]
+            if saidas:
+                bus.publicar_preparados(conn, saidas, origem=ORIGEM, por_ultimo=True)
         for plano in mortos:
             if plano.desfecho != Desfecho.DEAD_LETTER:
                 _dead(plano, motivos[plano.evento.event_id])

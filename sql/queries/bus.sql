@@ -15,6 +15,12 @@ SELECT (item.valor ->> 'event_id')::uuid, %(tipo)s, %(versao_schema)s, %(origem)
 FROM jsonb_array_elements(%(itens)s::jsonb) WITH ORDINALITY AS item (valor, posicao)
 ORDER BY item.posicao;
 
+-- name: bus_publicar_numerados
+-- The same, numbered now (core.event_log_inserir_numerados): the caller commits next.
+SELECT core.event_log_inserir_numerados(
+    %(tipo)s, %(versao_schema)s, %(origem)s, %(itens)s::jsonb
+) AS maior;
+
 -- name: bus_ler_desde
 -- Events of one type after a sequence number, in order (gap-safe: see event_log_numerar).
 -- The payload comes as text: Python decodes it row by row, so one payload it cannot

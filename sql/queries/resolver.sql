@@ -1,11 +1,14 @@
 -- name: resolve_one
 -- The smallest UC containing one point, and its chain (zero rows: outside everything).
-SELECT unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs
+-- The ids come as text (see geo.Resolucao).
+SELECT unidade_civica_id::text AS unidade_civica_id, nivel_minimo_resolvido,
+       cadeia_ucs::text[] AS cadeia_ucs
 FROM d2.resolver_territorio(%(lat)s, %(lng)s);
 
 -- name: resolve_many
 -- The set-based form: one row per resolved point, tagged with its 1-based position.
-SELECT ordem, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs
+SELECT ordem, unidade_civica_id::text AS unidade_civica_id, nivel_minimo_resolvido,
+       cadeia_ucs::text[] AS cadeia_ucs
 FROM d2.resolver_territorios(%(lats)s::double precision[], %(lngs)s::double precision[]);
 
 -- name: uc_names

@@ -161,6 +161,52 @@ def test_bus__publicar_muitos_keeps_the_order_of_the_items(db_url: str, conn: Co
     assert [e.payload["nivel_minimo_resolvido"] for e in eventos] == [1, 2, 3, 4]
 
 
+def test_bus__por_ultimo_numbers_at_insert_in_order_and_notifies(db_url: str, conn: Conn) -> None:
+    """publicar_preparados(por_ultimo=True): numbers taken now, in the items' order, and
+    one NOTIFY with the highest; a row published before it in the same transaction is
+    still numbered at commit, after them (with its own NOTIFY)."""
+    conn.execute("LISTEN core_event_log")
+    itens = [
+        bus.preparar(GEO, georreferenciada(nivel_minimo_resolvido=i + 1), None) for i in range(4)
+    ]
+    with transacao(db_url) as produtor:
+        antes = bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        ids = bus.publicar_preparados(produtor, itens, origem="D-2", por_ultimo=True)
+        numeros = {
+            row["event_id"]: row["sequence_number"]
+            for row in produtor.execute(
+                "SELECT event_id, sequence_number FROM core.event_log ORDER BY ordem_insercao"
+            )
+        }
+        assert numeros[antes] is None  # still numbered at commit
+        assert [numeros[i] for i in ids] == [1, 2, 3, 4]
+        assert bus.publicar_preparados(produtor, [], origem="D-2", por_ultimo=True) == []
+    eventos = bus.ler_desde(conn, GEO, 0)
+    assert [e.event_id for e in eventos] == [*ids, antes]
+    assert [e.sequence_number for e in eventos] == [1, 2, 3, 4, 5]
+    assert [e.payload["nivel_minimo_resolvido"] for e in eventos[:4]] == [1, 2, 3, 4]
+    avisos = [n.payload for n in conn.notifies(timeout=1.0, stop_after=2)]
+    assert avisos == ["4", "5"]
+
+
+def test_bus__por_ultimo_holds_other_commits_until_its_own(db_url: str, conn: Conn) -> None:
+    """The numbering lock taken at insert is held to the end of the transaction: a plain
+    producer committing meanwhile waits, then gets the next number."""
+    with transacao(db_url) as primeiro, transacao(db_url) as segundo:
+        (numerado,) = bus.publicar_preparados(
+            primeiro, [bus.preparar(GEO, georreferenciada(), None)], origem="D-2", por_ultimo=True
+        )
+        outro = bus.publicar(segundo, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        fim = threading.Event()
+        t = threading.Thread(target=lambda: (segundo.commit(), fim.set()))
+        t.start()
+        assert not fim.wait(0.3), "a commit overtook the numbering lock"
+        primeiro.commit()
+        t.join(5)
+        assert fim.is_set()
+    assert [e.event_id for e in bus.ler_desde(conn, GEO, 0)] == [numerado, outro]
+
+
 def test_bus__producer_cannot_choose_its_sequence_number(db_url: str, conn: Conn) -> None:
     with transacao(db_url) as produtor:
         primeiro = inserir_cru(produtor, sequence_number=1_000_000)
@@ -181,6 +227,15 @@ def test_bus__producer_cannot_choose_its_sequence_number(db_url: str, conn: Conn
     assert bus.maior_sequencia(conn) == 1
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute("UPDATE core.event_log SET sequence_number = 99")
+    # Raising the insert-time numbering flag by hand gets a number from the sequence,
+    # under the lock, never the one asked for.
+    with transacao(db_url) as produtor:
+        produtor.execute("SELECT set_config('d2.numerar_na_insercao', 'on', true)")
+        terceiro = inserir_cru(produtor, sequence_number=1_000_000)
+    row = conn.execute(
+        "SELECT sequence_number FROM core.event_log WHERE event_id = %(id)s", {"id": terceiro}
+    ).fetchone()
+    assert row == {"sequence_number": 2}
 
 
 def test_bus__one_notification_per_transaction(db_url: str) -> None:

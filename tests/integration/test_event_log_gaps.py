@@ -1,7 +1,8 @@
 """The gap test (DESIGN decision 6): a reader following core.event_log never skips.
 
-Several producers, each on its own connection, insert events (single rows, plain INSERTs
-and multi-row publicar_muitos) and wait a random few milliseconds between insert and
+Several producers, each on its own connection, insert events (single rows, plain INSERTs,
+multi-row publicar_muitos numbered at commit, and multi-row publicar_preparados numbered
+as they are inserted, the worker's way) and wait a random few milliseconds between insert and
 commit, so transactions commit in a different order than they inserted; some roll back.
 Meanwhile a reader follows the log with ler_desde from its cursor, as the worker does.
 At the end the reader's list must be exactly the committed events, in sequence order,
@@ -63,9 +64,14 @@ def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threadi
                     {"id": event_id, "tipo": TIPO},
                 )
                 ids.append(event_id)
-            else:
+            elif forma < 0.85:
                 itens = [(payload(rng), None) for _ in range(rng.randint(2, 12))]
                 ids.extend(bus.publicar_muitos(conn, TIPO, itens, origem="gap"))
+            else:
+                preparados = [
+                    bus.preparar(TIPO, payload(rng), None) for _ in range(rng.randint(1, 12))
+                ]
+                ids.extend(bus.publicar_preparados(conn, preparados, origem="gap", por_ultimo=True))
             time.sleep(rng.random() * 0.004)
             if rng.random() < 0.1:
                 conn.rollback()

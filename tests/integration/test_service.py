@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from d2 import bus, config, registry, service, worker
+from d2 import bus, config, errors, registry, service, worker
 from tests.eventos import JsonBruto, inserir_evento, payload_normalizada, saidas
 from tests.territorio import Territorio
 
@@ -406,3 +406,38 @@ def test_batch_and_single_paths_agree(
         }
         outcomes.append((dict(result.contagem), [ucs.get(i) for i in ids]))
     assert outcomes[0] == outcomes[1]
+
+
+def test_read_ahead__a_batch_its_thread_cannot_prepare_is_isolated_by_the_writer(
+    conn: Conn,
+    db_url: str,
+    settings: config.Settings,
+    territorio: Territorio,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker reads batch N+1 ahead while it writes batch N. When preparing a batch
+    fails in the read-ahead thread (here: one output the Registry refuses), the writer
+    prepares that batch itself, isolates the poison event into the dead letters, and the
+    read-ahead goes on after it; outputs keep the order of the inputs."""
+    semear_cursor(conn)
+    payloads = [payload_normalizada(-27.0 + i / 100, -49.0) for i in range(14)]
+    veneno = payloads[9]["demanda_id"]
+    ids = [inserir_evento(conn, p) for p in payloads]
+    original = bus.preparar
+    chamadas: list[str] = []
+
+    def preparar(tipo: str, payload: dict[str, Any], *args: Any, **kw: Any) -> bus.Preparado:
+        chamadas.append(payload["demanda_id"])
+        if payload["demanda_id"] == veneno:
+            raise errors.InvalidEvent("invalid demanda.georreferenciada: planted")
+        return original(tipo, payload, *args, **kw)
+
+    monkeypatch.setattr(bus, "preparar", preparar)
+    result = drenar(db_url, settings, batch_size=4)
+    assert result.contagem == {"georreferenciada": 13, "dead_letter": 1}
+    assert chamadas.count(veneno) == 3  # read-ahead, the writer's batch, the isolation
+    dlq = conn.execute("SELECT event_id, erro FROM core.dead_letter_queue").fetchall()
+    assert [r["event_id"] for r in dlq] == [ids[9]] and "planted" in dlq[0]["erro"]
+    publicadas = [s["payload"]["demanda_id"] for s in saidas(conn)]
+    assert publicadas == [p["demanda_id"] for p in payloads if p["demanda_id"] != veneno]
+    assert cursor(conn) == maior_entrada(conn)

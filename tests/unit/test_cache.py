@@ -8,7 +8,7 @@ from d2 import cache, geo
 
 
 def resolucao(nivel: int = 4) -> geo.Resolucao:
-    uc = uuid.uuid4()
+    uc = str(uuid.uuid4())
     return geo.Resolucao(uc, nivel, (uc,))
 
 
