@@ -106,14 +106,15 @@ CROSS JOIN LATERAL (SELECT ST_LineInterpolatePoint(
 SELECT setseed(%(seed)s);
 
 -- name: resolver_lote
--- The set-based resolver over a batch of points (what the worker calls).
+-- The set-based resolver over a batch of points (what the worker calls, and as it calls
+-- it: binary float8 arrays, like the baseline below).
 SELECT count(*) AS resolvidos
-FROM d2.resolver_territorios(%(lats)s::double precision[], %(lngs)s::double precision[]);
+FROM d2.resolver_territorios(%(lats)b::double precision[], %(lngs)b::double precision[]);
 
 -- name: contains_sem_subdividir
 -- Baseline (a): the same answer from plain ST_Contains over the unsubdivided mirror.
 SELECT count(*) AS resolvidos
-FROM unnest(%(lats)s::double precision[], %(lngs)s::double precision[]) AS pt (lat, lng)
+FROM unnest(%(lats)b::double precision[], %(lngs)b::double precision[]) AS pt (lat, lng)
 CROSS JOIN LATERAL (
     SELECT m.unidade_civica_id
     FROM d2.mirror_uc m

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import os
 import random
 import time
 import uuid
@@ -19,6 +21,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
 
+import orjson
 from psycopg import sql
 
 from d2 import db, errors, registry
@@ -96,8 +99,36 @@ def _decodificar(texto: str) -> Any:
         return PayloadIlegivel(f"invalid JSON: {exc}")
 
 
-def _json(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False, allow_nan=False)
+def json_texto(valor: Any) -> str:
+    """valor as JSON text: what json.dumps(valor, ensure_ascii=False, allow_nan=False)
+    writes, but compact and by orjson, about ten times faster (the worker encodes a few
+    documents per event). Falls back to json where orjson refuses a value (an integer
+    beyond 64 bits); a NaN or an infinity is refused (ValueError) as json refuses it,
+    where orjson would write null.
+    """
+    try:
+        texto = orjson.dumps(valor, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return json.dumps(valor, ensure_ascii=False, allow_nan=False)
+    # A NaN or an infinity comes out as null, so only then is the value walked.
+    if b"null" in texto and not _finito(valor):
+        raise ValueError("Out of range float values are not JSON compliant")
+    return texto.decode()
+
+
+def _finito(valor: Any) -> bool:
+    """False when some float in valor (nested in dicts, lists, tuples) is NaN or infinite."""
+    pilha = [valor]
+    while pilha:
+        atual = pilha.pop()
+        if type(atual) is float:
+            if not math.isfinite(atual):
+                return False
+        elif isinstance(atual, dict):
+            pilha.extend(atual.values())
+        elif isinstance(atual, list | tuple):
+            pilha.extend(atual)
+    return True
 
 
 def publicar(
@@ -127,7 +158,7 @@ def publicar(
                 "versao_schema": versao,
                 "origem": origem,
                 "correlacao_id": correlacao_id,
-                "payload": _json(payload),
+                "payload": json_texto(payload),
             },
         )
     log.debug(
@@ -142,10 +173,24 @@ class Preparado:
     """One event the Registry accepted, encoded for publicar_preparados. Made only by
     preparar, so whatever publicar_preparados inserts was validated."""
 
-    event_id: uuid.UUID
+    event_id_texto: str
     tipo: str
     versao_schema: str
     texto: str  # {"event_id", "correlacao_id", "payload"} as JSON
+
+    @property
+    def event_id(self) -> uuid.UUID:
+        return uuid.UUID(self.event_id_texto)
+
+
+def uuid4_texto() -> str:
+    """A random (version 4) uuid in its text form, as str(uuid.uuid4()) gives it, a third
+    of the cost (no uuid object): the worker makes one per output."""
+    bruto = bytearray(os.urandom(16))
+    bruto[6] = bruto[6] & 0x0F | 0x40  # version 4
+    bruto[8] = bruto[8] & 0x3F | 0x80  # RFC 4122 variant
+    h = bruto.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def preparar(
@@ -158,10 +203,10 @@ def preparar(
     """Validate and encode one event ahead of its publication (no database needed).
     Raises errors.InvalidEvent naming the field."""
     versao = registry.validar(tipo, payload, versao_schema)
-    novo = uuid.uuid4()
-    texto = _json(
+    novo = uuid4_texto()
+    texto = json_texto(
         {
-            "event_id": str(novo),
+            "event_id": novo,
             "correlacao_id": None if correlacao_id is None else str(correlacao_id),
             "payload": payload,
         }
@@ -171,7 +216,7 @@ def preparar(
 
 def publicar_preparados(
     conn: db.Connection, itens: Sequence[Preparado], *, origem: str, por_ultimo: bool = False
-) -> list[uuid.UUID]:
+) -> None:
     """Insert prepared events, all of one type and version, in one statement, in the
     caller's transaction. Their sequence numbers follow the order of itens.
 
@@ -181,7 +226,7 @@ def publicar_preparados(
     core.event_log_inserir_numerados). It saves the database a second write per event.
     """
     if not itens:
-        return []
+        return
     tipo, versao = itens[0].tipo, itens[0].versao_schema
     if any(item.tipo != tipo or item.versao_schema != versao for item in itens):
         raise ValueError("publicar_preparados takes events of one type and version")
@@ -205,7 +250,6 @@ def publicar_preparados(
         # The payloads passed the Registry: a refusal now is the log's, not the events'.
         raise errors.PublishError(f"event log refused {tipo}: {exc}") from exc
     log.debug("eventos inseridos", extra={"tipo": tipo, "quantidade": len(itens), "origem": origem})
-    return [item.event_id for item in itens]
 
 
 def publicar_muitos(
@@ -228,7 +272,8 @@ def publicar_muitos(
             preparados.append(preparar(tipo, payload, correlacao, versao_schema=versao))
         except errors.InvalidEvent as exc:
             raise errors.InvalidEvent(f"item {posicao}: {exc}") from exc
-    return publicar_preparados(conn, preparados, origem=origem)
+    publicar_preparados(conn, preparados, origem=origem)
+    return [item.event_id for item in preparados]
 
 
 def com_retry(

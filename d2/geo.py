@@ -91,8 +91,9 @@ def resolver_muitos(
     """d2.resolver_territorios for many (lat, lng) points, in one statement, in order."""
     if not pontos:
         return []
-    lats = [p[0] for p in pontos]
-    lngs = [p[1] for p in pontos]
+    # float(): the arrays go as binary float8, which only a float becomes.
+    lats = [float(p[0]) for p in pontos]
+    lngs = [float(p[1]) for p in pontos]
     with db.mapped_errors():
         rows = conn.execute(db.q("resolve_many"), {"lats": lats, "lngs": lngs}).fetchall()
     resultado: list[Resolucao | None] = [None] * len(pontos)

@@ -356,7 +356,7 @@ class Servico:
         for plano in planos:
             if plano.desfecho == Desfecho.GEORREFERENCIADA:
                 plano.gravada = Servico._linha_resolucao(plano)
-                plano.linha = json.dumps(plano.gravada)
+                plano.linha = bus.json_texto(plano.gravada)
             elif plano.desfecho != Desfecho.REPUBLICADA or plano.gravada is None:
                 continue
             plano.saida = bus.preparar(
@@ -367,7 +367,6 @@ class Servico:
     def _linha_resolucao(plano: Plano) -> dict[str, Any]:
         assert plano.resolucao is not None and plano.demanda_id is not None
         return {
-            "id": str(uuid.uuid4()),
             "demanda_id": str(plano.demanda_id),
             "unidade_civica_id": plano.resolucao.unidade_civica_id,
             "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
@@ -430,7 +429,9 @@ class Servico:
                 ]
                 aceitos = {
                     row["event_id"]
-                    for row in conn.execute(db.q("pending_insert"), {"rows": json.dumps(linhas)})
+                    for row in conn.execute(
+                        db.q("pending_insert"), {"rows": bus.json_texto(linhas)}
+                    )
                 }
             mortos = [p for p in planos if p.desfecho == Desfecho.DEAD_LETTER] + [
                 p for p in revisao if p.evento.event_id not in aceitos
@@ -446,7 +447,7 @@ class Servico:
                 if p.evento.event_id not in motivos and p.demanda_id is not None
             ]
             if processados:
-                conn.execute(db.q("processed_insert"), {"rows": json.dumps(processados)})
+                conn.execute(db.q("processed_insert"), {"rows": bus.json_texto(processados)})
             for plano in mortos:
                 _registrar_dead_letter(conn, plano.evento, motivos[plano.evento.event_id])
             if mover_cursor:

@@ -27,15 +27,16 @@ WHERE event_id = ANY(%(ids)b::uuid[]);
 -- name: resolutions_insert
 -- Handler step 5, set-based. A demanda already resolved or pending review under another
 -- event is not inserted (the caller sends it to the dead letters); RETURNING says which were.
+-- The row's id is made here: nothing reads it before it is stored.
 INSERT INTO d2.resolucoes_geo (
     id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
     metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id
 )
-SELECT r.id, r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.cadeia_ucs,
+SELECT gen_random_uuid(), r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.cadeia_ucs,
        r.metodo_resolucao, r.confianca_geo, r.coordenadas_lat, r.coordenadas_lng,
        r.event_id, r.correlacao_id
 FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
-    id uuid, demanda_id uuid, unidade_civica_id uuid, nivel_minimo_resolvido integer,
+    demanda_id uuid, unidade_civica_id uuid, nivel_minimo_resolvido integer,
     cadeia_ucs uuid[], metodo_resolucao varchar, confianca_geo varchar,
     coordenadas_lat double precision, coordenadas_lng double precision,
     event_id uuid, correlacao_id uuid

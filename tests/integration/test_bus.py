@@ -171,7 +171,8 @@ def test_bus__por_ultimo_numbers_at_insert_in_order_and_notifies(db_url: str, co
     ]
     with transacao(db_url) as produtor:
         antes = bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
-        ids = bus.publicar_preparados(produtor, itens, origem="D-2", por_ultimo=True)
+        bus.publicar_preparados(produtor, itens, origem="D-2", por_ultimo=True)
+        ids = [item.event_id for item in itens]
         numeros = {
             row["event_id"]: row["sequence_number"]
             for row in produtor.execute(
@@ -180,7 +181,7 @@ def test_bus__por_ultimo_numbers_at_insert_in_order_and_notifies(db_url: str, co
         }
         assert numeros[antes] is None  # still numbered at commit
         assert [numeros[i] for i in ids] == [1, 2, 3, 4]
-        assert bus.publicar_preparados(produtor, [], origem="D-2", por_ultimo=True) == []
+        bus.publicar_preparados(produtor, [], origem="D-2", por_ultimo=True)
     eventos = bus.ler_desde(conn, GEO, 0)
     assert [e.event_id for e in eventos] == [*ids, antes]
     assert [e.sequence_number for e in eventos] == [1, 2, 3, 4, 5]
@@ -193,9 +194,9 @@ def test_bus__por_ultimo_holds_other_commits_until_its_own(db_url: str, conn: Co
     """The numbering lock taken at insert is held to the end of the transaction: a plain
     producer committing meanwhile waits, then gets the next number."""
     with transacao(db_url) as primeiro, transacao(db_url) as segundo:
-        (numerado,) = bus.publicar_preparados(
-            primeiro, [bus.preparar(GEO, georreferenciada(), None)], origem="D-2", por_ultimo=True
-        )
+        item = bus.preparar(GEO, georreferenciada(), None)
+        bus.publicar_preparados(primeiro, [item], origem="D-2", por_ultimo=True)
+        numerado = item.event_id
         outro = bus.publicar(segundo, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
         fim = threading.Event()
         t = threading.Thread(target=lambda: (segundo.commit(), fim.set()))

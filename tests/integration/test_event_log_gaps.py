@@ -71,7 +71,8 @@ def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threadi
                 preparados = [
                     bus.preparar(TIPO, payload(rng), None) for _ in range(rng.randint(1, 12))
                 ]
-                ids.extend(bus.publicar_preparados(conn, preparados, origem="gap", por_ultimo=True))
+                bus.publicar_preparados(conn, preparados, origem="gap", por_ultimo=True)
+                ids.extend(item.event_id for item in preparados)
             time.sleep(rng.random() * 0.004)
             if rng.random() < 0.1:
                 conn.rollback()

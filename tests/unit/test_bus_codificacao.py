@@ -1,0 +1,37 @@
+"""The worker's fast encoders in d2.bus agree with the standard library's."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+
+from d2 import bus
+
+
+def test_uuid4_texto_is_a_canonical_random_version_4_uuid() -> None:
+    vistos = set()
+    for _ in range(2_000):
+        texto = bus.uuid4_texto()
+        valor = uuid.UUID(texto)
+        assert str(valor) == texto
+        assert valor.version == 4 and valor.variant == uuid.RFC_4122
+        vistos.add(texto)
+    assert len(vistos) == 2_000
+
+
+def test_json_texto_matches_json_and_refuses_what_it_refuses() -> None:
+    valores: list[Any] = [
+        {"a": [1, 2.5, None, "ção", {"b": True}], "c": -0.0, 1: "chave int"},
+        [2**70, 1e-7, "\\u2028"],
+        {"cadeia": [str(uuid.UUID(int=5))], "x": None},
+    ]
+    for valor in valores:
+        assert json.loads(bus.json_texto(valor)) == json.loads(
+            json.dumps(valor, ensure_ascii=False, allow_nan=False)
+        )
+    for ruim in (float("nan"), {"a": [None, float("inf")]}, [float("-inf")]):
+        with pytest.raises(ValueError):
+            bus.json_texto(ruim)
