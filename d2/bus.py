@@ -2,7 +2,9 @@
 
 Publishing is a plain INSERT inside the caller's transaction: the database numbers the
 events when that transaction commits, in commit order (sql/functions/event_log_numerar.sql),
-so "sequence_number > S" never skips an event that commits later. One NOTIFY on channel
+so "sequence_number > S" never skips an event that commits later. A publisher that commits
+right after may have them numbered as they are inserted instead, under the same lock
+(publicar_preparados(por_ultimo=True)). One NOTIFY on channel
 `core_event_log` per committing transaction wakes listeners; readers poll as well.
 """
 
