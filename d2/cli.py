@@ -477,7 +477,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch-size",
         type=int,
         default=None,
-        help="events per batch (default D2_BATCH_SIZE or 500; 1 = one event at a time)",
+        help=(
+            "events per batch (default D2_BATCH_SIZE or 500); above 1 the next batch is"
+            " read and resolved on a second connection while one is written;"
+            " 1 = one event at a time, strictly in turn"
+        ),
     )
     p_worker.add_argument("--log-level", default="INFO")
     p_worker.set_defaults(handler=cmd_worker)
