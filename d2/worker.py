@@ -25,6 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import FrameType
+from typing import Protocol
 
 from d2 import bus, config, db, errors, metrics, service
 
@@ -115,7 +116,7 @@ class Worker:
             try:
                 cursor = self.servico.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
-                with bus.Listener(self.url) as ouvinte, self._leitura() as leitura:
+                with bus.Listener(self.url) as ouvinte, self._leitura(conn) as leitura:
                     self._replay(conn, leitura)
                     self.estado.pronto = True
                     log.info("D-2 Georreferenciamento inicializado")
@@ -145,42 +146,31 @@ class Worker:
             self.estado.ultimo_avanco = time.monotonic()
             self.parar.wait(self.settings.poll_interval_s)
 
-    def _leitura(self) -> contextlib.AbstractContextManager[Antecipacao | None]:
+    def _leitura(self, conn: db.Connection) -> Leitura:
         if self.batch_size == 1:
-            return contextlib.nullcontext()
+            return LeituraEmSequencia(conn, self.batch_size, self._purgar_cache)
         return Antecipacao(self.url, self.servico, self.batch_size, self._purgar_cache)
 
-    def _replay(self, conn: db.Connection, leitura: Antecipacao | None) -> None:
+    def _replay(self, conn: db.Connection, leitura: Leitura) -> None:
         """Read from the cursor and handle batches until the log is exhausted (or stop)."""
-        if leitura is not None:
-            leitura.pedir(self.servico.cursor(conn))
+        leitura.pedir(self.servico.cursor(conn))
         try:
             while not self.parar.is_set():
                 self.estado.ultimo_avanco = time.monotonic()
-                if leitura is None:
-                    self._purgar_cache()
-                    cursor = self.servico.cursor(conn)
-                    with db.mapped_errors():
-                        eventos = bus.ler_desde(conn, service.TIPO_ENTRADA, cursor, self.batch_size)
-                    lote = None
-                else:
-                    eventos, lote = leitura.receber()
-                    if lote is not None:
-                        leitura.pedir(eventos[-1].sequence_number)
+                eventos, lote = leitura.receber()
+                if lote is not None:
+                    leitura.pedir(eventos[-1].sequence_number)
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
                     if self.metricas is not None:
                         self.metricas.atualizar_gauges(conn)
                     return
                 resultado = self.servico.processar(
-                    conn,
-                    eventos,
-                    lote=lote,
-                    antes_de_isolar=leitura.descartar if leitura is not None else None,
+                    conn, eventos, lote=lote, antes_de_isolar=leitura.descartar
                 )
-                if leitura is not None and not leitura.pendente:
-                    # This batch was prepared here, or isolating a poison event took the
-                    # read-ahead back: start it again.
+                if not leitura.pendente:
+                    # Read in turn, prepared here, or the read-ahead was taken back to
+                    # isolate a poison event: ask for the next batch now.
                     leitura.pedir(eventos[-1].sequence_number)
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
@@ -191,14 +181,75 @@ class Worker:
                 if self._on_batch is not None:
                     self._on_batch(resultado)
         finally:
-            if leitura is not None:
-                leitura.descartar()
+            leitura.descartar()
 
     def _purgar_cache(self) -> None:
         if time.monotonic() - self._ultimo_purge >= 3600:
             removidas = self.servico.cache.purgar_expirados()
             self._ultimo_purge = time.monotonic()
             log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
+
+
+def _ler_eventos(
+    conn: db.Connection, apos: int, batch_size: int, purgar_cache: Callable[[], None]
+) -> list[bus.Evento]:
+    purgar_cache()  # where the cache is touched: in turn, or on the read-ahead thread
+    with db.mapped_errors():
+        return bus.ler_desde(conn, service.TIPO_ENTRADA, apos, batch_size)
+
+
+class Leitura(Protocol):
+    """Where _replay gets its batches: ask for the one after a sequence number, receive
+    it (events and, when decided already, its Lote), or drop what was asked."""
+
+    @property
+    def pendente(self) -> bool: ...
+
+    def pedir(self, apos: int) -> None: ...
+
+    def receber(self) -> tuple[list[bus.Evento], service.Lote | None]: ...
+
+    def descartar(self) -> None: ...
+
+    def __enter__(self) -> Leitura: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class LeituraEmSequencia:
+    """Batch size 1, the spec's per-event path: each batch is read on the main
+    connection when it is received, after the previous one was written, and decided by
+    Servico.processar itself."""
+
+    def __init__(
+        self, conn: db.Connection, batch_size: int, purgar_cache: Callable[[], None]
+    ) -> None:
+        self._conn = conn
+        self._batch_size = batch_size
+        self._purgar_cache = purgar_cache
+        self._apos: int | None = None
+
+    def __enter__(self) -> LeituraEmSequencia:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.descartar()
+
+    @property
+    def pendente(self) -> bool:
+        return self._apos is not None
+
+    def pedir(self, apos: int) -> None:
+        assert self._apos is None, "one batch asked for at most"
+        self._apos = apos
+
+    def receber(self) -> tuple[list[bus.Evento], service.Lote | None]:
+        assert self._apos is not None, "receber without pedir"
+        apos, self._apos = self._apos, None
+        return _ler_eventos(self._conn, apos, self._batch_size, self._purgar_cache), None
+
+    def descartar(self) -> None:
+        self._apos = None
 
 
 class Antecipacao:
@@ -266,9 +317,7 @@ class Antecipacao:
             self._conn = db.connect(
                 self._url, autocommit=True, application_name="d2-worker-leitura"
             )
-        self._purgar_cache()
-        with db.mapped_errors():
-            eventos = bus.ler_desde(self._conn, service.TIPO_ENTRADA, apos, self._batch_size)
+        eventos = _ler_eventos(self._conn, apos, self._batch_size, self._purgar_cache)
         if not eventos:
             return eventos, None
         try:
