@@ -12,6 +12,7 @@ resolution, processed discard, pending review, dead letter.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import logging
 import re
@@ -72,6 +73,23 @@ class Plano:
     @property
     def correlacao_id(self) -> uuid.UUID | None:
         return self.evento.correlacao_id or self.demanda_id
+
+    # The ids as text, printed once: a resolution row, its output event and its processed
+    # mark each carry them (read only once the event is classified).
+    @functools.cached_property
+    def event_id_texto(self) -> str:
+        return str(self.evento.event_id)
+
+    @functools.cached_property
+    def demanda_id_texto(self) -> str:
+        assert self.demanda_id is not None, "read only for an event with its demanda"
+        return str(self.demanda_id)
+
+    @functools.cached_property
+    def correlacao_id_texto(self) -> str:
+        if self.evento.correlacao_id is None:
+            return self.demanda_id_texto
+        return str(self.evento.correlacao_id)
 
 
 @dataclass
@@ -134,7 +152,10 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plano:
     payload = evento.payload
     if isinstance(payload, bus.PayloadIlegivel):
         return _dead(plano, f"payload unreadable: {payload.motivo}")
-    if _profundidade_excede(payload, settings.max_payload_depth):
+    profundidade_max = evento.profundidade_max
+    if (
+        profundidade_max is None or profundidade_max > settings.max_payload_depth
+    ) and _profundidade_excede(payload, settings.max_payload_depth):
         return _dead(plano, f"payload nested deeper than {settings.max_payload_depth} levels")
     tamanho = _tamanho_excede(evento, settings.max_payload_bytes)
     if tamanho is not None:
@@ -353,6 +374,7 @@ class Servico:
     def _preparar_saidas(planos: list[Plano]) -> None:
         """The rows and events steps 5-6 will write, built and validated ahead, so that
         the writing holds the database for the statements only."""
+        ids = iter(bus.uuids4_texto(len(planos)))
         for plano in planos:
             if plano.desfecho == Desfecho.GEORREFERENCIADA:
                 plano.gravada = Servico._linha_resolucao(plano)
@@ -360,14 +382,17 @@ class Servico:
             elif plano.desfecho != Desfecho.REPUBLICADA or plano.gravada is None:
                 continue
             plano.saida = bus.preparar(
-                TIPO_SAIDA, payload_saida(plano.gravada), plano.correlacao_id
+                TIPO_SAIDA,
+                payload_saida(plano.gravada),
+                plano.correlacao_id_texto,
+                event_id=next(ids),
             )
 
     @staticmethod
     def _linha_resolucao(plano: Plano) -> dict[str, Any]:
         assert plano.resolucao is not None and plano.demanda_id is not None
         return {
-            "demanda_id": str(plano.demanda_id),
+            "demanda_id": plano.demanda_id_texto,
             "unidade_civica_id": plano.resolucao.unidade_civica_id,
             "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
             "cadeia_ucs": list(plano.resolucao.cadeia_ucs),
@@ -375,8 +400,8 @@ class Servico:
             "confianca_geo": "alta",
             "coordenadas_lat": plano.lat,
             "coordenadas_lng": plano.lng,
-            "event_id": str(plano.evento.event_id),
-            "correlacao_id": str(plano.correlacao_id),
+            "event_id": plano.event_id_texto,
+            "correlacao_id": plano.correlacao_id_texto,
         }
 
     def _gravar_resolucoes(self, conn: db.Connection, planos: list[Plano]) -> None:
@@ -420,8 +445,8 @@ class Servico:
             if revisao:
                 linhas = [
                     {
-                        "demanda_id": str(p.demanda_id),
-                        "event_id": str(p.evento.event_id),
+                        "demanda_id": p.demanda_id_texto,
+                        "event_id": p.event_id_texto,
                         "lat": p.lat,
                         "lng": p.lng,
                     }
@@ -442,7 +467,7 @@ class Servico:
                 for p in mortos
             }
             processados = [
-                {"event_id": str(p.evento.event_id), "demanda_id": str(p.demanda_id)}
+                {"event_id": p.event_id_texto, "demanda_id": p.demanda_id_texto}
                 for p in planos
                 if p.evento.event_id not in motivos and p.demanda_id is not None
             ]

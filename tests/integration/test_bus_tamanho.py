@@ -1,5 +1,7 @@
-"""Evento.tamanho_max_bytes, read from jsonb::text, never underestimates the payload's size
-as Python re-encodes it (the measure of D2_MAX_PAYLOAD_BYTES), and only floats differ."""
+"""What the bus reads from jsonb::text: the payload exactly as json.loads reads it (the bus
+decodes with orjson first), Evento.tamanho_max_bytes never underestimating the payload's
+size as Python re-encodes it (the measure of D2_MAX_PAYLOAD_BYTES; only floats differ),
+and Evento.profundidade_max never underestimating its depth."""
 
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ NUMEROS_CRUS = [
     "-1" + "0" * 400 + ".5",
     "0.00001",
     "123.456e-10",
+    "18446744073709551615",  # the largest integer orjson reads as one
+    "18446744073709551616",  # beyond it orjson reads a float, json an int
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "9223372036854775808.0",
 ]
 
 texto = st.text(
@@ -40,6 +47,7 @@ escalares = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(min_value=-(10**30), max_value=10**30),
+    st.integers(min_value=2**63 - 3, max_value=2**64 + 3),
     st.floats(allow_nan=False, allow_infinity=False),
     texto,
 )
@@ -62,18 +70,30 @@ def _tem_float(valor: Any) -> bool:
     return False
 
 
+def _profundidade(valor: Any) -> int:
+    if isinstance(valor, dict):
+        return 1 + max(map(_profundidade, valor.values()), default=0)
+    if isinstance(valor, list):
+        return 1 + max(map(_profundidade, valor), default=0)
+    return 0
+
+
 def _conferir(conn: Conn, tipo: str) -> int:
     eventos = bus.ler_desde(conn, tipo, 0)
     for evento in eventos:
+        row = conn.execute(
+            "SELECT payload::text AS t FROM core.event_log WHERE event_id = %s",
+            [evento.event_id],
+        ).fetchone()
+        assert row is not None
+        # Equal and of the same types (1 == 1.0 in Python, not in JSON).
+        assert json.dumps(evento.payload) == json.dumps(json.loads(row["t"]))
         exato = len(json.dumps(evento.payload, ensure_ascii=False).encode())
         assert evento.tamanho_max_bytes is not None
         assert evento.tamanho_max_bytes >= exato, evento.payload
+        assert evento.profundidade_max is not None
+        assert evento.profundidade_max >= _profundidade(evento.payload)
         if not _tem_float(evento.payload):
-            row = conn.execute(
-                "SELECT payload::text AS t FROM core.event_log WHERE event_id = %s",
-                [evento.event_id],
-            ).fetchone()
-            assert row is not None
             # Without floats Python writes the very text the database wrote.
             assert len(row["t"].encode()) == exato
     return len(eventos)
@@ -100,6 +120,7 @@ def test_tamanho_max__numbers_printed_differently(conn: Conn) -> None:
     assert _conferir(conn, tipo) == 2 * len(NUMEROS_CRUS)
     valores_lidos = [e.payload for e in bus.ler_desde(conn, tipo, 0)]
     assert math.inf in valores_lidos  # the case where Python writes "Infinity"
+    assert 18446744073709551616 in valores_lidos and 10**400 in valores_lidos
 
 
 def test_tamanho_max__unreadable_payload_still_gets_a_bound(conn: Conn) -> None:

@@ -11,15 +11,18 @@ import pytest
 from d2 import bus
 
 
-def test_uuid4_texto_is_a_canonical_random_version_4_uuid() -> None:
+def test_uuids4_texto_are_canonical_random_version_4_uuids() -> None:
     vistos = set()
-    for _ in range(2_000):
-        texto = bus.uuid4_texto()
-        valor = uuid.UUID(texto)
-        assert str(valor) == texto
-        assert valor.version == 4 and valor.variant == uuid.RFC_4122
-        vistos.add(texto)
+    for quantos in (1, 2, 17, 500, 1_480):
+        textos = bus.uuids4_texto(quantos)
+        assert len(textos) == quantos
+        for texto in textos:
+            valor = uuid.UUID(texto)
+            assert str(valor) == texto
+            assert valor.version == 4 and valor.variant == uuid.RFC_4122
+            vistos.add(texto)
     assert len(vistos) == 2_000
+    assert bus.uuids4_texto(0) == []
 
 
 def test_json_texto_matches_json_and_refuses_what_it_refuses() -> None:

@@ -73,7 +73,9 @@ def test_depth_check__at_the_limit(niveis: int, folha: Any) -> None:
     assert service._profundidade_excede(valor, 32) is _profundidade_excede_antes(valor, 32)
 
 
-def _evento(payload: Any, tamanho_max_bytes: int | None = None) -> bus.Evento:
+def _evento(
+    payload: Any, tamanho_max_bytes: int | None = None, profundidade_max: int | None = None
+) -> bus.Evento:
     return bus.Evento(
         sequence_number=1,
         event_id=uuid.uuid4(),
@@ -84,6 +86,7 @@ def _evento(payload: Any, tamanho_max_bytes: int | None = None) -> bus.Evento:
         payload=payload,
         publicado_em=datetime.now(UTC),
         tamanho_max_bytes=tamanho_max_bytes,
+        profundidade_max=profundidade_max,
     )
 
 
@@ -128,8 +131,19 @@ def test_size_check__message_gives_the_encoded_size() -> None:
     assert plano.motivo == f"payload of {exato} bytes exceeds {CONFIG.max_payload_bytes}"
 
 
-def test_evento__size_bound_left_out_of_equality_and_repr() -> None:
+@pytest.mark.parametrize("niveis", [0, 30, 31, 32, 33, 100])
+def test_depth_check__same_plan_whatever_the_bound(niveis: int) -> None:
+    payload = _payload(n=_aninhado(niveis), texto="[{" * 40)
+    exata = max(niveis + 1, 2)  # the payload is an object, so is coordenadas_validadas
+    esperado = _plano(_evento(payload))
+    assert (esperado[0] == service.Desfecho.DEAD_LETTER) is (exata > 32)
+    for limite in (None, exata, exata + 1, 32, 33, 200):
+        if limite is None or limite >= exata:  # a bound never underestimates
+            assert _plano(_evento(payload, profundidade_max=limite)) == esperado
+
+
+def test_evento__bounds_left_out_of_equality_and_repr() -> None:
     evento = _evento(_payload())
-    com_limite = dataclasses.replace(evento, tamanho_max_bytes=123)
+    com_limite = dataclasses.replace(evento, tamanho_max_bytes=123, profundidade_max=7)
     assert com_limite == evento
     assert repr(com_limite) == repr(evento)
