@@ -6,6 +6,7 @@ before the backlog), so the batch and the per-event paths see exactly the same w
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import resource
 import subprocess
@@ -54,11 +55,66 @@ def ultima(url: str) -> int:
 
 def drenar(url: str, batch_size: int) -> tuple[float, int]:
     """(seconds, events handled) of Worker(...).executar(drain=True)."""
+    segundos, n, _ = drenar_medindo_cpu(url, batch_size)
+    return segundos, n
+
+
+def drenar_medindo_cpu(url: str, batch_size: int) -> tuple[float, int, float | None]:
+    """drenar, plus the share of the machine's CPU time that was busy meanwhile (every
+    process: the worker's and the server's), from /proc/stat; None where there is none."""
     settings = config.load()
     runner = worker.Worker(settings, url=url, batch_size=batch_size)
+    antes = _cpu_ocupada()
     inicio = time.perf_counter()
     resultado = runner.executar(drain=True)
-    return time.perf_counter() - inicio, sum(resultado.contagem.values())
+    segundos = time.perf_counter() - inicio
+    depois = _cpu_ocupada()
+    ocupada = None
+    if antes is not None and depois is not None and depois[1] > antes[1]:
+        ocupada = (depois[0] - antes[0]) / (depois[1] - antes[1])
+    return segundos, sum(resultado.contagem.values()), ocupada
+
+
+def _cpu_ocupada() -> tuple[int, int] | None:
+    """(busy, total) clock ticks of all CPUs since boot."""
+    try:
+        campos = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    ocioso = campos[3] + (campos[4] if len(campos) > 4 else 0)  # idle + iowait
+    return sum(campos) - ocioso, sum(campos)
+
+
+def _drenar_filho(url: str, batch_size: int, largada: Any, resultados: Any) -> None:
+    runner = worker.Worker(config.load(), url=url, batch_size=batch_size)
+    largada.wait()
+    resultado = runner.executar(drain=True)
+    resultados.put((time.perf_counter(), sum(resultado.contagem.values())))
+
+
+def drenar_juntos(urls: list[str], batch_size: int) -> tuple[float, int]:
+    """One worker process per database, all started at once: (seconds from the start to
+    the last one's end, events handled by all). With enough workers to keep every core
+    busy, the total is what this machine can drain at all, the ceiling of one worker."""
+    contexto = multiprocessing.get_context("spawn")  # no inherited connections
+    largada = contexto.Barrier(len(urls) + 1)
+    resultados = contexto.Queue()
+    filhos = [
+        contexto.Process(target=_drenar_filho, args=(url, batch_size, largada, resultados))
+        for url in urls
+    ]
+    for filho in filhos:
+        filho.start()
+    try:
+        largada.wait(timeout=120)
+        inicio = time.perf_counter()
+        fins = [resultados.get(timeout=3600) for _ in filhos]
+    finally:
+        for filho in filhos:
+            filho.join(timeout=60)
+            if filho.is_alive():
+                filho.kill()
+    return max(fim for fim, _ in fins) - inicio, sum(n for _, n in fins)
 
 
 def drenar_subprocesso(url: str) -> tuple[float, int, int]:

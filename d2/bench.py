@@ -28,6 +28,8 @@ _BAIRROS = (17_500, 3_000)
 _BACKLOG = (100_000, 10_000)
 _POR_EVENTO = (5_000, 1_000)
 _TRICKLE = (2_000, 300)
+# Workers side by side for the drain's ceiling: with two, both cores stay busy here.
+_JUNTOS = 2
 CAP = 64  # = the migration's MAX_VERTICES
 
 
@@ -122,7 +124,7 @@ def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
 
     for _, nome, _antes in _backlog_template(srv, template, _BACKLOG[i]):
         with common.scratch_db(srv, "lote", template=nome) as url:
-            s_lote, n_lote = drain.drenar(url, 500)
+            s_lote, n_lote, ocupada = drain.drenar_medindo_cpu(url, 500)
         with common.scratch_db(srv, "um", template=nome) as url:
             # Same events, fewer of them: the last _POR_EVENTO[i] of the backlog.
             drain.cursor_em(url, drain.ultima(url) - _POR_EVENTO[i])
@@ -131,6 +133,18 @@ def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
             "drain", "worker drain, batch 500", n_lote / s_lote, "events/s",
             n_um / s_um, "per-event path (batch size 1)",
             events=n_lote, per_event_events=n_um, seconds=round(s_lote, 2),
+            cpu_busy=None if ocupada is None else round(ocupada, 2),
+        )  # fmt: skip
+        with contextlib.ExitStack() as copias:
+            urls = [
+                copias.enter_context(common.scratch_db(srv, f"junto{k}", template=nome))
+                for k in range(_JUNTOS)
+            ]
+            s_juntos, n_juntos = drain.drenar_juntos(urls, 500)
+        yield common.figure(
+            "drain", f"machine's ceiling: {_JUNTOS} workers draining copies at once, in all",
+            n_juntos / s_juntos, "events/s", n_lote / s_lote, "one worker (the figure above)",
+            events=n_juntos, seconds=round(s_juntos, 2),
         )  # fmt: skip
 
 

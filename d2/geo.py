@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from psycopg.rows import tuple_row
+
 from d2 import db, errors
 
 _QUANTUM = Decimal("0.00001")
@@ -94,9 +96,11 @@ def resolver_muitos(
     # float(): the arrays go as binary float8, which only a float becomes.
     lats = [float(p[0]) for p in pontos]
     lngs = [float(p[1]) for p in pontos]
-    with db.mapped_errors():
-        rows = conn.execute(db.q("resolve_many"), {"lats": lats, "lngs": lngs}).fetchall()
+    with db.mapped_errors(), conn.cursor(row_factory=tuple_row) as cur:
+        rows = cur.execute(db.q("resolve_many"), {"lats": lats, "lngs": lngs}).fetchall()
     resultado: list[Resolucao | None] = [None] * len(pontos)
-    for row in rows:
-        resultado[row["ordem"] - 1] = _row(row)
+    for ordem, unidade_civica_id, nivel, cadeia in rows:
+        resultado[ordem - 1] = Resolucao(
+            unidade_civica_id, nivel, tuple(cadeia.split(",")) if cadeia else ()
+        )
     return resultado

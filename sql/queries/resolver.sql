@@ -7,8 +7,10 @@ FROM d2.resolver_territorio(%(lat)s, %(lng)s);
 
 -- name: resolve_many
 -- The set-based form: one row per resolved point, tagged with its 1-based position.
+-- The chain comes as one comma-separated text: Python splits it in a single call, where
+-- reading a text[] costs ~2.5 µs more per point.
 SELECT ordem, unidade_civica_id::text AS unidade_civica_id, nivel_minimo_resolvido,
-       cadeia_ucs::text[] AS cadeia_ucs
+       array_to_string(cadeia_ucs, ',') AS cadeia_ucs
 -- The coordinates travel as binary float8 arrays: as text, each float is printed by
 -- Python and parsed by PostgreSQL, ~3.5 µs per point of a batch in all.
 FROM d2.resolver_territorios(%(lats)b::double precision[], %(lngs)b::double precision[]);
