@@ -15,6 +15,7 @@ spec's per-event path and stays strictly sequential.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import random
 import signal
@@ -74,6 +75,7 @@ class Worker:
 
     def executar(self, *, drain: bool = False) -> service.Resultado:
         """Run until stopped (or, with drain, until nothing is pending)."""
+        _espacar_coletas()
         servidor = metrics.iniciar_servidor(
             self.settings.metrics_port,
             lambda: self.estado,
@@ -188,6 +190,21 @@ class Worker:
             removidas = self.servico.cache.purgar_expirados()
             self._ultimo_purge = time.monotonic()
             log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
+
+
+# Python's cyclic garbage collector, by default, walks the young objects every 700
+# allocations. A batch's objects (events, plans, rows) live until it is written, so they
+# survive those walks into the old generation, and their number then sets off full
+# collections, each walking the whole geo cache: 12 µs per event over a 100,000-event
+# drain (15 full collections), 1.3 µs with 20,000. The worker makes almost no cycles;
+# everything else is freed by reference counting, as before.
+_LIMIAR_COLETA_JOVEM = 20_000
+
+
+def _espacar_coletas() -> None:
+    limiar, *velhos = gc.get_threshold()
+    if limiar and limiar < _LIMIAR_COLETA_JOVEM:  # 0: collection is off, leave it so
+        gc.set_threshold(_LIMIAR_COLETA_JOVEM, *velhos)
 
 
 def _ler_eventos(
