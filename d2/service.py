@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from psycopg.rows import tuple_row
+
 from d2 import bus, cache, config, db, errors, geo
 
 log = logging.getLogger("d2.service")
@@ -410,12 +412,9 @@ class Servico:
         if not novos:
             return
         linhas = "[" + ",".join(p.linha for p in novos if p.linha is not None) + "]"
-        with db.mapped_errors(), conn.transaction():
-            gravados = {
-                row["event_id"]
-                for row in conn.execute(db.q("resolutions_insert"), {"rows": linhas})
-            }
-        recusados = [p for p in novos if p.evento.event_id not in gravados]
+        with db.mapped_errors(), conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
+            gravados = {row[0] for row in cur.execute(db.q("resolutions_insert"), {"rows": linhas})}
+        recusados = [p for p in novos if p.event_id_texto not in gravados]
         if not recusados:
             return
         with db.mapped_errors():

@@ -46,7 +46,9 @@ WHERE NOT EXISTS (
     WHERE p.demanda_id = r.demanda_id AND p.event_id <> r.event_id
 )
 ON CONFLICT (demanda_id) DO NOTHING
-RETURNING event_id;
+-- As text: the caller compares with the ids it sent, and building 500 uuid objects to
+-- do so cost ~3 µs per event.
+RETURNING event_id::text AS event_id;
 
 -- name: resolutions_by_demanda_ids
 -- Who holds these demandas (to tell a replay from a duplicate demanda_id).
