@@ -1,4 +1,5 @@
-"""drain, memory, latency: the worker over a backlog and under a trickle.
+"""drain, memory, latency: the worker over a backlog and under a trickle, and the
+machine's ceiling for draining (several workers at once, each on its own copy).
 
 Each run gets its own clone of a prepared database (same polygons, same events, cursor
 before the backlog), so the batch and the per-event paths see exactly the same work.
