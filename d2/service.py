@@ -68,7 +68,6 @@ class Plano:
     lng: float | None = None
     resolucao: geo.Resolucao | None = None
     gravada: dict[str, Any] | None = None  # the resolution row as stored
-    linha: str | None = None  # gravada as JSON, for a resolution still to be stored
     saida: bus.Preparado | None = None  # its demanda.georreferenciada, validated
     motivo: str = ""
 
@@ -208,6 +207,20 @@ def _registrar_dead_letter(conn: db.Connection, evento: bus.Evento, erro: str) -
         sequence_number=evento.sequence_number,
         erro=erro,
     )
+
+
+def _colunas_resolucoes(linhas: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Resolution rows (Servico._linha_resolucao) as resolutions_insert's column arrays."""
+    colunas = {
+        coluna: [linha[coluna] for linha in linhas]
+        for coluna in (
+            "demanda_id", "unidade_civica_id", "nivel_minimo_resolvido", "metodo_resolucao",
+            "confianca_geo", "coordenadas_lat", "coordenadas_lng", "event_id", "correlacao_id",
+        )
+    }  # fmt: skip
+    # An array literal per chain: its uuids hold neither commas, braces nor quotes.
+    colunas["cadeia_ucs"] = ["{" + ",".join(linha["cadeia_ucs"]) + "}" for linha in linhas]
+    return colunas
 
 
 def payload_saida(resolucao: dict[str, Any]) -> dict[str, Any]:
@@ -380,7 +393,6 @@ class Servico:
         for plano in planos:
             if plano.desfecho == Desfecho.GEORREFERENCIADA:
                 plano.gravada = Servico._linha_resolucao(plano)
-                plano.linha = bus.json_texto(plano.gravada)
             elif plano.desfecho != Desfecho.REPUBLICADA or plano.gravada is None:
                 continue
             plano.saida = bus.preparar(
@@ -411,9 +423,9 @@ class Servico:
         novos = [p for p in planos if p.desfecho == Desfecho.GEORREFERENCIADA]
         if not novos:
             return
-        linhas = "[" + ",".join(p.linha for p in novos if p.linha is not None) + "]"
+        colunas = _colunas_resolucoes([p.gravada for p in novos if p.gravada is not None])
         with db.mapped_errors(), conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
-            gravados = {row[0] for row in cur.execute(db.q("resolutions_insert"), {"rows": linhas})}
+            gravados = {row[0] for row in cur.execute(db.q("resolutions_insert"), colunas)}
         recusados = [p for p in novos if p.event_id_texto not in gravados]
         if not recusados:
             return
@@ -466,12 +478,16 @@ class Servico:
                 for p in mortos
             }
             processados = [
-                {"event_id": p.event_id_texto, "demanda_id": p.demanda_id_texto}
-                for p in planos
-                if p.evento.event_id not in motivos and p.demanda_id is not None
+                p for p in planos if p.evento.event_id not in motivos and p.demanda_id is not None
             ]
             if processados:
-                conn.execute(db.q("processed_insert"), {"rows": bus.json_texto(processados)})
+                conn.execute(
+                    db.q("processed_insert"),
+                    {
+                        "event_ids": [p.event_id_texto for p in processados],
+                        "demanda_ids": [p.demanda_id_texto for p in processados],
+                    },
+                )
             for plano in mortos:
                 _registrar_dead_letter(conn, plano.evento, motivos[plano.evento.event_id])
             if mover_cursor:

@@ -28,22 +28,27 @@ WHERE event_id = ANY(%(ids)b::uuid[]);
 -- Handler step 5, set-based. A demanda already resolved or pending review under another
 -- event is not inserted (the caller sends it to the dead letters); RETURNING says which were.
 -- The row's id is made here: nothing reads it before it is stored.
+-- One binary array per column (the uuids as text, each chain as an array literal): the
+-- database takes them apart for ~3.5 µs less per row than a JSON document of the rows.
 INSERT INTO d2.resolucoes_geo (
     id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
     metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id
 )
-SELECT gen_random_uuid(), r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.cadeia_ucs,
-       r.metodo_resolucao, r.confianca_geo, r.coordenadas_lat, r.coordenadas_lng,
-       r.event_id, r.correlacao_id
-FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
-    demanda_id uuid, unidade_civica_id uuid, nivel_minimo_resolvido integer,
-    cadeia_ucs uuid[], metodo_resolucao varchar, confianca_geo varchar,
-    coordenadas_lat double precision, coordenadas_lng double precision,
-    event_id uuid, correlacao_id uuid
+SELECT gen_random_uuid(), r.demanda_id::uuid, r.unidade_civica_id::uuid,
+       r.nivel_minimo_resolvido, r.cadeia_ucs::uuid[], r.metodo_resolucao, r.confianca_geo,
+       r.coordenadas_lat, r.coordenadas_lng, r.event_id::uuid, r.correlacao_id::uuid
+FROM unnest(
+    %(demanda_id)b::text[], %(unidade_civica_id)b::text[], %(nivel_minimo_resolvido)b::integer[],
+    %(cadeia_ucs)b::text[], %(metodo_resolucao)b::text[], %(confianca_geo)b::text[],
+    %(coordenadas_lat)b::double precision[], %(coordenadas_lng)b::double precision[],
+    %(event_id)b::text[], %(correlacao_id)b::text[]
+) AS r (
+    demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs, metodo_resolucao,
+    confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id
 )
 WHERE NOT EXISTS (
     SELECT 1 FROM d2.revisoes_geo_pendentes p
-    WHERE p.demanda_id = r.demanda_id AND p.event_id <> r.event_id
+    WHERE p.demanda_id = r.demanda_id::uuid AND p.event_id <> r.event_id::uuid
 )
 ON CONFLICT (demanda_id) DO NOTHING
 -- As text: the caller compares with the ids it sent, and building 500 uuid objects to
@@ -76,8 +81,9 @@ WHERE p.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements
 SELECT count(*) AS n FROM d2.revisoes_geo_pendentes;
 
 -- name: processed_insert
--- Handler step 7 and the discard paths: the event went through (idempotent by PK).
+-- Handler step 7 and the discard paths: the event went through (idempotent by PK). The
+-- ids come as binary text arrays, like resolutions_insert's.
 INSERT INTO d2.eventos_processados (event_id, demanda_id)
-SELECT r.event_id, r.demanda_id
-FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (event_id uuid, demanda_id uuid)
+SELECT r.event_id::uuid, r.demanda_id::uuid
+FROM unnest(%(event_ids)b::text[], %(demanda_ids)b::text[]) AS r (event_id, demanda_id)
 ON CONFLICT (event_id) DO NOTHING;
