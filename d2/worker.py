@@ -196,8 +196,9 @@ class Worker:
 # allocations. A batch's objects (events, plans, rows) live until it is written, so they
 # survive those walks into the old generation, and their number then sets off full
 # collections, each walking the whole geo cache: 12 µs per event over a 100,000-event
-# drain (15 full collections), 1.3 µs with 20,000. The worker makes almost no cycles;
-# everything else is freed by reference counting, as before.
+# drain (15 full collections), 1.3 µs with 20,000. The worker makes almost no cycles
+# (168 objects in them over a 10,000-event drain); everything else is freed by reference
+# counting, as before.
 _LIMIAR_COLETA_JOVEM = 20_000
 
 
