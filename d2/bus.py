@@ -112,7 +112,7 @@ def _decodificar(texto: str) -> Any:
     except orjson.JSONDecodeError:
         pass
     else:
-        if not _tem_float_enorme(valor):
+        if not _algum_float(valor, _enorme):
             return valor
     try:
         return json.loads(texto)
@@ -122,16 +122,28 @@ def _decodificar(texto: str) -> Any:
         return PayloadIlegivel(f"invalid JSON: {exc}")
 
 
-def _tem_float_enorme(valor: Any) -> bool:
+def _enorme(numero: float) -> bool:
+    return not -_FLOAT_ENORME < numero < _FLOAT_ENORME
+
+
+def _infinito_ou_nan(numero: float) -> bool:
+    return not math.isfinite(numero)
+
+
+_SEQUENCIAS = (list, tuple)  # a tuple of types: isinstance is slower with a union
+
+
+def _algum_float(valor: Any, teste: Callable[[float], bool]) -> bool:
+    """True when teste holds for some float in valor (nested in dicts, lists, tuples)."""
     pilha = [valor]
     while pilha:
         atual = pilha.pop()
         if type(atual) is float:
-            if not -_FLOAT_ENORME < atual < _FLOAT_ENORME:
+            if teste(atual):
                 return True
-        elif type(atual) is dict:
+        elif isinstance(atual, dict):
             pilha.extend(atual.values())
-        elif type(atual) is list:
+        elif isinstance(atual, _SEQUENCIAS):
             pilha.extend(atual)
     return False
 
@@ -148,24 +160,9 @@ def json_texto(valor: Any) -> str:
     except TypeError:
         return json.dumps(valor, ensure_ascii=False, allow_nan=False)
     # A NaN or an infinity comes out as null, so only then is the value walked.
-    if b"null" in texto and not _finito(valor):
+    if b"null" in texto and _algum_float(valor, _infinito_ou_nan):
         raise ValueError("Out of range float values are not JSON compliant")
     return texto.decode()
-
-
-def _finito(valor: Any) -> bool:
-    """False when some float in valor (nested in dicts, lists, tuples) is NaN or infinite."""
-    pilha = [valor]
-    while pilha:
-        atual = pilha.pop()
-        if type(atual) is float:
-            if not math.isfinite(atual):
-                return False
-        elif isinstance(atual, dict):
-            pilha.extend(atual.values())
-        elif isinstance(atual, list | tuple):
-            pilha.extend(atual)
-    return True
 
 
 def publicar(
