@@ -212,8 +212,7 @@ def _ler_eventos(
     conn: db.Connection, apos: int, batch_size: int, purgar_cache: Callable[[], None]
 ) -> list[bus.Evento]:
     purgar_cache()  # where the cache is touched: in turn, or on the read-ahead thread
-    with db.mapped_errors():
-        return bus.ler_desde(conn, service.TIPO_ENTRADA, apos, batch_size)
+    return bus.ler_desde(conn, service.TIPO_ENTRADA, apos, batch_size)
 
 
 class Leitura(Protocol):
