@@ -31,5 +31,10 @@ with engine.connect() as connection:
     )
     with context.begin_transaction():
         context.run_migrations()
+        # Every privilege, re-applied whenever the database reaches head, in the same
+        # transaction: functions added or replaced by any migration are covered.
+        heads = set(context.get_context().get_current_heads())
+        if heads and heads == set(context.script.get_heads()):
+            migrations.apply_grants(connection)
     connection.commit()
 engine.dispose()

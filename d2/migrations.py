@@ -51,11 +51,18 @@ def _config(url: str) -> Any:
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    """Migrate the database at url up to revision, stamping a Prisma-migrated one first."""
+    """Migrate the database at url up to revision, stamping a Prisma-migrated one first.
+
+    Refuses (errors.D2Error) where a schema D-2's definer functions resolve names through
+    is writable by other roles. Reaching head re-applies sql/grants.sql (alembic/env.py).
+    """
     from alembic import command
 
+    with db.connect(url) as conn:
+        refuse_writable_schemas(conn)
     stamp_from_prisma(url)
-    command.upgrade(_config(url), revision)
+    cfg = _config(url)
+    command.upgrade(cfg, revision)
 
 
 def downgrade(url: str, revision: str) -> None:
@@ -110,6 +117,30 @@ def stamp_from_prisma(url: str) -> str | None:
     if last is not None:
         command.stamp(_config(url), last)
     return last
+
+
+def writable_schemas(conn: Any) -> list[str]:
+    """'schema (role)' for each schema D-2's functions resolve names through in which a
+    role other than its owner, the migrating role and superusers may CREATE."""
+    rows = conn.execute(db.q("schemas_writable_by_others")).fetchall()
+    return [f"{row['schema']} ({row['papel']})" for row in rows]
+
+
+def refuse_writable_schemas(conn: Any) -> None:
+    """Raise errors.D2Error, one line, when writable_schemas finds any (issue 16 item 2)."""
+    found = writable_schemas(conn)
+    if found:
+        raise errors.D2Error(
+            "refusing to migrate: other roles may CREATE in "
+            + ", ".join(found)
+            + ", where D-2's definer functions resolve PostGIS; run "
+            "REVOKE CREATE ON SCHEMA <schema> FROM <role> (docs/confiabilidade.md, Threats)"
+        )
+
+
+def apply_grants(connection: Any) -> None:
+    """Re-apply sql/grants.sql on an alembic (SQLAlchemy) connection, in its transaction."""
+    connection.connection.dbapi_connection.execute(db.sql_file("grants.sql"))
 
 
 def execute_sql(operations: Any, sql: str) -> None:

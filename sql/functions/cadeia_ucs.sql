@@ -16,7 +16,7 @@ AS $$
             LIMIT 1
         ) inicio
         UNION ALL
-        SELECT acima.unidade_civica_id, acima.parent_uc_id, s.caminho || acima.unidade_civica_id
+        SELECT acima.unidade_civica_id, acima.parent_uc_id, pg_catalog.array_append(s.caminho, acima.unidade_civica_id)
         FROM subida s
         CROSS JOIN LATERAL (
             SELECT u.unidade_civica_id, u.parent_uc_id
@@ -28,7 +28,7 @@ AS $$
         WHERE NOT acima.unidade_civica_id = ANY (s.caminho)
     )
     SELECT coalesce(
-        (SELECT caminho FROM subida ORDER BY cardinality(caminho) DESC LIMIT 1),
+        (SELECT caminho FROM subida ORDER BY pg_catalog.cardinality(caminho) DESC LIMIT 1),
         ARRAY[uc]
     )
 $$;

@@ -6,7 +6,7 @@ RETURNS SETOF integer
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
     SELECT generate_series(
-        floor((ST_YMin(g) - 1e-7) * d2.faixas_por_grau())::integer,
-        floor((ST_YMax(g) + 1e-7) * d2.faixas_por_grau())::integer
+        floor((ST_YMin(g::box3d) - 1e-7) * d2.faixas_por_grau())::integer,
+        floor((ST_YMax(g::box3d) + 1e-7) * d2.faixas_por_grau())::integer
     )
 $$;

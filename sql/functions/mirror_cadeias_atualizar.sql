@@ -13,20 +13,20 @@ DECLARE
     escritas bigint;
 BEGIN
     DELETE FROM d2.mirror_cadeias c
-    WHERE c.unidade_civica_id IN (SELECT unnest(ucs));
+    WHERE c.unidade_civica_id IN (SELECT pg_catalog.unnest(ucs));
 
     INSERT INTO d2.mirror_cadeias (unidade_civica_id, cadeia_ucs, ultimo_pai)
     SELECT u.uc, cad.cadeia, (
         SELECT p.parent_uc_id
         FROM core.uc_polygons p
-        WHERE p.unidade_civica_id = cad.cadeia[cardinality(cad.cadeia)]
+        WHERE p.unidade_civica_id = cad.cadeia[pg_catalog.cardinality(cad.cadeia)]
         ORDER BY p.id
         LIMIT 1
     )
     FROM (
         SELECT DISTINCT p.unidade_civica_id AS uc
         FROM core.uc_polygons p
-        WHERE p.unidade_civica_id IN (SELECT unnest(ucs))
+        WHERE p.unidade_civica_id IN (SELECT pg_catalog.unnest(ucs))
     ) u
     CROSS JOIN LATERAL (SELECT d2.cadeia_ucs(u.uc) AS cadeia) cad;
     GET DIAGNOSTICS escritas = ROW_COUNT;

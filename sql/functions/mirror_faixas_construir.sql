@@ -50,7 +50,8 @@ BEGIN
         CROSS JOIN LATERAL ST_DumpSegments(ST_Boundary(m.geom)) s
         WHERE m.nivel <= 4
           AND m.geom && ST_MakeEnvelope(
-              -180, primeira / escala - folga, 180, (ultima + 1) / escala + folga, 4326
+              -180::double precision, primeira / escala - folga, 180::double precision,
+              (ultima + 1) / escala + folga, 4326
           )
     ),
     cortes AS (
@@ -89,15 +90,18 @@ BEGIN
         WHERE s.x0 > s.antes
     ),
     pedacos AS MATERIALIZED (
-        SELECT b.faixa, p.unidade_civica_id, p.nivel, p.geom, ST_XMin(p.geom) AS x_min,
-               ST_XMax(p.geom) AS x_max, ST_YMin(p.geom) AS y_min, ST_YMax(p.geom) AS y_max
+        SELECT b.faixa, p.unidade_civica_id, p.nivel, p.geom, ST_XMin(p.geom::box3d) AS x_min,
+               ST_XMax(p.geom::box3d) AS x_max, ST_YMin(p.geom::box3d) AS y_min,
+               ST_YMax(p.geom::box3d) AS y_max
         FROM d2.mirror_pieces p
         CROSS JOIN LATERAL generate_series(
-            floor(ST_YMin(p.geom) * escala)::integer, floor(ST_YMax(p.geom) * escala)::integer
+            floor(ST_YMin(p.geom::box3d) * escala)::integer,
+            floor(ST_YMax(p.geom::box3d) * escala)::integer
         ) AS b (faixa)
         WHERE p.nivel <= 4
           AND p.geom && ST_MakeEnvelope(
-              -180, primeira / escala - folga, 180, (ultima + 1) / escala + folga, 4326
+              -180::double precision, primeira / escala - folga, 180::double precision,
+              (ultima + 1) / escala + folga, 4326
           )
     ),
     -- Every (piece, middle) pair whose piece holds the middle, found piece by piece:

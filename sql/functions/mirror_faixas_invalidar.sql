@@ -20,12 +20,12 @@ BEGIN
         RETURN NULL;
     END IF;
     IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.nivel <= 4 THEN
-        geometrias := geometrias || OLD.geom;
+        geometrias := pg_catalog.array_append(geometrias, OLD.geom);
     END IF;
     IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.nivel <= 4 THEN
-        geometrias := geometrias || NEW.geom;
+        geometrias := pg_catalog.array_append(geometrias, NEW.geom);
     END IF;
-    IF cardinality(geometrias) > 0 THEN
+    IF pg_catalog.cardinality(geometrias) > 0 THEN
         PERFORM pg_advisory_xact_lock(chave);
     END IF;
     FOREACH g IN ARRAY geometrias LOOP

@@ -1,0 +1,90 @@
+-- Every privilege D-2 sets, in one place, re-applied at the end of every upgrade to head
+-- (alembic/env.py), so that functions added or replaced by any migration are covered.
+-- Idempotent. Runs as the migrating role, in the migrations' transaction.
+--
+-- 1. search_path: every SECURITY DEFINER function of D-2, and every trigger function of
+--    D-2 (they run inside definer functions or as the writer of core.uc_polygons), runs
+--    with pg_catalog first, then only the schemas of the extensions D-2 calls (postgis,
+--    unaccent), then pg_temp last (never first, where anyone may create objects). The
+--    SET clauses in sql/functions/*.sql are overridden here; this is the one truth.
+--    The migrations refuse to run where one of those schemas is writable by a role other
+--    than its owner (d2/migrations.py, query schemas_writable_by_others).
+-- 2. EXECUTE: nobody by default (PostgreSQL grants it to PUBLIC); d2_worker gets the
+--    functions it calls. Trigger functions need no grant: EXECUTE on them is checked
+--    when the trigger is created, not when it fires.
+-- 3. Tables: what d2_worker reads and writes (docs/confiabilidade.md, section 1).
+--
+-- D-2's own functions in core are listed by name: core belongs to the monolith, whose
+-- functions may be owned by the same role and are not D-2's to change.
+DO $$
+DECLARE
+    caminho text;
+    funcao regprocedure;
+BEGIN
+    SELECT 'pg_catalog, '
+           || coalesce(string_agg(DISTINCT quote_ident(n.nspname), ', '), 'public')
+           || ', pg_temp'
+    INTO caminho
+    FROM pg_extension e
+    JOIN pg_namespace n ON n.oid = e.extnamespace
+    WHERE e.extname IN ('postgis', 'unaccent')
+      AND n.nspname <> 'pg_catalog';
+
+    FOR funcao IN
+        SELECT p.oid::regprocedure
+        FROM pg_proc p
+        JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE p.proowner = (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user)
+          AND p.prokind = 'f'
+          AND (p.prosecdef OR p.prorettype = 'trigger'::regtype)
+          AND (n.nspname = 'd2'
+               OR (n.nspname = 'core'
+                   AND p.proname IN ('event_log_numerar', 'event_log_proteger_sequencia',
+                                     'event_log_inserir_numerados', 'uc_polygons_nome_busca')))
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = %s', funcao, caminho);
+        EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', funcao);
+    END LOOP;
+
+    FOR funcao IN
+        SELECT to_regprocedure(f)
+        FROM unnest(ARRAY[
+            'core.event_log_inserir_numerados(varchar, varchar, varchar, jsonb)'
+        ]) f
+        WHERE to_regprocedure(f) IS NOT NULL
+    LOOP
+        EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', funcao);
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO d2_worker', funcao);
+    END LOOP;
+END
+$$;
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA d2 FROM PUBLIC;
+-- Functions this role creates in d2 later start without it, too.
+ALTER DEFAULT PRIVILEGES IN SCHEMA d2 REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
+
+GRANT EXECUTE
+    ON FUNCTION d2.resolver_territorio(double precision, double precision),
+                d2.resolver_territorios(double precision[], double precision[]),
+                d2.cadeia_ucs(uuid),
+                d2.arredondar_coordenada(double precision),
+                d2.faixas_por_grau(),
+                d2.lideranca_tentar()
+    TO d2_worker;
+
+GRANT USAGE ON SCHEMA core, d2 TO d2_worker;
+GRANT SELECT ON core.uc_polygons TO d2_worker;
+-- Rows of other domains are hidden from d2_worker by row-level security (policies
+-- d2_worker_* on these two tables, migration 20261203120020).
+GRANT SELECT, INSERT ON core.event_log TO d2_worker;
+GRANT USAGE ON SEQUENCE core.event_log_ordem_insercao_seq TO d2_worker;
+GRANT SELECT, INSERT, UPDATE ON core.dead_letter_queue TO d2_worker;
+GRANT SELECT, INSERT, UPDATE, DELETE
+    ON d2.resolucoes_geo, d2.eventos_processados, d2.revisoes_geo_pendentes,
+       d2.consumer_offset
+    TO d2_worker;
+GRANT SELECT
+    ON d2.mirror_uc, d2.mirror_pieces, d2.mirror_state, d2.mirror_cadeias, d2.mirror_faixas
+    TO d2_worker;
+-- The leadership lock (LOCK TABLE ... IN EXCLUSIVE MODE needs UPDATE): only workers.
+GRANT UPDATE ON d2.worker_lideranca TO d2_worker;
