@@ -40,6 +40,7 @@ class Settings:
     metrics_port: int
     max_payload_bytes: int
     max_payload_depth: int
+    standby_max_s: float = 0.0
 
 
 def load() -> Settings:
@@ -54,11 +55,16 @@ def load() -> Settings:
         metrics_port=_int("D2_METRICS_PORT", 0),
         max_payload_bytes=_int("D2_MAX_PAYLOAD_BYTES", 256 * 1024),
         max_payload_depth=_int("D2_MAX_PAYLOAD_DEPTH", 32),
+        # 0: a standby may wait forever (several workers on purpose); set it where one
+        # worker should be leading, and /healthz turns 503 past it.
+        standby_max_s=_float("D2_STANDBY_MAX_SECONDS", 0.0),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
     if settings.poll_interval_s <= 0:
         raise errors.ConfigError("D2_POLL_INTERVAL must be positive")
+    if settings.standby_max_s < 0:
+        raise errors.ConfigError("D2_STANDBY_MAX_SECONDS must not be negative")
     if settings.cache_max_entries < 0:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
     return settings

@@ -34,6 +34,8 @@ class EstadoWorker(Protocol):
     pronto: bool
     lider: bool
     ultimo_avanco: float
+    standby_desde: float | None
+    limite_standby_s: float
 
 
 class Metricas:
@@ -165,8 +167,20 @@ def vivo(estado: EstadoWorker | None, limite_s: float) -> tuple[bool, dict[str, 
     """Liveness: the loop moved (a batch, a poll, a standby check) within limite_s."""
     if estado is None:
         return False, {"motivo": "worker not started"}
-    parado = time.monotonic() - estado.ultimo_avanco
-    corpo = {"ultimo_avanco_s": round(parado, 3), "limite_s": limite_s, "lider": estado.lider}
+    agora = time.monotonic()
+    parado = agora - estado.ultimo_avanco
+    corpo: dict[str, Any] = {
+        "ultimo_avanco_s": round(parado, 3),
+        "limite_s": limite_s,
+        "lider": estado.lider,
+    }
+    if estado.standby_desde is not None and estado.limite_standby_s > 0:
+        # A standby that never gets the leadership is not healthy where one worker
+        # should lead (D2_STANDBY_MAX_SECONDS): say so instead of 200 forever.
+        em_standby = agora - estado.standby_desde
+        corpo |= {"standby_s": round(em_standby, 3), "limite_standby_s": estado.limite_standby_s}
+        if em_standby > estado.limite_standby_s:
+            return False, corpo | {"motivo": "standby beyond D2_STANDBY_MAX_SECONDS"}
     return parado <= limite_s, corpo
 
 

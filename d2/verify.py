@@ -19,4 +19,12 @@ def verify(url: str) -> dict[str, Any]:
     with db.connect(url) as conn:
         for row in conn.execute(db.q(_CHECKS)).fetchall():
             results.append({"check": row["check"], "ok": bool(row["ok"])})
+        writable = migrations.writable_schemas(conn)
+        results.append(
+            {
+                "check": "no other role may CREATE where D-2's definer functions resolve names"
+                + (f" (writable: {', '.join(writable)})" if writable else ""),
+                "ok": not writable,
+            }
+        )
     return {"ok": all(r["ok"] for r in results), "checks": results}

@@ -1,9 +1,11 @@
 """The worker loop: boot protocol (spec 4.4), batches, listen + poll, signals, reconnects.
 
-Only one worker per database processes events: the active one holds a session advisory
-lock; the others wait as standbys and take over within about a poll interval when it
-dies (the lock goes with its connection). Claiming rows with SKIP LOCKED was the other
-choice; a single leader keeps the cursor a plain number and the log strictly in order.
+Only one worker per database processes events: the active one holds a lock on
+d2.worker_lideranca that only d2_worker may take, in a transaction kept open on a
+connection of its own (Lideranca); the others wait as standbys and take over within
+about a poll interval when it dies (the lock goes with its connection). Claiming rows
+with SKIP LOCKED was the other choice; a single leader keeps the cursor a plain number
+and the log strictly in order.
 
 With batches of more than one event the leader reads ahead: while batch N is written on
 the main connection, a second thread reads batch N+1 and decides it (idempotency,
@@ -40,6 +42,10 @@ class Estado:
     pronto: bool = False
     lider: bool = False
     ultimo_avanco: float = field(default_factory=time.monotonic)
+    # Since when this worker has been waiting for the leadership (None: leading, or
+    # not asked yet), and for how long that may last before /healthz says 503 (0: ever).
+    standby_desde: float | None = None
+    limite_standby_s: float = 0.0
     resultado: service.Resultado = field(default_factory=service.Resultado)
 
 
@@ -57,7 +63,7 @@ class Worker:
         self.batch_size = batch_size or settings.batch_size
         self.servico = service.Servico(settings)
         self.parar = threading.Event()
-        self.estado = Estado()
+        self.estado = Estado(limite_standby_s=settings.standby_max_s)
         self._on_batch = on_batch
         self._ultimo_purge = time.monotonic()
         self._espera_s = 0.5
@@ -111,11 +117,17 @@ class Worker:
         return self.estado.resultado
 
     def _sessao(self, *, drain: bool) -> None:
-        with db.connect(self.url, autocommit=True, application_name="d2-worker") as conn:
-            self._aguardar_lideranca(conn)
+        with (
+            db.connect(self.url, autocommit=True, application_name="d2-worker") as conn,
+            Lideranca(self.url) as lideranca,
+        ):
+            self._aguardar_lideranca(lideranca)
             if self.parar.is_set():
                 return
             try:
+                with db.mapped_errors():
+                    conn.execute(db.q("leader_identify"), {"pid": str(lideranca.pid)})
+                    conn.execute(db.q("leader_fence"), {"tipo": service.TIPO_ENTRADA})
                 cursor = self.servico.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
                 with bus.Listener(self.url) as ouvinte, self._leitura(conn) as leitura:
@@ -126,26 +138,27 @@ class Worker:
                         return
                     while not self.parar.is_set():
                         ouvinte.esperar(self.settings.poll_interval_s)
+                        lideranca.confirmar()
                         self._replay(conn, leitura)
             finally:
                 self.estado.pronto = False
-                if self.estado.lider and not conn.closed:
-                    conn.execute(db.q("leader_unlock"))
-                self.estado.lider = False
+                self.estado.lider = False  # the lock goes when Lideranca closes
 
-    def _aguardar_lideranca(self, conn: db.Connection) -> None:
+    def _aguardar_lideranca(self, lideranca: Lideranca) -> None:
         avisado = False
         while not self.parar.is_set():
-            with db.mapped_errors():
-                row = conn.execute(db.q("leader_try_lock")).fetchone()
-            if row and row["leader"]:
+            if lideranca.tentar():
                 self.estado.lider = True
+                self.estado.standby_desde = None
                 log.info("Worker ativo (liderança obtida)")
                 return
             if not avisado:
                 log.info("Outro worker está ativo; aguardando em standby")
                 avisado = True
-            self.estado.ultimo_avanco = time.monotonic()
+            agora = time.monotonic()
+            self.estado.ultimo_avanco = agora
+            if self.estado.standby_desde is None:
+                self.estado.standby_desde = agora
             self.parar.wait(self.settings.poll_interval_s)
 
     def _leitura(self, conn: db.Connection) -> Leitura:
@@ -190,6 +203,48 @@ class Worker:
             removidas = self.servico.cache.purgar_expirados()
             self._ultimo_purge = time.monotonic()
             log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
+
+
+class Lideranca:
+    """The leadership lock's own connection (sql/functions/lideranca_tentar.sql).
+
+    Taken, the lock is held by a transaction this connection keeps open, idle, for as
+    long as the worker leads; closing the connection (or losing it) releases it. The
+    writing connection cannot hold it: it commits after every batch.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.conn = db.connect(url, application_name="d2-worker-lideranca")
+        self.pid = 0
+        try:
+            with db.mapped_errors():
+                self.conn.execute(db.q("leader_session_settings"))
+                self.conn.commit()
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def __enter__(self) -> Lideranca:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
+
+    def tentar(self) -> bool:
+        """Take the lock if it is free; never waits."""
+        with db.mapped_errors():
+            row = self.conn.execute(db.q("leader_try_lock")).fetchone()
+            if not (row and row["leader"]):
+                self.conn.rollback()
+                return False
+        self.pid = int(row["pid"])
+        return True
+
+    def confirmar(self) -> None:
+        """Raises a transient error when the lock's connection is gone (then the session
+        ends and the worker goes back to standby)."""
+        with db.mapped_errors():
+            self.conn.execute(db.q("leader_check"))
 
 
 # Python's cyclic garbage collector, by default, walks the young objects every 700

@@ -142,6 +142,8 @@ class EstadoFalso:
     pronto: bool = False
     lider: bool = False
     ultimo_avanco: float = field(default_factory=time.monotonic)
+    standby_desde: float | None = None
+    limite_standby_s: float = 0.0
 
 
 def porta_livre() -> int:

@@ -247,7 +247,8 @@ def test_worker_role__cannot_choose_a_sequence_number(conn: Conn, como_worker: C
     event_id = uuid.uuid4()
     como_worker.execute(
         "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload, "
-        "sequence_number) VALUES (%(id)s, 'teste', '1.0.0', 'x', '{}', 999999)",
+        "sequence_number) VALUES (%(id)s, 'demanda.georreferenciada', '1.0.0', 'x', '{}', "
+        "999999)",
         {"id": event_id},
     )
     row = conn.execute(
