@@ -15,7 +15,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, LiteralString, cast
 
 import psycopg
 import pytest
@@ -336,3 +336,219 @@ def test_logs__malformed_database_url_is_a_config_error_without_the_password(
     texto = log.read_text(errors="replace") + log.with_suffix(".out").read_text(errors="replace")
     assert "d2: error:" in texto
     assert SENHA not in texto and SENHA[5:] not in texto
+
+
+# --- definer functions: pinned search_path, no EXECUTE for PUBLIC (issue 16 items 2, 3) ---
+
+_DEFINIDAS = """
+SELECT p.oid::regprocedure::text AS funcao,
+       p.prorettype = 'trigger'::regtype AS gatilho,
+       (SELECT c.valor FROM unnest(p.proconfig) x (c)
+        CROSS JOIN LATERAL (SELECT substr(x.c, 13) AS valor) c
+        WHERE x.c LIKE 'search_path=%%') AS search_path,
+       p.proacl IS NULL OR EXISTS (
+           SELECT 1 FROM aclexplode(p.proacl) a
+           WHERE a.grantee = 0 AND a.privilege_type = 'EXECUTE'
+       ) AS execute_public
+FROM pg_proc p
+JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname IN ('d2', 'core')
+  AND p.prosecdef
+  AND p.proowner = (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user)
+ORDER BY 1
+"""
+
+
+def test_definer_functions__search_path_pinned_with_pg_temp_last_and_no_public_execute(
+    conn: Conn,
+) -> None:
+    """Catalog-driven: covers definer functions added by any later migration too."""
+    funcoes = conn.execute(_DEFINIDAS).fetchall()
+    assert len(funcoes) >= 8, funcoes  # the mirror's, the chains', the triggers'
+    extensoes = {
+        r["nspname"]
+        for r in conn.execute(
+            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n "
+            "ON n.oid = e.extnamespace WHERE e.extname IN ('postgis', 'unaccent')"
+        )
+    }
+    assert migrations.writable_schemas(conn) == []
+    for f in funcoes:
+        assert f["search_path"] is not None, f
+        caminho = [s.strip().strip('"') for s in f["search_path"].split(",")]
+        assert caminho[0] == "pg_catalog" and caminho[-1] == "pg_temp", f
+        assert set(caminho[1:-1]) <= extensoes, f
+        assert not f["execute_public"], f
+
+
+def _chamada(conn: Conn, assinatura: str) -> sql.Composed:
+    """SELECT f(NULL::t1, NULL::t2, ...) for a regprocedure text, types from the catalog."""
+    row = conn.execute(
+        "SELECT n.nspname, p.proname, "
+        "array(SELECT format_type(t, NULL) FROM unnest(p.proargtypes) t) AS tipos "
+        "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+        "WHERE p.oid = %(f)s::regprocedure",
+        {"f": assinatura},
+    ).fetchone()
+    assert row is not None
+    # Type names come from the catalog of the test's own database.
+    argumentos = sql.SQL(", ").join(
+        sql.SQL("NULL::{}").format(sql.SQL(cast(LiteralString, t))) for t in row["tipos"]
+    )
+    return sql.SQL("SELECT {}.{}({})").format(
+        sql.Identifier(row["nspname"]), sql.Identifier(row["proname"]), argumentos
+    )
+
+
+def test_definer_functions__neither_d2_worker_nor_an_ordinary_role_may_call_any(
+    conn: Conn, como_worker: Conn, db_url: str, pg_server: Server
+) -> None:
+    """d2_worker (which has USAGE on d2) used to be able to truncate and rebuild the
+    mirror in a loop; every definer function is now refused to it, and to a role with
+    nothing."""
+    Territorio(conn)
+    comum = f"comum_{uuid.uuid4().hex[:10]}"
+    conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD 'x'").format(sql.Identifier(comum)))
+    try:
+        url_comum = Server(comum, pg_server.host, pg_server.port, "x").url(_nome_do_banco(db_url))
+        funcoes = conn.execute(_DEFINIDAS).fetchall()
+        with psycopg.connect(url_comum, autocommit=True) as como_comum:
+            for f in funcoes:
+                for papel in ("d2_worker", comum):
+                    pode = conn.execute(
+                        "SELECT has_function_privilege(%(p)s, %(f)s, 'EXECUTE') AS ok",
+                        {"p": papel, "f": f["funcao"]},
+                    ).fetchone()
+                    assert pode == {"ok": False}, (papel, f["funcao"])
+                if f["gatilho"]:
+                    continue  # cannot be called directly at all
+                chamada = _chamada(conn, f["funcao"])
+                for sessao in (como_worker, como_comum):
+                    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                        sessao.execute(chamada)
+    finally:
+        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(comum)))
+    espelho = conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone()
+    assert espelho is not None and espelho["n"] > 0
+
+
+def test_definer_functions__writers_of_uc_polygons_need_no_execute_grant(
+    conn: Conn, db_url: str, pg_server: Server
+) -> None:
+    """EXECUTE on a trigger function is checked when the trigger is created, not when it
+    fires: a writer with only INSERT/UPDATE/DELETE on core.uc_polygons keeps the mirror
+    up to date through the (definer) triggers."""
+    escritor = f"escritor_{uuid.uuid4().hex[:10]}"
+    conn.execute(
+        sql.SQL(
+            "CREATE ROLE {} LOGIN PASSWORD 'x'; GRANT USAGE ON SCHEMA core TO {}; "
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON core.uc_polygons TO {}"
+        ).format(sql.Identifier(escritor), sql.Identifier(escritor), sql.Identifier(escritor))
+    )
+    try:
+        url = Server(escritor, pg_server.host, pg_server.port, "x").url(_nome_do_banco(db_url))
+        with psycopg.connect(url, autocommit=True, row_factory=dict_row) as como_escritor:
+            Territorio(como_escritor)
+            como_escritor.execute("UPDATE core.uc_polygons SET nome = nome || ' 2'")
+        row = conn.execute(
+            "SELECT (SELECT count(*) FROM core.uc_polygons) AS fonte, "
+            "(SELECT count(*) FROM d2.mirror_uc) + (SELECT count(*) FROM d2.mirror_rejected) "
+            "AS espelho, (SELECT count(*) FROM d2.mirror_cadeias) AS cadeias"
+        ).fetchone()
+        assert row is not None and row["fonte"] > 0
+        assert row["espelho"] == row["fonte"] and row["cadeias"] > 0
+    finally:
+        conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(escritor)))
+        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(escritor)))
+
+
+# --- d2_worker sees only D-2's events and dead letters (issue 16 item 7) ------------------
+
+
+def test_worker_role__cannot_read_other_domains_payloads(conn: Conn, como_worker: Conn) -> None:
+    alheio = inserir_evento(conn, {"cpf": "000.000.000-00"}, tipo="saude.consulta_agendada")
+    nosso = inserir_evento(conn, payload_normalizada(-27.0, -49.0))
+    vistos = {r["event_id"] for r in como_worker.execute("SELECT event_id FROM core.event_log")}
+    assert nosso in vistos and alheio not in vistos
+    por_id = como_worker.execute(
+        "SELECT payload FROM core.event_log WHERE event_id = %(id)s", {"id": alheio}
+    ).fetchall()
+    assert por_id == []
+    # Every other role sees the log exactly as before.
+    assert conn.execute(
+        "SELECT count(*) AS n FROM core.event_log WHERE event_id = %(id)s", {"id": alheio}
+    ).fetchone() == {"n": 1}
+
+
+def test_worker_role__cannot_publish_another_domains_event(como_worker: Conn) -> None:
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        como_worker.execute(
+            "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload) "
+            "VALUES (gen_random_uuid(), 'demanda.normalizada', '1.0.0', 'falso', '{}')"
+        )
+
+
+def test_worker_role__cannot_read_or_rewrite_other_consumers_dead_letters(
+    conn: Conn, como_worker: Conn
+) -> None:
+    conn.execute(
+        "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro) "
+        "VALUES ('D-4', gen_random_uuid(), 'outro.tipo', 'segredo de outro consumidor'), "
+        "('D-2', gen_random_uuid(), 'demanda.normalizada', 'nosso')"
+    )
+    antes = conn.execute("SELECT * FROM core.dead_letter_queue ORDER BY id").fetchall()
+    vistos = como_worker.execute("SELECT consumidor, erro FROM core.dead_letter_queue").fetchall()
+    assert vistos == [{"consumidor": "D-2", "erro": "nosso"}]
+    alterados = como_worker.execute(
+        "UPDATE core.dead_letter_queue SET status = 'descartado', erro = 'apagado' "
+        "WHERE consumidor = 'D-4'"
+    )
+    assert alterados.rowcount == 0
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        como_worker.execute("UPDATE core.dead_letter_queue SET consumidor = 'D-4'")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        como_worker.execute(
+            "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro) "
+            "VALUES ('D-4', gen_random_uuid(), 'outro.tipo', 'forjado')"
+        )
+    assert conn.execute("SELECT * FROM core.dead_letter_queue ORDER BY id").fetchall() == antes
+
+
+def test_rls__other_roles_see_and_write_core_tables_as_before(
+    conn: Conn, db_url: str, pg_server: Server
+) -> None:
+    """A colony's role (plain grants, not d2_worker) is not restricted by D-2's policies."""
+    colonia = f"colonia_{uuid.uuid4().hex[:10]}"
+    conn.execute(
+        sql.SQL(
+            "CREATE ROLE {0} LOGIN PASSWORD 'x'; GRANT USAGE ON SCHEMA core TO {0}; "
+            "GRANT SELECT, INSERT, UPDATE ON core.event_log, core.dead_letter_queue TO {0}; "
+            "GRANT USAGE ON SEQUENCE core.event_log_ordem_insercao_seq TO {0}"
+        ).format(sql.Identifier(colonia))
+    )
+    alheio = inserir_evento(conn, {"x": 1}, tipo="saude.consulta_agendada")
+    conn.execute(
+        "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro) "
+        "VALUES ('D-2', gen_random_uuid(), 'demanda.normalizada', 'nosso')"
+    )
+    try:
+        url = Server(colonia, pg_server.host, pg_server.port, "x").url(_nome_do_banco(db_url))
+        with psycopg.connect(url, autocommit=True, row_factory=dict_row) as c:
+            total = c.execute("SELECT count(*) AS n FROM core.event_log").fetchone()
+            assert total == conn.execute("SELECT count(*) AS n FROM core.event_log").fetchone()
+            assert c.execute(
+                "SELECT count(*) AS n FROM core.event_log WHERE event_id = %(id)s", {"id": alheio}
+            ).fetchone() == {"n": 1}
+            c.execute(
+                "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload) "
+                "VALUES (gen_random_uuid(), 'saude.outro', '1.0.0', 'colonia', '{}')"
+            )
+            c.execute(
+                "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro) "
+                "VALUES ('D-4', gen_random_uuid(), 'x', 'y')"
+            )
+            mudou = c.execute("UPDATE core.dead_letter_queue SET tentativas = tentativas + 1")
+            assert mudou.rowcount == 2
+    finally:
+        conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(colonia)))
+        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(colonia)))
