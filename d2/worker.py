@@ -214,7 +214,9 @@ class Lideranca:
     """
 
     def __init__(self, url: str) -> None:
-        self.conn = db.connect(url, application_name="d2-worker-lideranca")
+        # Never prepared: the portal of a prepared statement keeps its snapshot while the
+        # transaction idles, and that xmin would hold back VACUUM for the whole lead.
+        self.conn = db.connect(url, application_name="d2-worker-lideranca", prepare_threshold=None)
         self.pid = 0
         try:
             with db.mapped_errors():

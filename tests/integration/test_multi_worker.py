@@ -1,15 +1,20 @@
 """Several `d2 worker` processes on one database (issue 7 item 3).
 
-One leader at a time (a session advisory lock, sql/queries/worker.sql): the others wait
-as standbys. Nothing is handled twice, the cursor never races, and when the leader is
-SIGKILLed a standby takes over within seconds.
+One leader at a time (a lock on d2.worker_lideranca only d2_worker may take, held on a
+connection of its own: sql/functions/lideranca_tentar.sql): the others wait as standbys.
+Nothing is handled twice, the cursor never races, and when the leader is SIGKILLed (or
+only its lock's connection ends) a standby takes over within seconds. A role that is not
+d2_worker cannot take the leadership.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import socket
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +22,11 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg import sql
 
 from tests import invariantes
 from tests.chaos.processos import (
+    STANDBY,
     ProcessoWorker,
     backlog,
     esperar,
@@ -28,6 +35,7 @@ from tests.chaos.processos import (
     publicacoes_repetidas,
     semear_cursor,
 )
+from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
 from tests.territorio import Territorio
 
@@ -140,3 +148,203 @@ def _tratado(conn: Conn, event_id: uuid.UUID) -> bool:
         {"id": event_id},
     ).fetchone()
     return bool(row and row["ok"])
+
+
+# --- leadership only workers can take (issue 16 item 4) -----------------------------------
+
+_SEGURA_O_LOCK = """
+SELECT l.pid FROM pg_locks l
+WHERE l.locktype = 'relation' AND l.relation = 'd2.worker_lideranca'::regclass
+  AND l.mode = 'ExclusiveLock' AND l.granted
+"""
+
+
+def _nome_do_banco(conn: Conn) -> str:
+    row = conn.execute("SELECT current_database() AS d").fetchone()
+    assert row is not None
+    return str(row["d"])
+
+
+@pytest.fixture
+def intruso(conn: Conn, pg_server: Server) -> Iterator[str]:
+    """A LOGIN role that is not d2_worker, given the most an outsider might be given on the
+    lock's table (USAGE on d2, SELECT on it); its URL."""
+    nome = f"intruso_{uuid.uuid4().hex[:10]}"
+    conn.execute(
+        sql.SQL(
+            "CREATE ROLE {0} LOGIN PASSWORD 'x'; GRANT USAGE ON SCHEMA d2 TO {0}; "
+            "GRANT SELECT ON d2.worker_lideranca TO {0}"
+        ).format(sql.Identifier(nome))
+    )
+    try:
+        yield Server(nome, pg_server.host, pg_server.port, "x").url(_nome_do_banco(conn))
+    finally:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %(n)s",
+            {"n": nome},
+        )
+        conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(nome)))
+        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
+
+
+def test_leadership__an_ordinary_role_cannot_keep_the_workers_in_standby(
+    conn: Conn, db_url: str, tmp_path: Path, intruso: str
+) -> None:
+    Territorio(conn)
+    semear_cursor(conn)
+    with psycopg.connect(intruso) as c:
+        # The old leadership key, and every lock the role may try on the new one.
+        c.execute("SELECT pg_advisory_lock(hashtext('d2.worker.demanda.normalizada')::bigint)")
+        c.execute("LOCK TABLE d2.worker_lideranca IN ACCESS SHARE MODE")  # allowed: harmless
+        for ataque in (
+            "LOCK TABLE d2.worker_lideranca IN EXCLUSIVE MODE NOWAIT",
+            "LOCK TABLE d2.worker_lideranca IN SHARE ROW EXCLUSIVE MODE NOWAIT",
+            "SELECT * FROM d2.worker_lideranca FOR UPDATE",
+            "SELECT d2.lideranca_tentar()",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege), c.transaction():
+                c.execute(ataque)
+        # The role sits there, its transaction and session open, while a worker starts.
+        worker = ProcessoWorker(db_url, tmp_path / "w.log").iniciar()
+        novo = inserir_evento(conn, payload_normalizada(-27.0, -49.0))
+        esperar(functools.partial(_tratado, conn, novo), timeout_s=TAKEOVER_MAX_S + 20)
+        assert worker.lider()
+    assert worker.terminar() == 0
+
+
+def test_leadership__a_cursor_moved_by_a_leader_that_lost_its_lock_is_refused(
+    conn: Conn, db_url: str
+) -> None:
+    """The fence: the writing connection names the session that holds the lock; once that
+    session is gone, moving the cursor fails the batch (transient: back to standby)."""
+    semear_cursor(conn)
+    with psycopg.connect(db_url) as lock:
+        assert lock.execute("SELECT d2.lideranca_tentar()").fetchone() == (True,)
+        pid = lock.info.backend_pid
+        with psycopg.connect(db_url) as outro:
+            assert outro.execute("SELECT d2.lideranca_tentar()").fetchone() == (False,)
+        with psycopg.connect(db_url, autocommit=True) as escrita:
+            escrita.execute("SELECT set_config('d2.lideranca_pid', %s, false)", [str(pid)])
+            escrita.execute("UPDATE d2.consumer_offset SET last_sequence = 1")
+    with psycopg.connect(db_url, autocommit=True) as escrita:
+        escrita.execute("SELECT set_config('d2.lideranca_pid', %s, false)", [str(pid)])
+        with pytest.raises(psycopg.errors.SerializationFailure, match="liderança perdida"):
+            escrita.execute("UPDATE d2.consumer_offset SET last_sequence = 2")
+    assert conn.execute("SELECT last_sequence FROM d2.consumer_offset").fetchone() == {
+        "last_sequence": 1
+    }
+
+
+def test_leadership__terminated_lock_connection_hands_over_without_duplicates(
+    conn: Conn, db_url: str, tmp_path: Path
+) -> None:
+    """Only the lock's connection dies (the leader process and its writing connection
+    live on, mid-backlog): a standby takes over, the old leader goes back to standby,
+    nothing is lost or published twice."""
+    Territorio(conn)
+    semear_cursor(conn)
+    workers = [
+        ProcessoWorker(db_url, tmp_path / f"w{i}.log", "--batch-size", "5").iniciar()
+        for i in range(2)
+    ]
+    try:
+        lider = _o_lider(workers)
+        [outro] = [w for w in workers if w is not lider]
+        backlog(conn, 400, seed=31)
+        esperar(lambda: 0 < lag(conn) < 380, timeout_s=60)
+        [segura] = conn.execute(_SEGURA_O_LOCK).fetchall()
+        inicio = time.monotonic()
+        conn.execute("SELECT pg_terminate_backend(%(pid)s)", {"pid": segura["pid"]})
+        esperar(outro.lider, timeout_s=TAKEOVER_MAX_S)
+        print(
+            f"\ntakeover after the lock's connection was terminated: "
+            f"{time.monotonic() - inicio:.2f} s"
+        )
+        esperar(lambda: lag(conn) == 0, timeout_s=120)
+        assert lider.vivo() and outro.vivo()
+    finally:
+        codigos = terminar_todos([w for w in workers if w.vivo()])
+    assert codigos == [0, 0]
+    contagens = invariantes.verificar(conn)
+    assert contagens["perdidos"] == 0 and contagens["duplicados"] == 0
+    assert publicacoes_repetidas(conn) == 0
+
+
+def test_leadership__idle_leader_outlives_idle_in_transaction_timeout_holding_no_xmin(
+    conn: Conn, db_url: str, tmp_path: Path
+) -> None:
+    """The lock's transaction stays open for as long as the worker leads: a database-wide
+    idle_in_transaction_session_timeout must not end it, and it must not hold back
+    VACUUM (no transaction id, no snapshot)."""
+    Territorio(conn)
+    semear_cursor(conn)
+    conn.execute(
+        sql.SQL("ALTER DATABASE {} SET idle_in_transaction_session_timeout = '300ms'").format(
+            sql.Identifier(_nome_do_banco(conn))
+        )
+    )
+    worker = ProcessoWorker(db_url, tmp_path / "w.log").iniciar()
+    try:
+        esperar(worker.lider, timeout_s=20)
+        time.sleep(1.5)
+
+        def ocioso_sem_xmin() -> bool:
+            row = conn.execute(
+                "SELECT a.state, a.backend_xid, a.backend_xmin FROM pg_stat_activity a "
+                "WHERE a.pid IN (" + _SEGURA_O_LOCK + ")"
+            ).fetchone()
+            return row == {
+                "state": "idle in transaction",
+                "backend_xid": None,
+                "backend_xmin": None,
+            }
+
+        esperar(ocioso_sem_xmin, timeout_s=5)
+        novo = inserir_evento(conn, payload_normalizada(-27.0, -49.0))
+        esperar(functools.partial(_tratado, conn, novo), timeout_s=20)
+        assert worker.texto().count(LIDER_LINHA) == 1, worker.cauda()
+    finally:
+        assert worker.terminar() == 0
+
+
+LIDER_LINHA = "Worker ativo (liderança obtida)"
+
+
+def _porta_livre() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _healthz(porta: int) -> tuple[int, dict[str, Any]]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{porta}/healthz", timeout=5) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+    except OSError:
+        return 0, {}
+
+
+def test_healthz__standby_beyond_d2_standby_max_seconds_is_unhealthy(
+    conn: Conn, db_url: str, tmp_path: Path
+) -> None:
+    Territorio(conn)
+    semear_cursor(conn)
+    lider = ProcessoWorker(db_url, tmp_path / "a.log").iniciar()
+    esperar(lider.lider, timeout_s=20)
+    porta = _porta_livre()
+    standby = ProcessoWorker(
+        db_url, tmp_path / "b.log", D2_METRICS_PORT=str(porta), D2_STANDBY_MAX_SECONDS="1"
+    ).iniciar()
+    try:
+        esperar(lambda: STANDBY in standby.texto(), timeout_s=20)
+        esperar(lambda: _healthz(porta)[0] == 503, timeout_s=10)
+        codigo, corpo = _healthz(porta)
+        assert codigo == 503 and corpo["motivo"] == "standby beyond D2_STANDBY_MAX_SECONDS"
+        assert corpo["standby_s"] > 1 and corpo["lider"] is False
+        assert lider.terminar() == 0
+        esperar(lambda: _healthz(porta)[0] == 200, timeout_s=TAKEOVER_MAX_S)
+        assert standby.lider()
+    finally:
+        terminar_todos([w for w in (lider, standby) if w.vivo()])
