@@ -409,7 +409,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_status.set_defaults(handler=cmd_db_status)
     db_sub.add_parser("url", help="print the database URL d2 uses").set_defaults(handler=cmd_db_url)
     p_verify = db_sub.add_parser(
-        "verify", help="are the migrations, functions and indexes in place?"
+        "verify",
+        help="are the migrations, functions and indexes in place, and no schema they"
+        " resolve names through writable by other roles?",
     )
     p_verify.add_argument("--json", action="store_true")
     p_verify.set_defaults(handler=cmd_db_verify)
@@ -468,7 +470,15 @@ def build_parser() -> argparse.ArgumentParser:
     p_sample.set_defaults(handler=cmd_sample)
 
     p_worker = sub.add_parser(
-        "worker", help="consume demanda.normalizada until SIGTERM (or --drain)"
+        "worker",
+        help="consume demanda.normalizada until SIGTERM (or --drain)",
+        description=(
+            "Consume demanda.normalizada until SIGTERM (or --drain). One worker per database"
+            " leads (a lock only d2_worker may take); the others stand by. With"
+            " D2_METRICS_PORT set it serves /metrics, /healthz and /readyz; /healthz turns"
+            " 503 when the loop stalls or, with D2_STANDBY_MAX_SECONDS > 0, when it has"
+            " stood by for longer."
+        ),
     )
     p_worker.add_argument(
         "--drain", action="store_true", help="process everything pending, then exit 0"
