@@ -190,3 +190,32 @@ SELECT count(*) AS n FROM core.event_log WHERE tipo = 'demanda.georreferenciada'
 -- name: cursor_existe
 -- Has the worker seeded its cursor (boot done)?
 SELECT count(*) AS n FROM d2.consumer_offset WHERE tipo_evento = 'demanda.normalizada';
+
+-- name: rls_papeis
+-- A colony's producer (plain grants, not the owner: RLS applies to it) and a worker login.
+CREATE ROLE d2_bench_colonia LOGIN;
+GRANT USAGE ON SCHEMA core TO d2_bench_colonia;
+GRANT SELECT, INSERT ON core.event_log TO d2_bench_colonia;
+GRANT USAGE ON SEQUENCE core.event_log_ordem_insercao_seq TO d2_bench_colonia;
+CREATE ROLE d2_bench_worker LOGIN IN ROLE d2_worker;
+
+-- name: rls_papeis_remover
+DROP OWNED BY d2_bench_colonia, d2_bench_worker;
+DROP ROLE d2_bench_colonia, d2_bench_worker;
+
+-- name: rls_ligar
+ALTER TABLE core.event_log ENABLE ROW LEVEL SECURITY;
+
+-- name: rls_desligar
+ALTER TABLE core.event_log DISABLE ROW LEVEL SECURITY;
+
+-- name: rls_publicar_um
+-- A producer's event: one row, its own transaction.
+INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload)
+VALUES (gen_random_uuid(), %(tipo)s, '1.0.0', 'bench', '{"x": 1}');
+
+-- name: rls_publicar_lote
+-- A producer's batch of %(n)s rows in one statement.
+INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload)
+SELECT gen_random_uuid(), %(tipo)s, '1.0.0', 'bench', jsonb_build_object('i', g)
+FROM generate_series(1, %(n)s) g;
