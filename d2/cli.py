@@ -513,6 +513,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_retry.add_argument("--log-level", default="INFO")
     p_retry.set_defaults(handler=cmd_dlq_retry)
     _add_ops_commands(sub)
+    from d2 import cli_territorio
+
+    cli_territorio.add_commands(sub)
 
     p_bench = sub.add_parser(
         "bench",

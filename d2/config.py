@@ -40,6 +40,7 @@ class Settings:
     metrics_port: int
     max_payload_bytes: int
     max_payload_depth: int
+    territorio_alerta_a_cada: int = 5
 
 
 def load() -> Settings:
@@ -54,6 +55,7 @@ def load() -> Settings:
         metrics_port=_int("D2_METRICS_PORT", 0),
         max_payload_bytes=_int("D2_MAX_PAYLOAD_BYTES", 256 * 1024),
         max_payload_depth=_int("D2_MAX_PAYLOAD_DEPTH", 32),
+        territorio_alerta_a_cada=_int("D2_TERRITORIO_ALERTA_A_CADA", 5),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
@@ -61,4 +63,6 @@ def load() -> Settings:
         raise errors.ConfigError("D2_POLL_INTERVAL must be positive")
     if settings.cache_max_entries < 0:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
+    if settings.territorio_alerta_a_cada < 0:
+        raise errors.ConfigError("D2_TERRITORIO_ALERTA_A_CADA must not be negative (0: no alerts)")
     return settings
