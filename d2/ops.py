@@ -13,9 +13,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from d2 import bus, config, db, errors, service
+from d2 import bus, config, db, service
 
-NIL = uuid.UUID(int=0)
 NOMES_NIVEL = {1: "logradouro", 2: "bairro", 3: "distrito", 4: "município", 5: "UF"}
 NOMES_NIVEL |= {6: "região", 7: "país"}
 
@@ -80,7 +79,9 @@ def status(conn: db.Connection) -> dict[str, Any]:
             db.q("ops_status_dead_letters"), {"consumidor": service.CONSUMIDOR}
         ).fetchall()
         ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
-    assert geral is not None
+        acompanhamento = conn.execute(db.q("regeo_pendencias")).fetchone()
+        territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
+    assert geral is not None and acompanhamento is not None
     por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
     motivos = {r["motivo"]: int(r["quantidade"]) for r in descartes}
     dead = {r["status"]: int(r["quantidade"]) for r in dlq}
@@ -128,7 +129,13 @@ def status(conn: db.Connection) -> dict[str, Any]:
         "regeorreferenciamento": {
             "alteracoes": geral["regeo_alteracoes"],
             "ultima_em": geral["regeo_ultima_em"],
+            "areas_pendentes": acompanhamento["areas"],
+            "resolucoes_na_fila": acompanhamento["resolucoes"],
+            "revisoes_na_fila": acompanhamento["revisoes"],
+            "area_mais_antiga_em": acompanhamento["area_mais_antiga_em"],
         },
+        "territorio": {r["decisao"]: int(r["quantidade"]) for r in territorio}
+        | {"alternativas_pendentes": sum(int(r["pendentes"]) for r in territorio)},
     }
 
 
@@ -152,6 +159,7 @@ def formatar_status(d: dict[str, Any]) -> str:
     """`d2 status` for a person: one screen."""
     c, r, x, rv = d["cursor"], d["resolucoes"], d["descartes"], d["revisoes_pendentes"]
     dl, m, u = d["dead_letters"], d["mirror"], d["ultimo_evento"]
+    g, t = d["regeorreferenciamento"], d["territorio"]
     if c["posicao"] is None:
         cursor = "cursor    not created yet (the worker has never booted)"
     else:
@@ -183,17 +191,23 @@ def formatar_status(d: dict[str, Any]) -> str:
         f"          {m['mirror_uc']} of {m['uc_polygons']} polygons mirrored "
         f"({m['reparadas']} repaired, {m['rejeitadas']} rejected)",
         f"          {ucs}" if ucs else "          no UC polygons loaded",
-        f"re-geo    {d['regeorreferenciamento']['alteracoes']} changes, last "
-        f"{_quando(d['regeorreferenciamento']['ultima_em'])}",
+        f"re-geo    {g['alteracoes']} changes, last {_quando(g['ultima_em'])}; follow-up: "
+        + (
+            f"{g['areas_pendentes']} changed areas, {g['resolucoes_na_fila']} resolutions and "
+            f"{g['revisoes_na_fila']} reviews queued"
+            if g["areas_pendentes"] or g["resolucoes_na_fila"] or g["revisoes_na_fila"]
+            else "up to date"
+        ),
+        "drawn     "
+        + (
+            ", ".join(f"{k} {v}" for k, v in t.items() if k != "alternativas_pendentes")
+            + f"; {t['alternativas_pendentes']} alternatives await a moderator"
+            + ("  → d2 territorio list" if t["alternativas_pendentes"] else "")
+            if len(t) > 1
+            else "no citizen-drawn polygons received"
+        ),
     ]
     return "\n".join(linhas)
-
-
-def _exigir_autocommit(conn: db.Connection) -> None:
-    # Each chunk must commit on its own: inside an outer transaction every row lock
-    # would be held, and every event withheld, until the whole run ends.
-    if not conn.autocommit:
-        raise errors.D2Error("this task needs an autocommit connection (one commit per chunk)")
 
 
 # --- the review queue ------------------------------------------------------------------------

@@ -54,7 +54,9 @@ def upgrade() -> None:
         REVOKE ALL ON FUNCTION d2.mirror_uc_regeo_areas() FROM PUBLIC;
         REVOKE ALL ON FUNCTION d2.regeo_comparar(uuid[]) FROM PUBLIC;
         GRANT EXECUTE ON FUNCTION d2.regeo_comparar(uuid[]) TO d2_worker;
-        GRANT SELECT, INSERT, DELETE ON d2.regeo_areas, d2.regeo_fila, d2.regeo_fila_revisoes
+        GRANT SELECT, INSERT, DELETE ON d2.regeo_areas TO d2_worker;
+        -- UPDATE only because taking a chunk locks it (FOR UPDATE SKIP LOCKED).
+        GRANT SELECT, INSERT, UPDATE, DELETE ON d2.regeo_fila, d2.regeo_fila_revisoes
             TO d2_worker;
         GRANT INSERT ON d2.resolucoes_geo_historico TO d2_worker;
         """,

@@ -171,3 +171,11 @@ JOIN d2.mirror_uc m ON m.uc_polygon_id = perto.uc_polygon_id
 JOIN core.uc_polygons u ON u.id = m.uc_polygon_id
 ORDER BY m.nivel DESC, m.unidade_civica_id
 LIMIT 300;
+
+-- name: ops_status_territorio
+-- Citizen-drawn polygons by decision, with the alternatives awaiting a moderator.
+SELECT decisao, count(*) AS quantidade,
+       count(*) FILTER (WHERE moderacao = 'pendente') AS pendentes
+FROM d2.territorio_submissoes
+GROUP BY decisao
+ORDER BY decisao;

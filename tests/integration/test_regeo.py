@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from d2 import bus, db, regeo
+from d2 import bus, config, db, regeo, worker
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -240,3 +240,40 @@ def test_regeo__the_follow_up_reads_points_through_the_index(
 
 def _consulta_expandir() -> str:
     return str(db.q("regeo_expandir"))
+
+
+def test_regeo__the_worker_follows_a_drawn_bairro_by_itself(
+    conn: Conn, territorio: Territorio, db_url: str
+) -> None:
+    dentro = grade(-44.5, -29.5, -44.45, -29.45, 3)  # a ~5 km square inside município B
+    guardar(conn, dentro)
+    conn.execute(
+        "INSERT INTO d2.revisoes_geo_pendentes (demanda_id, event_id, coordenadas_lat, "
+        "coordenadas_lng) VALUES (gen_random_uuid(), gen_random_uuid(), -5.0, -60.0)"
+    )
+    esvaziar_areas(conn)
+    with conn.transaction():
+        bus.publicar(
+            conn,
+            "lugar.cadastrado",
+            {
+                "lugar_id": str(uuid.uuid4()),
+                "tipo_lugar": "poligono_uc",
+                "geometria": poligono(quadrado(-44.51, -29.51, -44.44, -29.44)),
+                "nivel": 2,
+                "nome": "Desenhado",
+                "autor_id": str(uuid.uuid4()),
+            },
+            origem="L-1",
+            correlacao_id=None,
+        )
+
+    worker.Worker(config.load(), url=db_url, batch_size=50).executar(drain=True)
+
+    novo = conn.execute(
+        "SELECT unidade_civica_id FROM core.uc_polygons WHERE fonte = 'comunitario'"
+    ).fetchone()
+    assert novo is not None
+    assert {respostas(conn)[p] for p in dentro} == {novo["unidade_civica_id"]}
+    assert regeo.pendencias(conn)["resolucoes"] == 0
+    assert contar(conn, "SELECT count(*) AS n FROM d2.revisoes_geo_pendentes") == 1
