@@ -219,3 +219,57 @@ VALUES (gen_random_uuid(), %(tipo)s, '1.0.0', 'bench', '{"x": 1}');
 INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload)
 SELECT gen_random_uuid(), %(tipo)s, '1.0.0', 'bench', jsonb_build_object('i', g)
 FROM generate_series(1, %(n)s) g;
+-- name: regeo_guardar
+-- Stored resolutions for many points, as the handler writes them, resolved in one batch.
+INSERT INTO d2.resolucoes_geo (
+    id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs, metodo_resolucao,
+    confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id
+)
+SELECT gen_random_uuid(), gen_random_uuid(), r.unidade_civica_id, r.nivel_minimo_resolvido,
+       r.cadeia_ucs, 'gps', 'alta', %(lats)s[r.ordem], %(lngs)s[r.ordem],
+       gen_random_uuid(), gen_random_uuid()
+FROM d2.resolver_territorios(%(lats)s::double precision[], %(lngs)s::double precision[]) r;
+
+-- name: regeo_pagina_por_linha
+-- The full pass's page as it was before d2.regeo_comparar: d2.resolver_territorio once
+-- per stored row, through LATERAL (the baseline of `d2 bench regeo`).
+SELECT r.id, n.unidade_civica_id AS nova_uc
+FROM (
+    SELECT g.id, g.coordenadas_lat, g.coordenadas_lng
+    FROM d2.resolucoes_geo g
+    WHERE g.id > %(apos)s::uuid
+    ORDER BY g.id
+    LIMIT %(lote)s
+) r
+LEFT JOIN LATERAL d2.resolver_territorio(r.coordenadas_lat, r.coordenadas_lng) n ON true
+ORDER BY r.id;
+
+-- name: regeo_municipio_mais_cheio
+-- The município holding the most stored resolutions, and how many.
+SELECT c.municipio, count(*) AS n
+FROM d2.resolucoes_geo r
+CROSS JOIN LATERAL (
+    SELECT u AS municipio FROM unnest(r.cadeia_ucs) u
+    JOIN d2.mirror_uc m ON m.unidade_civica_id = u AND m.nivel = 4
+    LIMIT 1
+) c
+GROUP BY c.municipio
+ORDER BY n DESC
+LIMIT 1;
+
+-- name: regeo_encolher_municipio
+-- One município's polygon changes: shrunk by ~200 m (its border points now fall to a
+-- neighbour or to no polygon). Returns how many stored points lie in the old or new shape.
+WITH antes AS (
+    SELECT m.geom FROM d2.mirror_uc m WHERE m.unidade_civica_id = %(uc)s AND m.nivel = 4
+), mudou AS (
+    UPDATE core.uc_polygons p
+    SET geometria = ST_AsGeoJSON(ST_Multi(ST_Buffer(a.geom, -0.002)), 7)::jsonb
+    FROM antes a
+    WHERE p.unidade_civica_id = %(uc)s
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM mudou) AS linhas,
+       (SELECT count(*) FROM d2.resolucoes_geo r, antes a
+        WHERE ST_Intersects(a.geom, ST_SetSRID(ST_MakePoint(r.coordenadas_lng, r.coordenadas_lat), 4326)))
+           AS dentro;

@@ -19,7 +19,7 @@ from typing import Any
 
 from d2 import errors
 
-NAMES = ("pip", "drain", "memory", "latency", "import")
+NAMES = ("pip", "drain", "memory", "latency", "import", "regeo")
 
 # Sizes: (full run, --quick).
 _PONTOS = (20_000, 4_000)
@@ -28,6 +28,8 @@ _BAIRROS = (17_500, 3_000)
 _BACKLOG = (100_000, 10_000)
 _POR_EVENTO = (5_000, 1_000)
 _TRICKLE = (2_000, 300)
+_RESOLUCOES = (1_000_000, 100_000)
+_REGEO_BASE = (50_000, 10_000)
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
 CAP = 64  # = the migration's MAX_VERTICES
@@ -69,6 +71,8 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
                 yield from _memory(srv, template, i)
             elif nome == "latency":
                 yield from _latency(srv, template, i)
+            elif nome == "regeo":
+                yield from _regeo(srv, template, i)
 
 
 def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
@@ -179,6 +183,13 @@ def _latency(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
         "latency", "normalizada commit -> georreferenciada commit, p99", r["p99_ms"], "ms",
         20.0, "target p99", higher_is_better=False, **r,
     )  # fmt: skip
+
+
+def _regeo(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
+    from bench import common, regeo
+
+    with common.scratch_db(srv, "regeo", template=template) as url:
+        yield from regeo.medir(url, _RESOLUCOES[i], _REGEO_BASE[i])
 
 
 def _importar(srv: Any) -> Iterator[dict[str, Any]]:

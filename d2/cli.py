@@ -281,17 +281,17 @@ def cmd_revisoes_list(args: argparse.Namespace) -> int:
 
 
 def cmd_revisoes_reprocessar(args: argparse.Namespace) -> int:
-    from d2 import logs, ops
+    from d2 import logs, regeo
 
     logs.configure(args.log_level)
     with db.connect(autocommit=True) as conn:
-        relatorio = ops.reprocessar_revisoes(conn, config.load())
+        relatorio = regeo.reprocessar_revisoes(conn, config.load())
     _print_json(relatorio)
     return 0
 
 
 def cmd_regeorreferenciar(args: argparse.Namespace) -> int:
-    from d2 import logs, ops
+    from d2 import logs, regeo
 
     logs.configure(args.log_level)
     uc = _uuid_arg(args.uc) if args.uc else None
@@ -299,13 +299,13 @@ def cmd_regeorreferenciar(args: argparse.Namespace) -> int:
     if args.lote < 1:
         raise errors.InvalidInput("--lote must be at least 1")
     with db.connect(autocommit=True) as conn:
-        relatorio = ops.regeorreferenciar(
+        relatorio = regeo.regeorreferenciar(
             conn, config.load(), uc=uc, desde=desde, dry_run=args.dry_run, lote=args.lote
         )
     if args.json:
         _print_json(relatorio)
     else:
-        print(ops.formatar_regeo(relatorio))
+        print(regeo.formatar_regeo(relatorio))
     return 0
 
 
@@ -361,7 +361,7 @@ def _add_ops_commands(sub: Any) -> None:
     )
     p_regeo.add_argument("--desde", help="only resolutions created on or after DATE (YYYY-MM-DD)")
     p_regeo.add_argument("--dry-run", action="store_true", help="print what would change, by UC")
-    p_regeo.add_argument("--lote", type=int, default=1000, help="resolutions per transaction")
+    p_regeo.add_argument("--lote", type=int, default=5000, help="resolutions per transaction")
     p_regeo.add_argument("--json", action="store_true")
     p_regeo.add_argument("--log-level", default="WARNING")
     p_regeo.set_defaults(handler=cmd_regeorreferenciar)
@@ -523,6 +523,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_retry.add_argument("--log-level", default="INFO")
     p_retry.set_defaults(handler=cmd_dlq_retry)
     _add_ops_commands(sub)
+    from d2 import cli_territorio
+
+    cli_territorio.add_commands(sub)
 
     p_bench = sub.add_parser(
         "bench",

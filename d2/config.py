@@ -41,6 +41,7 @@ class Settings:
     max_payload_bytes: int
     max_payload_depth: int
     standby_max_s: float = 0.0
+    territorio_alerta_a_cada: int = 5
 
 
 def load() -> Settings:
@@ -58,6 +59,7 @@ def load() -> Settings:
         # 0: a standby may wait forever (several workers on purpose); set it where one
         # worker should be leading, and /healthz turns 503 past it.
         standby_max_s=_float("D2_STANDBY_MAX_SECONDS", 0.0),
+        territorio_alerta_a_cada=_int("D2_TERRITORIO_ALERTA_A_CADA", 5),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
@@ -67,4 +69,6 @@ def load() -> Settings:
         raise errors.ConfigError("D2_STANDBY_MAX_SECONDS must not be negative")
     if settings.cache_max_entries < 0:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
+    if settings.territorio_alerta_a_cada < 0:
+        raise errors.ConfigError("D2_TERRITORIO_ALERTA_A_CADA must not be negative (0: no alerts)")
     return settings

@@ -8,8 +8,13 @@ import random
 import uuid
 from typing import Any
 
-from d2 import bus, config, db, service, worker
+from d2 import bus, config, db, service, territorio, worker
 from d2.importers import sample
+
+# The drawn bairro: a square of 0.1 degree (~120 km² here), then a confirmation shifted
+# by 2% of its side and an alternative shifted by 25% (overlap ~0.6).
+_MEIO_LADO = 0.05
+_DESENHOS = (("Jardim Desenhado", 0.0), ("Jardim Desenhado", 0.02), ("Jardim Desenhado II", 0.25))
 
 
 def _payload(rng: random.Random, lat: Any, lng: Any) -> dict[str, Any]:
@@ -67,7 +72,10 @@ def executar(n: int = 300) -> dict[str, Any]:
                     },
                 )
     resultado = worker.Worker(settings, url=url).executar(drain=True)
+    desenhos = _desenhar(url)
+    resultado.somar(worker.Worker(settings, url=url).executar(drain=True))
     with db.connect(url) as conn:
+        territorio_comunitario = _desenhos_resumo(conn, desenhos)
         por_nivel = conn.execute(db.q("demo_resolved_by_level")).fetchall()
         lag = conn.execute(db.q("demo_lag")).fetchone()
         exemplo = conn.execute(db.q("demo_example_point")).fetchone()
@@ -79,7 +87,74 @@ def executar(n: int = 300) -> dict[str, Any]:
         "lag": lag["lag"] if lag else None,
         "exemplo": (exemplo["lat"], exemplo["lng"]) if exemplo else (-10.0, -50.0),
         "database_url": url,
+        "desenhos": territorio_comunitario,
     }
+
+
+def _desenhar(url: str) -> list[uuid.UUID]:
+    """Citizens draw a bairro around stored demands, as L-1 publishes lugar.cadastrado."""
+    with db.connect(url, autocommit=True) as conn:
+        centro = conn.execute(db.q("demo_centro_para_bairro"), {"meio": _MEIO_LADO}).fetchone()
+        if centro is None:
+            return []
+        eventos = []
+        rng = random.Random(7)
+        with conn.transaction():
+            # Complaints from the streets of the future bairro, just before it is drawn:
+            # they resolve to the município, then the follow-up moves them to the bairro.
+            for _ in range(12):
+                lat = centro["lat"] + rng.uniform(-0.8, 0.8) * _MEIO_LADO
+                lng = centro["lng"] + rng.uniform(-0.8, 0.8) * _MEIO_LADO
+                conn.execute(
+                    db.q("demo_publish_upstream"),
+                    {
+                        "event_id": uuid.uuid4(),
+                        "versao": "1.2.0",
+                        "payload": json.dumps(_payload(rng, round(lat, 6), round(lng, 6))),
+                    },
+                )
+            for nome, deslocamento in _DESENHOS:
+                x0 = centro["lng"] - _MEIO_LADO + deslocamento * 2 * _MEIO_LADO
+                y0 = centro["lat"] - _MEIO_LADO
+                x1, y1 = x0 + 2 * _MEIO_LADO, y0 + 2 * _MEIO_LADO
+                anel = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]
+                eventos.append(
+                    bus.publicar(
+                        conn,
+                        territorio.TIPO_ENTRADA,
+                        {
+                            "lugar_id": str(uuid.uuid4()),
+                            "tipo_lugar": territorio.TIPO_LUGAR,
+                            "geometria": {"type": "Polygon", "coordinates": [anel]},
+                            "nivel": 2,
+                            "nome": nome,
+                            "autor_id": str(uuid.uuid4()),
+                        },
+                        origem="L-1",
+                        correlacao_id=None,
+                    )
+                )
+    return eventos
+
+
+def _desenhos_resumo(conn: db.Connection, eventos: list[uuid.UUID]) -> list[dict[str, Any]]:
+    linhas = conn.execute(db.q("demo_desenhos"), {"eventos": eventos}).fetchall()
+    resumo = []
+    for linha in linhas:
+        refeitas = conn.execute(
+            db.q("demo_regeo_historico"), {"uc": linha["alvo_uc_id"]}
+        ).fetchone()
+        resumo.append(
+            {
+                "nome": linha["nome"],
+                "decisao": linha["decisao"],
+                "sobreposicao": linha["sobreposicao"],
+                "moderacao": linha["moderacao"],
+                "demandas_na_uc": linha["demandas"],
+                "refeitas_pelo_acompanhamento": refeitas["n"] if refeitas else 0,
+            }
+        )
+    return resumo
 
 
 def formatar(report: dict[str, Any]) -> str:
@@ -105,6 +180,17 @@ def formatar(report: dict[str, Any]) -> str:
     }
     for chave, nome in nomes.items():
         linhas.append(f"  {nome + ':':29} {desfechos.get(chave, 0)}")
+    linhas.append("  citizen-drawn bairros (lugar.cadastrado → consensus → core.uc_polygons):")
+    for d in report["desenhos"]:
+        detalhe = {
+            "nova": f"new community UC; {d['demandas_na_uc']} demands resolve to it now, "
+            f"{d['refeitas_pelo_acompanhamento']} of them moved there from the município "
+            "by the automatic re-georeferencing",
+            "confirmacao": f"confirmation of it (overlap {d['sobreposicao']})",
+            "alternativa": f"alternative version (overlap {d['sobreposicao']}), "
+            f"awaiting a moderator: d2 territorio list",
+        }.get(d["decisao"], d["decisao"])
+        linhas.append(f"    {d['nome']}: {detalhe}")
     linhas += [
         f"  consumer lag:         {report['lag']}",
         "",

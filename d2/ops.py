@@ -9,16 +9,12 @@ events commit together, so an interrupted run resumes by running it again.
 
 from __future__ import annotations
 
-import functools
-import json
 import uuid
-from collections import Counter
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
-from d2 import bus, config, db, errors, geo, service
+from d2 import bus, config, db, service
 
-NIL = uuid.UUID(int=0)
 NOMES_NIVEL = {1: "logradouro", 2: "bairro", 3: "distrito", 4: "município", 5: "UF"}
 NOMES_NIVEL |= {6: "região", 7: "país"}
 
@@ -83,7 +79,9 @@ def status(conn: db.Connection) -> dict[str, Any]:
             db.q("ops_status_dead_letters"), {"consumidor": service.CONSUMIDOR}
         ).fetchall()
         ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
-    assert geral is not None
+        acompanhamento = conn.execute(db.q("regeo_pendencias")).fetchone()
+        territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
+    assert geral is not None and acompanhamento is not None
     por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
     motivos = {r["motivo"]: int(r["quantidade"]) for r in descartes}
     dead = {r["status"]: int(r["quantidade"]) for r in dlq}
@@ -131,7 +129,13 @@ def status(conn: db.Connection) -> dict[str, Any]:
         "regeorreferenciamento": {
             "alteracoes": geral["regeo_alteracoes"],
             "ultima_em": geral["regeo_ultima_em"],
+            "areas_pendentes": acompanhamento["areas"],
+            "resolucoes_na_fila": acompanhamento["resolucoes"],
+            "revisoes_na_fila": acompanhamento["revisoes"],
+            "area_mais_antiga_em": acompanhamento["area_mais_antiga_em"],
         },
+        "territorio": {r["decisao"]: int(r["quantidade"]) for r in territorio}
+        | {"alternativas_pendentes": sum(int(r["pendentes"]) for r in territorio)},
     }
 
 
@@ -155,6 +159,7 @@ def formatar_status(d: dict[str, Any]) -> str:
     """`d2 status` for a person: one screen."""
     c, r, x, rv = d["cursor"], d["resolucoes"], d["descartes"], d["revisoes_pendentes"]
     dl, m, u = d["dead_letters"], d["mirror"], d["ultimo_evento"]
+    g, t = d["regeorreferenciamento"], d["territorio"]
     if c["posicao"] is None:
         cursor = "cursor    not created yet (the worker has never booted)"
     else:
@@ -186,17 +191,23 @@ def formatar_status(d: dict[str, Any]) -> str:
         f"          {m['mirror_uc']} of {m['uc_polygons']} polygons mirrored "
         f"({m['reparadas']} repaired, {m['rejeitadas']} rejected)",
         f"          {ucs}" if ucs else "          no UC polygons loaded",
-        f"re-geo    {d['regeorreferenciamento']['alteracoes']} changes, last "
-        f"{_quando(d['regeorreferenciamento']['ultima_em'])}",
+        f"re-geo    {g['alteracoes']} changes, last {_quando(g['ultima_em'])}; follow-up: "
+        + (
+            f"{g['areas_pendentes']} changed areas, {g['resolucoes_na_fila']} resolutions and "
+            f"{g['revisoes_na_fila']} reviews queued"
+            if g["areas_pendentes"] or g["resolucoes_na_fila"] or g["revisoes_na_fila"]
+            else "up to date"
+        ),
+        "drawn     "
+        + (
+            ", ".join(f"{k} {v}" for k, v in t.items() if k != "alternativas_pendentes")
+            + f"; {t['alternativas_pendentes']} alternatives await a moderator"
+            + ("  → d2 territorio list" if t["alternativas_pendentes"] else "")
+            if len(t) > 1
+            else "no citizen-drawn polygons received"
+        ),
     ]
     return "\n".join(linhas)
-
-
-def _exigir_autocommit(conn: db.Connection) -> None:
-    # Each chunk must commit on its own: inside an outer transaction every row lock
-    # would be held, and every event withheld, until the whole run ends.
-    if not conn.autocommit:
-        raise errors.D2Error("this task needs an autocommit connection (one commit per chunk)")
 
 
 # --- the review queue ------------------------------------------------------------------------
@@ -206,213 +217,6 @@ def listar_revisoes(conn: db.Connection, limite: int = 100) -> list[dict[str, An
     """The pending reviews, oldest first, each with the nearest level ≤ 4 UC (a hint)."""
     with db.mapped_errors():
         return conn.execute(db.q("ops_revisoes_listar"), {"limite": limite}).fetchall()
-
-
-def reprocessar_revisoes(
-    conn: db.Connection, settings: config.Settings, *, lote: int = 500
-) -> dict[str, Any]:
-    """Resolve the review queue against today's polygons, chunk by chunk.
-
-    Each chunk is one transaction: lock the rows (SKIP LOCKED), resolve them set-based,
-    store the resolutions as the handler would (gps/alta, correlacao_id of the original
-    event), publish demanda.georreferenciada, delete them from the queue. What stays
-    unresolved stays queued. conn must be in autocommit mode.
-    """
-    _exigir_autocommit(conn)
-    relatorio: dict[str, Any] = {"examinadas": 0, "resolvidas": 0, "continuam_pendentes": 0}
-    relatorio["por_nivel"] = Counter[str]()
-    apos = NIL
-    while True:
-        parcial = bus.com_retry(
-            functools.partial(_revisoes_lote, conn, apos, lote),
-            descricao="reprocessar revisões",
-        )
-        if parcial is None:
-            break
-        apos, examinadas, gravadas = parcial
-        relatorio["examinadas"] += examinadas
-        relatorio["resolvidas"] += len(gravadas)
-        relatorio["continuam_pendentes"] += examinadas - len(gravadas)
-        relatorio["por_nivel"].update(str(g["nivel_minimo_resolvido"]) for g in gravadas)
-    relatorio["por_nivel"] = dict(sorted(relatorio["por_nivel"].items()))
-    return relatorio
-
-
-def _revisoes_lote(
-    conn: db.Connection, apos: uuid.UUID, lote: int
-) -> tuple[uuid.UUID, int, list[dict[str, Any]]] | None:
-    with db.mapped_errors(), conn.transaction():
-        pendentes = conn.execute(
-            db.q("ops_revisoes_bloquear"), {"apos": apos, "lote": lote}
-        ).fetchall()
-        if not pendentes:
-            return None
-        pontos = [(p["coordenadas_lat"], p["coordenadas_lng"]) for p in pendentes]
-        linhas = [
-            {
-                "demanda_id": str(p["demanda_id"]),
-                "event_id": str(p["event_id"]),
-                "lat": p["coordenadas_lat"],
-                "lng": p["coordenadas_lng"],
-            }
-            | achado.as_json()
-            for p, achado in zip(pendentes, geo.resolver_muitos(conn, pontos), strict=True)
-            if achado is not None
-        ]
-        gravadas: list[dict[str, Any]] = []
-        if linhas:
-            gravadas = conn.execute(
-                db.q("ops_revisoes_gravar"), {"rows": json.dumps(linhas)}
-            ).fetchall()
-            bus.publicar_muitos(
-                conn,
-                service.TIPO_SAIDA,
-                [(service.payload_saida(g), g["correlacao_id"]) for g in gravadas],
-                origem=service.ORIGEM,
-            )
-            conn.execute(
-                db.q("ops_revisoes_remover"), {"ids": [linha["demanda_id"] for linha in linhas]}
-            )
-    return pendentes[-1]["demanda_id"], len(pendentes), gravadas
-
-
-# --- re-georeferencing -----------------------------------------------------------------------
-
-
-def regeorreferenciar(
-    conn: db.Connection,
-    settings: config.Settings,
-    *,
-    uc: uuid.UUID | None,
-    desde: date | None,
-    dry_run: bool,
-    lote: int = 1000,
-) -> dict[str, Any]:
-    """Recompute stored resolutions (of `uc` — resolved there or with it in the chain —
-    created on or after `desde`) under today's polygons; rewrite those whose answer
-    changed, keep the previous answer in d2.resolucoes_geo_historico and publish a new
-    demanda.georreferenciada for each, one transaction per chunk (keyset by id).
-
-    Safe to interrupt and to run again: rows already rewritten no longer differ. A
-    resolution that no polygon contains today is left as it is and counted.
-    With dry_run nothing is written. conn must be in autocommit mode.
-    """
-    _exigir_autocommit(conn)
-    mudancas: Counter[tuple[uuid.UUID, int, uuid.UUID, int]] = Counter()
-    relatorio: dict[str, Any] = {"dry_run": dry_run, "examinadas": 0, "alteradas": 0}
-    relatorio |= {"sem_poligono_hoje": 0, "publicadas": 0, "lotes": 0}
-    apos = NIL
-    while True:
-        with db.mapped_errors():
-            pagina = conn.execute(
-                db.q("ops_regeo_pagina"),
-                {"apos": apos, "uc": uc, "desde": desde, "lote": lote},
-            ).fetchall()
-        if not pagina:
-            break
-        apos = pagina[-1]["id"]
-        relatorio["lotes"] += 1
-        relatorio["examinadas"] += len(pagina)
-        relatorio["sem_poligono_hoje"] += sum(1 for p in pagina if p["nova_uc"] is None)
-        diferentes = [p for p in pagina if p["nova_uc"] is not None and _difere(p)]
-        if not diferentes:
-            continue
-        if dry_run:
-            mudancas.update(
-                (p["unidade_civica_id"], p["nivel_minimo_resolvido"], p["nova_uc"], p["novo_nivel"])
-                for p in diferentes
-            )
-            relatorio["alteradas"] += len(diferentes)
-            continue
-        ids = [p["id"] for p in diferentes]
-        aplicadas = bus.com_retry(
-            functools.partial(_regeo_aplicar, conn, ids),
-            descricao="regeorreferenciar",
-        )
-        mudancas.update(
-            (
-                a["uc_anterior"],
-                a["nivel_anterior"],
-                a["unidade_civica_id"],
-                a["nivel_minimo_resolvido"],
-            )
-            for a in aplicadas
-        )
-        relatorio["alteradas"] += len(aplicadas)
-        relatorio["publicadas"] += len(aplicadas)
-    relatorio["mudancas"] = _agrupar(conn, mudancas)
-    return relatorio
-
-
-def _difere(p: dict[str, Any]) -> bool:
-    antes = (p["unidade_civica_id"], p["nivel_minimo_resolvido"], list(p["cadeia_ucs"] or []))
-    return antes != (p["nova_uc"], p["novo_nivel"], list(p["nova_cadeia"] or []))
-
-
-def _regeo_aplicar(conn: db.Connection, ids: list[uuid.UUID]) -> list[dict[str, Any]]:
-    with db.mapped_errors(), conn.transaction():
-        aplicadas = conn.execute(db.q("ops_regeo_aplicar"), {"ids": ids}).fetchall()
-        if not aplicadas:
-            return []
-        eventos = bus.publicar_muitos(
-            conn,
-            service.TIPO_SAIDA,
-            [(service.payload_saida(a), a["correlacao_id"]) for a in aplicadas],
-            origem=service.ORIGEM,
-        )
-        historico = [
-            {
-                "resolucao_id": str(a["id"]),
-                "demanda_id": str(a["demanda_id"]),
-                "uc_anterior": str(a["uc_anterior"]),
-                "nivel_anterior": a["nivel_anterior"],
-                "cadeia_anterior": [str(x) for x in a["cadeia_anterior"] or []],
-                "uc_nova": str(a["unidade_civica_id"]),
-                "nivel_novo": a["nivel_minimo_resolvido"],
-                "cadeia_nova": [str(x) for x in a["cadeia_ucs"] or []],
-                "evento_publicado_id": str(evento),
-            }
-            for a, evento in zip(aplicadas, eventos, strict=True)
-        ]
-        conn.execute(db.q("ops_regeo_historico"), {"rows": json.dumps(historico)})
-    return aplicadas
-
-
-def _agrupar(
-    conn: db.Connection, mudancas: Counter[tuple[uuid.UUID, int, uuid.UUID, int]]
-) -> list[dict[str, Any]]:
-    ids = sorted({k[0] for k in mudancas} | {k[2] for k in mudancas})
-    nomes: dict[uuid.UUID, str] = {}
-    if ids:
-        with db.mapped_errors():
-            for row in conn.execute(db.q("ops_uc_nomes"), {"ids": ids}):
-                nomes[row["unidade_civica_id"]] = row["nome"]
-    return [
-        {
-            "de": {"unidade_civica_id": str(de), "nome": nomes.get(de), "nivel": nivel_de},
-            "para": {"unidade_civica_id": str(para), "nome": nomes.get(para), "nivel": nivel_para},
-            "quantidade": quantidade,
-        }
-        for (de, nivel_de, para, nivel_para), quantidade in mudancas.most_common()
-    ]
-
-
-def formatar_regeo(relatorio: dict[str, Any]) -> str:
-    """The re-georeferencing report for a person: totals, then old UC → new UC."""
-    verbo = "would change" if relatorio["dry_run"] else "changed"
-    linhas = [
-        f"examined {relatorio['examinadas']} resolutions; {verbo} {relatorio['alteradas']}; "
-        f"{relatorio['sem_poligono_hoje']} inside no polygon today (kept)"
-        + ("" if relatorio["dry_run"] else f"; published {relatorio['publicadas']} events")
-    ]
-    for m in relatorio["mudancas"]:
-        de, para = m["de"], m["para"]
-        linhas.append(
-            f"{m['quantidade']:>8}  {de['nome'] or de['unidade_civica_id']} "
-            f"({nome_nivel(de['nivel'])}) → {para['nome'] or para['unidade_civica_id']} "
-            f"({nome_nivel(para['nivel'])})"
-        )
-    return "\n".join(linhas)
 
 
 def formatar_revisoes(linhas: list[dict[str, Any]]) -> str:

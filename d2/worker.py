@@ -30,9 +30,13 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
-from d2 import bus, config, db, errors, metrics, service
+from d2 import bus, config, db, errors, metrics, regeo, service, territorio
 
 log = logging.getLogger("d2.worker")
+
+# Demands wait at most about this long for the re-georeferencing follow-up, which then
+# yields to them (spec 8.3: the follow-up never holds up the demand worker).
+FATIA_ACOMPANHAMENTO_S = 0.25
 
 
 @dataclass
@@ -135,9 +139,11 @@ class Worker:
                     self.estado.pronto = True
                     log.info("D-2 Georreferenciamento inicializado")
                     if drain:
+                        self._acompanhar(conn, fatia_s=None)
                         return
                     while not self.parar.is_set():
-                        ouvinte.esperar(self.settings.poll_interval_s)
+                        resta = self._acompanhar(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
+                        ouvinte.esperar(0.0 if resta else self.settings.poll_interval_s)
                         lideranca.confirmar()
                         self._replay(conn, leitura)
             finally:
@@ -197,6 +203,20 @@ class Worker:
                     self._on_batch(resultado)
         finally:
             leitura.descartar()
+
+    def _acompanhar(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
+        """Between batches of demands: citizen-drawn polygons, then a slice of the
+        re-georeferencing follow-up. True when follow-up work is left for the next turn."""
+        territorio.drenar(conn, self.settings)
+        feito = regeo.acompanhar(conn, prazo_s=fatia_s)
+        if feito["alteradas"] or feito["revisoes_resolvidas"]:
+            log.info(
+                "Re-georreferenciamento: respostas seguiram o território",
+                extra={k: feito[k] for k in ("areas", "examinadas", "alteradas",
+                                             "revisoes_resolvidas")},
+            )  # fmt: skip
+        pendente = regeo.pendencias(conn)
+        return bool(pendente["areas"] or pendente["resolucoes"] or pendente["revisoes"])
 
     def _purgar_cache(self) -> None:
         if time.monotonic() - self._ultimo_purge >= 3600:

@@ -69,7 +69,12 @@ GRANT EXECUTE
                 d2.cadeia_ucs(uuid),
                 d2.arredondar_coordenada(double precision),
                 d2.faixas_por_grau(),
-                d2.lideranca_tentar()
+                d2.lideranca_tentar(),
+                d2.regeo_comparar(uuid[]),
+                -- SECURITY DEFINER: the worker's only way to add a UC to core.uc_polygons,
+                -- and only one that passed validation and consensus (citizen drawings).
+                d2.territorio_submeter(uuid, uuid, uuid, text, integer, jsonb, uuid, uuid,
+                                       uuid, integer)
     TO d2_worker;
 
 GRANT USAGE ON SCHEMA core, d2 TO d2_worker;
@@ -88,3 +93,10 @@ GRANT SELECT
     TO d2_worker;
 -- The leadership lock (LOCK TABLE ... IN EXCLUSIVE MODE needs UPDATE): only workers.
 GRANT UPDATE ON d2.worker_lideranca TO d2_worker;
+-- Citizen drawings: read back what d2.territorio_submeter decided, to publish it.
+GRANT SELECT ON d2.territorio_submissoes, d2.territorio_ucs TO d2_worker;
+-- The re-georeferencing follow-up (d2/regeo.py). UPDATE on the queues only because taking
+-- a chunk locks it (FOR UPDATE SKIP LOCKED); the history is written, never read back.
+GRANT SELECT, INSERT, DELETE ON d2.regeo_areas TO d2_worker;
+GRANT SELECT, INSERT, UPDATE, DELETE ON d2.regeo_fila, d2.regeo_fila_revisoes TO d2_worker;
+GRANT INSERT ON d2.resolucoes_geo_historico TO d2_worker;

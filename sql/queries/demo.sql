@@ -16,3 +16,36 @@ SELECT lag FROM d2.v_consumer_lag WHERE tipo_evento = 'demanda.normalizada';
 -- A point that resolved at the finest level, to try the resolver by hand.
 SELECT round(coordenadas_lat::numeric, 5) AS lat, round(coordenadas_lng::numeric, 5) AS lng
 FROM d2.resolucoes_geo ORDER BY nivel_minimo_resolvido, criado_em DESC LIMIT 1;
+
+-- name: demo_centro_para_bairro
+-- Where the demo's citizens draw a bairro: the stored município-level demand whose
+-- square of 2 × %(meio)s degrees around it lies inside its município and holds the most
+-- other município-level demands.
+SELECT r.coordenadas_lat AS lat, r.coordenadas_lng AS lng
+FROM d2.resolucoes_geo r
+JOIN d2.mirror_uc m ON m.unidade_civica_id = r.unidade_civica_id
+CROSS JOIN LATERAL (
+    SELECT ST_Expand(ST_SetSRID(ST_MakePoint(r.coordenadas_lng, r.coordenadas_lat), 4326),
+                     %(meio)s::double precision) AS quadrado
+) q
+WHERE r.nivel_minimo_resolvido = 4 AND ST_CoveredBy(q.quadrado, m.geom)
+ORDER BY (
+    SELECT count(*) FROM d2.resolucoes_geo o
+    WHERE o.nivel_minimo_resolvido = 4
+      AND ST_Intersects(q.quadrado, ST_SetSRID(ST_MakePoint(o.coordenadas_lng, o.coordenadas_lat), 4326))
+) DESC, r.id
+LIMIT 1;
+
+-- name: demo_desenhos
+-- What became of the demo's drawings, and how many demands each UC now holds.
+SELECT s.nome, s.decisao, round(s.sobreposicao::numeric, 2) AS sobreposicao, s.moderacao,
+       s.alvo_uc_id,
+       (SELECT count(*) FROM d2.resolucoes_geo r WHERE r.unidade_civica_id = s.alvo_uc_id)
+           AS demandas
+FROM d2.territorio_submissoes s
+WHERE s.event_id = ANY(%(eventos)s::uuid[])
+ORDER BY s.criado_em;
+
+-- name: demo_regeo_historico
+-- Resolutions the follow-up rewrote because the demo's drawing created a bairro.
+SELECT count(*) AS n FROM d2.resolucoes_geo_historico WHERE unidade_civica_id_nova = %(uc)s;

@@ -95,129 +95,6 @@ LEFT JOIN core.event_log e ON e.event_id = p.event_id
 ORDER BY p.criado_em, e.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
--- name: ops_revisoes_bloquear
--- One chunk of the review queue, in demanda_id order after a key, locked; rows another
--- run (or the worker) holds are skipped, not waited for.
-SELECT demanda_id, event_id, coordenadas_lat, coordenadas_lng
-FROM d2.revisoes_geo_pendentes
-WHERE demanda_id > %(apos)s::uuid
-ORDER BY demanda_id
-LIMIT %(lote)s
-FOR UPDATE SKIP LOCKED;
-
--- name: ops_revisoes_gravar
--- Resolutions for reviews that today's polygons resolve, as the handler writes them;
--- correlacao_id from the original event, else the demanda_id. A demanda that already
--- has a resolution keeps it.
-INSERT INTO d2.resolucoes_geo (
-    id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
-    metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id
-)
-SELECT gen_random_uuid(), r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido,
-       r.cadeia_ucs, 'gps', 'alta', r.lat, r.lng, r.event_id,
-       coalesce(l.correlacao_id, r.demanda_id)
-FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
-    demanda_id uuid, event_id uuid, unidade_civica_id uuid, nivel_minimo_resolvido integer,
-    cadeia_ucs uuid[], lat double precision, lng double precision
-)
-LEFT JOIN core.event_log l ON l.event_id = r.event_id
-ON CONFLICT (demanda_id) DO NOTHING
-RETURNING id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
-          metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id,
-          correlacao_id;
-
--- name: ops_revisoes_remover
--- Reviews whose own event now has a resolution leave the queue.
-DELETE FROM d2.revisoes_geo_pendentes p
-WHERE p.demanda_id = ANY(%(ids)s::uuid[])
-  AND EXISTS (
-      SELECT 1 FROM d2.resolucoes_geo r
-      WHERE r.demanda_id = p.demanda_id AND r.event_id = p.event_id
-  )
-RETURNING p.demanda_id;
-
--- name: ops_regeo_pagina
--- One page of stored resolutions (keyset by id) matching the filters, each with today's
--- answer for its coordinates (NULL columns: no polygon contains it today).
-SELECT r.id, r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.cadeia_ucs,
-       n.unidade_civica_id AS nova_uc, n.nivel_minimo_resolvido AS novo_nivel,
-       n.cadeia_ucs AS nova_cadeia
-FROM (
-    SELECT g.id, g.demanda_id, g.unidade_civica_id, g.nivel_minimo_resolvido, g.cadeia_ucs,
-           g.coordenadas_lat, g.coordenadas_lng
-    FROM d2.resolucoes_geo g
-    WHERE g.id > %(apos)s::uuid
-      AND (
-          %(uc)s::uuid IS NULL
-          OR g.unidade_civica_id = %(uc)s::uuid
-          OR %(uc)s::uuid = ANY(g.cadeia_ucs)
-      )
-      AND (%(desde)s::date IS NULL OR g.criado_em >= %(desde)s::date)
-    ORDER BY g.id
-    LIMIT %(lote)s
-) r
-LEFT JOIN LATERAL d2.resolver_territorio(r.coordenadas_lat, r.coordenadas_lng) n ON true
-ORDER BY r.id;
-
--- name: ops_regeo_aplicar
--- Rewrites the given resolutions whose answer still differs today (checked again under
--- the row lock), returning the new row and the answer it replaced.
-WITH alvo AS (
-    SELECT g.id,
-           g.unidade_civica_id AS uc_anterior,
-           g.nivel_minimo_resolvido AS nivel_anterior,
-           g.cadeia_ucs AS cadeia_anterior,
-           n.unidade_civica_id AS uc_nova,
-           n.nivel_minimo_resolvido AS nivel_novo,
-           n.cadeia_ucs AS cadeia_nova
-    FROM d2.resolucoes_geo g
-    CROSS JOIN LATERAL d2.resolver_territorio(g.coordenadas_lat, g.coordenadas_lng) n
-    WHERE g.id = ANY(%(ids)s::uuid[])
-      AND (g.unidade_civica_id, g.nivel_minimo_resolvido, g.cadeia_ucs)
-          IS DISTINCT FROM (n.unidade_civica_id, n.nivel_minimo_resolvido, n.cadeia_ucs)
-    FOR UPDATE OF g
-)
-UPDATE d2.resolucoes_geo r
-SET unidade_civica_id = a.uc_nova,
-    nivel_minimo_resolvido = a.nivel_novo,
-    cadeia_ucs = a.cadeia_nova
-FROM alvo a
-WHERE r.id = a.id
-RETURNING r.id, r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.cadeia_ucs,
-          r.metodo_resolucao, r.confianca_geo, r.coordenadas_lat, r.coordenadas_lng,
-          r.event_id, r.correlacao_id,
-          a.uc_anterior, a.nivel_anterior, a.cadeia_anterior;
-
--- name: ops_regeo_historico
--- The previous answers of the rows just rewritten, why, and the event published for each.
-INSERT INTO d2.resolucoes_geo_historico (
-    resolucao_id, demanda_id, unidade_civica_id_anterior, nivel_anterior, cadeia_ucs_anterior,
-    unidade_civica_id_nova, nivel_novo, cadeia_ucs_nova, motivo, mirror_versao,
-    evento_publicado_id
-)
-SELECT h.resolucao_id, h.demanda_id, h.uc_anterior, h.nivel_anterior, h.cadeia_anterior,
-       h.uc_nova, h.nivel_novo, h.cadeia_nova,
-       CASE
-           WHEN h.nivel_novo < h.nivel_anterior THEN 'nivel_mais_fino'
-           WHEN h.nivel_novo > h.nivel_anterior THEN 'nivel_mais_amplo'
-           WHEN h.uc_nova <> h.uc_anterior THEN 'outra_uc_mesmo_nivel'
-           ELSE 'cadeia_alterada'
-       END,
-       (SELECT s.versao FROM d2.mirror_state s),
-       h.evento_publicado_id
-FROM jsonb_to_recordset(%(rows)s::jsonb) AS h (
-    resolucao_id uuid, demanda_id uuid, uc_anterior uuid, nivel_anterior integer,
-    cadeia_anterior uuid[], uc_nova uuid, nivel_novo integer, cadeia_nova uuid[],
-    evento_publicado_id uuid
-);
-
--- name: ops_uc_nomes
--- Name and level of some UCs (one row per UC: its polygon with the smallest id).
-SELECT DISTINCT ON (unidade_civica_id) unidade_civica_id, nome, nivel
-FROM core.uc_polygons
-WHERE unidade_civica_id = ANY(%(ids)s::uuid[])
-ORDER BY unidade_civica_id, id;
-
 -- name: mapa_revisoes
 -- The review queue for the map, oldest first, with the nearest level ≤ 4 UC's name.
 SELECT p.demanda_id, p.event_id, p.coordenadas_lat AS lat, p.coordenadas_lng AS lng,
@@ -294,3 +171,11 @@ JOIN d2.mirror_uc m ON m.uc_polygon_id = perto.uc_polygon_id
 JOIN core.uc_polygons u ON u.id = m.uc_polygon_id
 ORDER BY m.nivel DESC, m.unidade_civica_id
 LIMIT 300;
+
+-- name: ops_status_territorio
+-- Citizen-drawn polygons by decision, with the alternatives awaiting a moderator.
+SELECT decisao, count(*) AS quantidade,
+       count(*) FILTER (WHERE moderacao = 'pendente') AS pendentes
+FROM d2.territorio_submissoes
+GROUP BY decisao
+ORDER BY decisao;

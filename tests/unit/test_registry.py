@@ -55,7 +55,15 @@ def reg() -> registry.Registry:
 
 
 def test_registry__ships_the_catalogue(reg: registry.Registry) -> None:
-    assert reg.tipos() == [GEO, NORM]
+    assert reg.tipos() == [
+        GEO,
+        NORM,
+        "lugar.cadastrado",
+        "uc.moderacao_solicitada",
+        "uc.poligono_adicionado",
+        "uc.poligono_atualizado",
+        "uc.poligono_removido",
+    ]
     assert reg.versoes(NORM) == ["1.0.0", "1.1.0", "1.2.0"]
     assert reg.versoes(GEO) == ["1.0.0"]
     assert reg.versao_padrao(GEO) == "1.0.0"  # spec §5.3
