@@ -112,11 +112,31 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 
 def cmd_mirror_rebuild(args: argparse.Namespace) -> int:
-    with db.connect() as conn:
-        rows = conn.execute(db.q("mirror_rebuild")).fetchall()
-        conn.commit()
+    from d2 import mirror
+
+    with db.connect(autocommit=True) as conn:
+        rows = mirror.reconstruir(conn)
     for row in rows:
         print(f"{row['estado']:10} {row['quantidade']}")
+    return 0
+
+
+def cmd_mirror_sync(args: argparse.Namespace) -> int:
+    from d2 import mirror
+
+    with db.connect(autocommit=True) as conn:
+        feito = mirror.aplicar(conn, esperar=args.wait)
+    if feito is None:
+        texto = "another applier is at work; it applies the pending changes (--wait to wait)"
+        _print_json({"aplicado": False}) if args.json else print(texto)
+        return 0
+    if args.json:
+        _print_json({"aplicado": True} | feito.as_json())
+    else:
+        print(
+            f"{feito.mudancas} changes applied ({feito.poligonos} polygons) in "
+            f"{feito.segundos:.1f} s; mirror version {feito.versao}"
+        )
     return 0
 
 
@@ -429,6 +449,23 @@ def build_parser() -> argparse.ArgumentParser:
     mirror_sub.add_parser("rebuild", help="rebuild it whole from core.uc_polygons").set_defaults(
         handler=cmd_mirror_rebuild
     )
+    p_sync = mirror_sub.add_parser(
+        "sync",
+        help="apply the changes writers recorded on core.uc_polygons (the worker does it too)",
+        description=(
+            "Brings the mirror, chains and clean intervals up to date with every change of "
+            "core.uc_polygons committed so far, in one transaction, and moves the mirror "
+            "version. A running worker does the same at each poll."
+        ),
+    )
+    p_sync.add_argument(
+        "--wait",
+        action="store_true",
+        help="if another applier is at work, wait for it, then apply what is left: on "
+        "return every change committed before the call is in the mirror (for scripts)",
+    )
+    p_sync.add_argument("--json", action="store_true")
+    p_sync.set_defaults(handler=cmd_mirror_sync)
     p_import = sub.add_parser(
         "import-ibge",
         help="import IBGE meshes (país, regiões, UFs, municípios, bairros) into core.uc_polygons",

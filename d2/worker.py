@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
-from d2 import bus, config, db, errors, metrics, service
+from d2 import bus, config, db, errors, metrics, mirror, service
 
 log = logging.getLogger("d2.worker")
 
@@ -119,6 +119,7 @@ class Worker:
                 cursor = self.servico.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
                 with bus.Listener(self.url) as ouvinte, self._leitura(conn) as leitura:
+                    mirror.acompanhar(conn)  # the mirror first: events resolve against it
                     self._replay(conn, leitura)
                     self.estado.pronto = True
                     log.info("D-2 Georreferenciamento inicializado")
@@ -126,6 +127,7 @@ class Worker:
                         return
                     while not self.parar.is_set():
                         ouvinte.esperar(self.settings.poll_interval_s)
+                        mirror.acompanhar(conn)
                         self._replay(conn, leitura)
             finally:
                 self.estado.pronto = False
