@@ -190,3 +190,13 @@ SELECT count(*) AS n FROM core.event_log WHERE tipo = 'demanda.georreferenciada'
 -- name: cursor_existe
 -- Has the worker seeded its cursor (boot done)?
 SELECT count(*) AS n FROM d2.consumer_offset WHERE tipo_evento = 'demanda.normalizada';
+
+-- name: captura_municipios
+-- The municipalities a staleness run moves.
+SELECT id FROM core.uc_polygons WHERE nivel = 4 ORDER BY id;
+
+-- name: captura_mover
+-- A border edit: one municipality moved by 1e-4 degrees (about 11 m) east.
+UPDATE core.uc_polygons
+SET geometria = ST_AsGeoJSON(ST_Translate(ST_GeomFromGeoJSON(geometria::text), 1e-4, 0))::jsonb
+WHERE id = %(id)s;

@@ -19,7 +19,7 @@ from typing import Any
 
 from d2 import errors
 
-NAMES = ("pip", "drain", "memory", "latency", "import")
+NAMES = ("pip", "drain", "memory", "latency", "import", "capture")
 
 # Sizes: (full run, --quick).
 _PONTOS = (20_000, 4_000)
@@ -28,6 +28,8 @@ _BAIRROS = (17_500, 3_000)
 _BACKLOG = (100_000, 10_000)
 _POR_EVENTO = (5_000, 1_000)
 _TRICKLE = (2_000, 300)
+_INSERCOES = (7, 5)  # runs of each kind of the writer's bulk insert
+_ESCRITAS = (60, 20)  # single-row writes timed for the mirror's staleness
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
 CAP = 64  # = the migration's MAX_VERTICES
@@ -54,6 +56,10 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
             if nome == "import":
                 yield from _importar(srv)
                 continue
+            if nome == "capture":
+                from bench import captura
+
+                yield from captura.escritor(srv, _INSERCOES[i], anterior=not quick)
             if template is None:
                 # Polygons loaded once; every benchmark works on its own clone.
                 base_url = pilha.enter_context(common.scratch_db(srv, "base"))
@@ -69,6 +75,8 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
                 yield from _memory(srv, template, i)
             elif nome == "latency":
                 yield from _latency(srv, template, i)
+            elif nome == "capture":
+                yield from captura.staleness(srv, template, _ESCRITAS[i])
 
 
 def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:

@@ -562,14 +562,17 @@ def build_parser() -> argparse.ArgumentParser:
             "draining a backlog, batch path against the per-event path, with the share of "
             "CPU busy meanwhile, and the machine's ceiling (two workers draining copies "
             "at once). memory: the worker's peak RSS. latency: commit to commit under a "
-            "trickle, p50 and p99. import: the shared data from empty, and again unchanged."
+            "trickle, p50 and p99. import: the shared data from empty, and again unchanged. "
+            "capture: a writer's bulk insert of the municipalities into core.uc_polygons "
+            "with D-2 against the spec's table without it, and the mirror's staleness "
+            "after a write (commit to version moved, worker running), p50 and p99."
         ),
     )
     p_bench.add_argument(
         "names",
         nargs="*",
         metavar="NAME",
-        help="pip, drain, memory, latency, import (default: all)",
+        help="pip, drain, memory, latency, import, capture (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
     p_bench.set_defaults(handler=cmd_bench)

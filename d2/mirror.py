@@ -3,8 +3,10 @@
 Writers of core.uc_polygons only record which rows they changed (d2.mirror_mudancas,
 filled by a statement trigger). Here those changes are applied: d2.mirror_aplicar()
 under REPEATABLE READ, one transaction per call, so the resolver sees the mirror before
-or after a writer's transaction, never half of it. Callers: the worker at each poll
-(`acompanhar`), `d2 mirror sync [--wait]`, and the importers after their commit.
+or after a writer's transaction, never half of it; then, in a second transaction, the
+clean intervals of the bands it touched (they only make the resolver faster). Callers:
+the worker at each poll (`acompanhar`), `d2 mirror sync [--wait]`, and the importers
+after their commit.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ class Aplicacao:
     poligonos: int
     versao: int
     segundos: float
+    faixas: int = 0
+    """Bands of clean intervals built after the apply's commit."""
 
     def as_json(self) -> dict[str, Any]:
         return {
             "mudancas": self.mudancas,
             "poligonos": self.poligonos,
             "versao": self.versao,
+            "faixas": self.faixas,
             "segundos": round(self.segundos, 3),
         }
 
@@ -58,15 +63,19 @@ def aplicar(conn: db.Connection, *, esperar: bool = True) -> Aplicacao | None:
             with conn.transaction():
                 cur.execute(db.q("mirror_repeatable_read"))
                 feito = cur.execute(db.q("mirror_aplicar")).fetchone()
+            # The version has moved: the resolver already answers from the new polygons.
+            # Now the clean intervals it dropped, in a transaction of their own.
+            faixas = cur.execute(db.q("mirror_faixas_construir")).fetchone()
         finally:
             if not conn.closed and not conn.broken:
                 conn.execute(db.q("mirror_unlock"))
-    assert feito is not None
+    assert feito is not None and faixas is not None
     return Aplicacao(
         int(feito["mudancas"]),
         int(feito["poligonos"] or 0),
         int(feito["versao"]),
         time.monotonic() - inicio,
+        int(faixas["faixas"]),
     )
 
 

@@ -7,8 +7,10 @@
   a writer could wait on.
 - d2.mirror_aplicar(): under REPEATABLE READ, consumes every change its snapshot sees and
   brings the mirror, the chains and the clean intervals to that snapshot's polygons, then
-  moves the mirror version, in one transaction. d2/mirror.py calls it: the worker at each
-  poll, `d2 mirror sync [--wait]`, the importers after their commit.
+  moves the mirror version, in one transaction; the clean intervals of the bands it
+  touched are built after its commit (they only make the resolver faster). d2/mirror.py
+  calls both: the worker at each poll, `d2 mirror sync [--wait]`, the importers after
+  their commit.
 - d2.mirror_rebuild() (same signature) also rebuilds the chains, consumes the changes
   and asks for REPEATABLE READ.
 - Replaces the row and statement triggers that kept the mirror in the writer's
@@ -31,7 +33,7 @@ depends_on = None
 # nothing of the mirror itself; it reads how many wait.
 GRANTS = """
 GRANT SELECT ON d2.mirror_mudancas TO d2_worker;
-GRANT EXECUTE ON FUNCTION d2.mirror_aplicar() TO d2_worker;
+GRANT EXECUTE ON FUNCTION d2.mirror_aplicar(), d2.mirror_faixas_construir() TO d2_worker;
 """
 
 

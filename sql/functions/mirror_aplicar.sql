@@ -1,7 +1,7 @@
--- Brings the mirror (d2.mirror_uc, d2.mirror_pieces, d2.mirror_rejected), the chains
--- (d2.mirror_cadeias) and the clean intervals (d2.mirror_faixas) up to date with every
--- change of core.uc_polygons that d2.uc_polygons_capturar recorded and this transaction
--- sees, then moves the mirror version; returns how many change rows it consumed, how
+-- Brings the mirror (d2.mirror_uc, d2.mirror_pieces, d2.mirror_rejected) and the chains
+-- (d2.mirror_cadeias) up to date with every change of core.uc_polygons that
+-- d2.uc_polygons_capturar recorded and this transaction sees, drops the clean intervals
+-- (d2.mirror_faixas) of the bands it touched, then moves the mirror version; returns how many change rows it consumed, how
 -- many polygons it synced and the version now. With nothing recorded it writes nothing
 -- and the version stays.
 --
@@ -101,7 +101,10 @@ BEGIN
             WHERE c.ultimo_pai IN (SELECT unnest(ucs))
         ));
     END IF;
-    PERFORM d2.mirror_faixas_construir();
+    -- The clean intervals of the bands this touched are gone (their rows' trigger); they
+    -- are built again after the commit (d2.mirror_faixas_construir, d2/mirror.py): a
+    -- missing interval only sends its points to the GIST tiers, so the new polygons are
+    -- in force without waiting for that build.
 
     RETURN QUERY
         UPDATE d2.mirror_state s

@@ -22,3 +22,7 @@ SELECT mudancas, poligonos, versao FROM d2.mirror_aplicar();
 -- name: mirror_pendentes
 -- Recorded changes not applied yet (committed ones), and the oldest one's time.
 SELECT count(*) AS pendentes, min(registrado_em) AS mais_antiga FROM d2.mirror_mudancas;
+
+-- name: mirror_faixas_construir
+-- After an apply's commit: the clean intervals of the bands it touched; how many bands.
+SELECT d2.mirror_faixas_construir() AS faixas;

@@ -81,4 +81,13 @@ UNION ALL
 SELECT 'sequence', format('core.%s', c.relname)
 FROM pg_class c
 WHERE c.relnamespace = 'core'::regnamespace AND c.relkind = 'S'
+  -- The serial of a column of the spec's or DESIGN's own (the monolith's) is not D-2's.
+  AND NOT EXISTS (
+      SELECT 1
+      FROM pg_depend d
+      JOIN tabelas t ON t.oid = d.refobjid
+      JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid
+      WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i')
+        AND a.attname = ANY (t.base)
+  )
 ORDER BY 1, 2;

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import cli, config, errors, mirror, worker
+from d2 import cli, config, errors, mirror, ops, worker
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -62,12 +62,16 @@ def test_captura__the_writer_records_ids_and_nothing_else(conn: Conn) -> None:
     assert _versao(conn) == versao and _resolve(conn, 0.5, 0.5) is None
     rows = conn.execute("SELECT unidade_civica_id FROM d2.mirror_mudancas").fetchall()
     assert rows == [{"unidade_civica_id": uc}]
+    estado = ops.status(conn)
+    assert estado["mirror"]["mudancas_pendentes"] == 1
+    assert "1 changes of core.uc_polygons waiting" in ops.formatar_status(estado)
 
     feito = mirror.aplicar(conn)
     assert feito is not None and (feito.mudancas, feito.poligonos) == (1, 1)
     assert feito.versao == versao + 1 == _versao(conn)
     assert _resolve(conn, 0.5, 0.5) == uc
     assert mirror.pendentes(conn) == 0
+    assert "every change of core.uc_polygons applied" in ops.formatar_status(ops.status(conn))
     # Nothing recorded: nothing written, the version stays (the workers' caches too).
     again = mirror.aplicar(conn)
     assert again is not None and again.mudancas == 0 and _versao(conn) == versao + 1
