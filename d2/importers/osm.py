@@ -75,6 +75,7 @@ class Summary:
             "skipped_by_reason": dict(sorted(self.skipped.items())),
             "skipped_examples": [vars(o) for o in self.exemplos],
             "simplificacao": self.simplificacao,
+            "espelho": self.espelho.as_json() if self.espelho else None,
         }
 
     def format_text(self) -> str:
@@ -91,6 +92,11 @@ class Summary:
             linhas.append(f"    {o.osm_id} {o.nome}: {o.motivo}")
         if self.simplificacao:
             linhas.append(f"simplification: {self.simplificacao}")
+        if self.espelho is not None:
+            e = self.espelho
+            linhas.append(
+                f"mirror: {e.mudancas} changes applied in {e.segundos:.1f} s, version {e.versao}"
+            )
         return "\n".join(linhas)
 
 
