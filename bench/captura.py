@@ -50,18 +50,24 @@ def municipios() -> list[dict[str, Any]]:
     return [r for r in data._linhas(common.SHARED_DATA, bairros=False) if r["nivel"] == 4]
 
 
-def _inserir(url: str, linhas: list[dict[str, Any]]) -> float:
-    """Seconds to insert the rows in one transaction, commit included; then empties the
-    table and the change log again, outside the timing."""
+def _inserir(url: str, linhas: list[dict[str, Any]]) -> tuple[float, float | None]:
+    """Seconds to insert the rows in one transaction, commit included, and the server
+    process's CPU seconds for it (what other load on the machine barely moves); then
+    empties the table and the change log again, outside the timing."""
     lotes = [
         json.dumps(linhas[i : i + data.LOTE], default=str) for i in range(0, len(linhas), data.LOTE)
     ]
     with common.connect(url, autocommit=False) as conn:
+        cpu0 = common.backend_cpu_s(conn)
+        conn.commit()
         inicio = time.perf_counter()
         for lote in lotes:
             conn.execute(common.q("uc_insert"), {"rows": lote})
         conn.commit()
         segundos = time.perf_counter() - inicio
+        cpu1 = common.backend_cpu_s(conn)
+        conn.commit()
+        cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
         conn.execute("DELETE FROM core.uc_polygons")
         existe = conn.execute("SELECT to_regclass('d2.mirror_mudancas') AS t").fetchone()
         if existe is not None and existe["t"] is not None:
@@ -69,7 +75,7 @@ def _inserir(url: str, linhas: list[dict[str, Any]]) -> float:
         conn.commit()
         conn.autocommit = True
         conn.execute("VACUUM ANALYZE core.uc_polygons")
-    return segundos
+    return segundos, cpu
 
 
 def escritor(srv: common.Server, vezes: int, anterior: bool) -> Iterator[dict[str, Any]]:
@@ -90,15 +96,27 @@ def escritor(srv: common.Server, vezes: int, anterior: bool) -> Iterator[dict[st
                 )
         alvos: dict[str, str] = {"sem": sem, "com": com, "desligada": desligada}
         tempos: dict[str, list[float]] = {k: [] for k in alvos}
+        cpus: dict[str, list[float]] = {k: [] for k in alvos}
         _inserir(sem, linhas)  # warm the caches (files, catalog) once, untimed
         for rodada in range(vezes):
             ordem = list(alvos)
             random.Random(rodada).shuffle(ordem)
             for nome in ordem:
-                tempos[nome].append(_inserir(alvos[nome], linhas))
+                segundos, cpu = _inserir(alvos[nome], linhas)
+                tempos[nome].append(segundos)
+                if cpu is not None:
+                    cpus[nome].append(cpu)
     med = {k: statistics.median(v) for k, v in tempos.items()}
     corridas = {k: [round(x, 2) for x in v] for k, v in tempos.items()}
     extra = {"rows": len(linhas), "runs": vezes, "runs_s": corridas}
+    if all(cpus.values()):
+        cpu_med = {k: statistics.median(v) for k, v in cpus.items()}
+        yield common.figure(
+            "capture", "insert 5,564 municipalities, D-2 installed: server CPU", cpu_med["com"],
+            "CPU s", cpu_med["sem"], "the spec's table without D-2", higher_is_better=False,
+            capture_disabled_cpu_s=round(cpu_med["desligada"], 3),
+            runs_cpu_s={k: [round(x, 3) for x in v] for k, v in cpus.items()},
+        )  # fmt: skip
     yield common.figure(
         "capture", "insert 5,564 municipalities, D-2 installed (change capture)", med["com"], "s",
         med["sem"], "the spec's table without D-2", higher_is_better=False, **extra,
@@ -109,7 +127,7 @@ def escritor(srv: common.Server, vezes: int, anterior: bool) -> Iterator[dict[st
     )  # fmt: skip
     if anterior:
         with common.scratch_db(srv, "antes", revision=ANTES) as velho:
-            s_velho = _inserir(velho, linhas)
+            s_velho, _ = _inserir(velho, linhas)
         yield common.figure(
             "capture", "the same at the previous head (mirror built in the writer's transaction)",
             s_velho, "s", med["com"], "D-2 installed (change capture)", higher_is_better=True,
