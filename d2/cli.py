@@ -453,9 +453,10 @@ def build_parser() -> argparse.ArgumentParser:
         "sync",
         help="apply the changes writers recorded on core.uc_polygons (the worker does it too)",
         description=(
-            "Brings the mirror, chains and clean intervals up to date with every change of "
-            "core.uc_polygons committed so far, in one transaction, and moves the mirror "
-            "version. A running worker does the same at each poll."
+            "Brings the mirror and its chains up to date with every change of "
+            "core.uc_polygons committed so far, in one transaction that moves the mirror "
+            "version, then rebuilds the clean intervals of the bands it touched. A running "
+            "worker does the same at each poll."
         ),
     )
     p_sync.add_argument(
