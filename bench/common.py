@@ -100,14 +100,22 @@ def server(url: str | None) -> Iterator[Server]:
 
 
 @contextlib.contextmanager
-def scratch_db(srv: Server, label: str, *, template: str | None = None) -> Iterator[str]:
-    """A new migrated database (or a clone of template), dropped afterwards."""
+def scratch_db(
+    srv: Server,
+    label: str,
+    *,
+    template: str | None = None,
+    migrar: bool = True,
+    revision: str = "head",
+) -> Iterator[str]:
+    """A new database migrated to revision (or left empty, or a clone of template),
+    dropped afterwards."""
     name = f"d2_bench_{label}_{uuid.uuid4().hex[:8]}"
     create_db(srv, name, template=template)
     url = with_dbname(srv.admin_url, name)
     try:
-        if template is None:
-            migrations.upgrade(url)
+        if template is None and migrar:
+            migrations.upgrade(url, revision)
         yield url
     finally:
         drop_db(srv, name)

@@ -1,6 +1,6 @@
 """The benchmark data sets: ../shared/data as it is, and at the official mesh's density.
 
-Loaded straight into core.uc_polygons (so the mirror triggers build the mirror and the
+Loaded straight into core.uc_polygons (then d2.mirror_aplicar builds the mirror and the
 chains), with the importer's deterministic ids. The dense set densifies the mirror in
 place (ST_Segmentize) and cuts it again; core.uc_polygons keeps the generalized geometry.
 """
@@ -17,6 +17,7 @@ import pyogrio
 import shapely
 
 from bench import common
+from d2 import mirror
 
 NAMESPACE = uuid.UUID("5b0f2d8e-3c1a-5e47-9d2b-6a8c4e1f7d30")  # = d2.importers.ibge
 LOTE = 500
@@ -70,13 +71,12 @@ def load_shared(url: str, data: Path = common.SHARED_DATA, *, bairros: bool = Tr
     """Load país, regiões, UFs, municípios (and the MS bairros) into core.uc_polygons."""
     linhas = _linhas(data, bairros)
     with common.connect(url, autocommit=False) as conn:
-        # Many statements: the bands of d2.mirror_faixas are built once, at the end.
-        conn.execute("SET LOCAL d2.adiar_faixas = on")
         for inicio in range(0, len(linhas), LOTE):
             lote = linhas[inicio : inicio + LOTE]
             conn.execute(common.q("uc_insert"), {"rows": json.dumps(lote, default=str)})
-        conn.execute(common.q("faixas_construir"))
         conn.commit()
+        conn.autocommit = True
+        mirror.aplicar(conn)  # the mirror, chains and bands, once, after the commit
         conn.execute("ANALYZE")
     return len(linhas)
 

@@ -273,3 +273,12 @@ SELECT (SELECT count(*) FROM mudou) AS linhas,
        (SELECT count(*) FROM d2.resolucoes_geo r, antes a
         WHERE ST_Intersects(a.geom, ST_SetSRID(ST_MakePoint(r.coordenadas_lng, r.coordenadas_lat), 4326)))
            AS dentro;
+-- name: captura_municipios
+-- The municipalities a staleness run moves.
+SELECT id FROM core.uc_polygons WHERE nivel = 4 ORDER BY id;
+
+-- name: captura_mover
+-- A border edit: one municipality moved by 1e-4 degrees (about 11 m) east.
+UPDATE core.uc_polygons
+SET geometria = ST_AsGeoJSON(ST_Translate(ST_GeomFromGeoJSON(geometria::text), 1e-4, 0))::jsonb
+WHERE id = %(id)s;

@@ -20,6 +20,7 @@ from typing import Any
 from d2 import errors
 
 NAMES = ("pip", "drain", "memory", "latency", "import", "regeo")
+NAMES = ("pip", "drain", "memory", "latency", "import", "capture")
 
 # Sizes: (full run, --quick).
 _PONTOS = (20_000, 4_000)
@@ -30,6 +31,8 @@ _POR_EVENTO = (5_000, 1_000)
 _TRICKLE = (2_000, 300)
 _RESOLUCOES = (1_000_000, 100_000)
 _REGEO_BASE = (50_000, 10_000)
+_INSERCOES = (7, 5)  # runs of each kind of the writer's bulk insert
+_ESCRITAS = (60, 20)  # single-row writes timed for the mirror's staleness
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
 CAP = 64  # = the migration's MAX_VERTICES
@@ -56,6 +59,10 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
             if nome == "import":
                 yield from _importar(srv)
                 continue
+            if nome == "capture":
+                from bench import captura
+
+                yield from captura.escritor(srv, _INSERCOES[i], anterior=not quick)
             if template is None:
                 # Polygons loaded once; every benchmark works on its own clone.
                 base_url = pilha.enter_context(common.scratch_db(srv, "base"))
@@ -73,6 +80,8 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
                 yield from _latency(srv, template, i)
             elif nome == "regeo":
                 yield from _regeo(srv, template, i)
+            elif nome == "capture":
+                yield from captura.staleness(srv, template, _ESCRITAS[i])
 
 
 def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:

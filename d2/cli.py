@@ -112,11 +112,31 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 
 def cmd_mirror_rebuild(args: argparse.Namespace) -> int:
-    with db.connect() as conn:
-        rows = conn.execute(db.q("mirror_rebuild")).fetchall()
-        conn.commit()
+    from d2 import mirror
+
+    with db.connect(autocommit=True) as conn:
+        rows = mirror.reconstruir(conn)
     for row in rows:
         print(f"{row['estado']:10} {row['quantidade']}")
+    return 0
+
+
+def cmd_mirror_sync(args: argparse.Namespace) -> int:
+    from d2 import mirror
+
+    with db.connect(autocommit=True) as conn:
+        feito = mirror.aplicar(conn, esperar=args.wait)
+    if feito is None:
+        texto = "another applier is at work; it applies the pending changes (--wait to wait)"
+        _print_json({"aplicado": False}) if args.json else print(texto)
+        return 0
+    if args.json:
+        _print_json({"aplicado": True} | feito.as_json())
+    else:
+        print(
+            f"{feito.mudancas} changes applied ({feito.poligonos} polygons) in "
+            f"{feito.segundos:.1f} s; mirror version {feito.versao}"
+        )
     return 0
 
 
@@ -431,6 +451,24 @@ def build_parser() -> argparse.ArgumentParser:
     mirror_sub.add_parser("rebuild", help="rebuild it whole from core.uc_polygons").set_defaults(
         handler=cmd_mirror_rebuild
     )
+    p_sync = mirror_sub.add_parser(
+        "sync",
+        help="apply the changes writers recorded on core.uc_polygons (the worker does it too)",
+        description=(
+            "Brings the mirror and its chains up to date with every change of "
+            "core.uc_polygons committed so far, in one transaction that moves the mirror "
+            "version, then rebuilds the clean intervals of the bands it touched. A running "
+            "worker does the same at each poll."
+        ),
+    )
+    p_sync.add_argument(
+        "--wait",
+        action="store_true",
+        help="if another applier is at work, wait for it, then apply what is left: on "
+        "return every change committed before the call is in the mirror (for scripts)",
+    )
+    p_sync.add_argument("--json", action="store_true")
+    p_sync.set_defaults(handler=cmd_mirror_sync)
     p_import = sub.add_parser(
         "import-ibge",
         help="import IBGE meshes (país, regiões, UFs, municípios, bairros) into core.uc_polygons",
@@ -538,14 +576,17 @@ def build_parser() -> argparse.ArgumentParser:
             "draining a backlog, batch path against the per-event path, with the share of "
             "CPU busy meanwhile, and the machine's ceiling (two workers draining copies "
             "at once). memory: the worker's peak RSS. latency: commit to commit under a "
-            "trickle, p50 and p99. import: the shared data from empty, and again unchanged."
+            "trickle, p50 and p99. import: the shared data from empty, and again unchanged. "
+            "capture: a writer's bulk insert of the municipalities into core.uc_polygons "
+            "with D-2 against the spec's table without it, and the mirror's staleness "
+            "after a write (commit to version moved, worker running), p50 and p99."
         ),
     )
     p_bench.add_argument(
         "names",
         nargs="*",
         metavar="NAME",
-        help="pip, drain, memory, latency, import (default: all)",
+        help="pip, drain, memory, latency, import, capture (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
     p_bench.set_defaults(handler=cmd_bench)

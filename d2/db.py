@@ -150,3 +150,11 @@ def connect(
 
 
 Connection = psycopg.Connection[dict[str, Any]]
+
+
+def fora_de_transacao(conn: Connection) -> bool:
+    """True for an autocommit connection with no transaction open (a lock for the session
+    and a transaction of one's own can then be taken)."""
+    return bool(conn.autocommit) and (
+        conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    )

@@ -152,3 +152,10 @@ def execute_sql(operations: Any, sql: str) -> None:
 def apply_file(operations: Any, relative: str) -> None:
     """Apply one object file of sql/ inside a migration."""
     execute_sql(operations, db.sql_file(relative))
+
+
+def apply_frozen(operations: Any, revision: str, relative: str) -> None:
+    """Apply a frozen copy of an object file: a version that left sql/ stays, for the
+    migrations that installed it, under alembic/versions/sql/<revision>/."""
+    path = script_location() / "versions" / "sql" / revision / relative
+    execute_sql(operations, path.read_text(encoding="utf-8"))

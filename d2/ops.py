@@ -121,6 +121,8 @@ def status(conn: db.Connection) -> dict[str, Any]:
             "mirror_uc": geral["mirror_uc"],
             "reparadas": geral["mirror_reparadas"],
             "rejeitadas": geral["mirror_rejeitadas"],
+            "mudancas_pendentes": geral["mirror_pendentes"],
+            "pendente_desde": geral["mirror_pendente_desde"],
             "ucs": [
                 {"nivel": r["nivel"], "fonte": r["fonte"], "quantidade": r["quantidade"]}
                 for r in ucs
@@ -190,6 +192,10 @@ def formatar_status(d: dict[str, Any]) -> str:
         f"mirror    version {m['versao']}, changed {_quando(m['alterado_em'])}",
         f"          {m['mirror_uc']} of {m['uc_polygons']} polygons mirrored "
         f"({m['reparadas']} repaired, {m['rejeitadas']} rejected)",
+        f"          {m['mudancas_pendentes']} changes of core.uc_polygons waiting, since "
+        f"{_quando(m['pendente_desde'])}  → the worker applies them; d2 mirror sync --wait"
+        if m["mudancas_pendentes"]
+        else "          every change of core.uc_polygons applied",
         f"          {ucs}" if ucs else "          no UC polygons loaded",
         f"re-geo    {g['alteracoes']} changes, last {_quando(g['ultima_em'])}; follow-up: "
         + (

@@ -1,13 +1,20 @@
-"""`d2 db verify`: are the migrations, functions and indexes in place?"""
+"""`d2 db verify`: are the migrations, functions and indexes in place, and is nothing of
+D-2's outside schema d2 beyond what the README lists (d2/footprint.py)?"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from d2 import db, migrations
+from d2 import db, footprint, migrations
 
 # (description, query returning one boolean column "ok")
 _CHECKS = "verify_checks"
+
+
+def fora_do_d2(conn: db.Connection) -> list[tuple[str, str]]:
+    """(kind, name) found outside schema d2 where D-2 puts things but not in the list."""
+    achados = {(r["kind"], r["name"]) for r in conn.execute(db.q("footprint_catalog"))}
+    return sorted(achados - footprint.chaves())
 
 
 def verify(url: str) -> dict[str, Any]:
@@ -27,4 +34,9 @@ def verify(url: str) -> dict[str, Any]:
                 "ok": not writable,
             }
         )
+        extras = fora_do_d2(conn)
+    descricao = "nothing outside schema d2 beyond the README's list"
+    if extras:
+        descricao += ": also " + ", ".join(f"{kind} {name}" for kind, name in extras)
+    results.append({"check": descricao, "ok": not extras, "extras": extras})
     return {"ok": all(r["ok"] for r in results), "checks": results}

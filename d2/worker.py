@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
-from d2 import bus, config, db, errors, metrics, regeo, service, territorio
+from d2 import bus, config, db, errors, metrics, mirror, regeo, service, territorio
 
 log = logging.getLogger("d2.worker")
 
@@ -135,6 +135,7 @@ class Worker:
                 cursor = self.servico.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
                 with bus.Listener(self.url) as ouvinte, self._leitura(conn) as leitura:
+                    mirror.acompanhar(conn)  # the mirror first: events resolve against it
                     self._replay(conn, leitura)
                     self.estado.pronto = True
                     log.info("D-2 Georreferenciamento inicializado")
@@ -145,6 +146,7 @@ class Worker:
                         resta = self._acompanhar(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
                         ouvinte.esperar(0.0 if resta else self.settings.poll_interval_s)
                         lideranca.confirmar()
+                        mirror.acompanhar(conn)
                         self._replay(conn, leitura)
             finally:
                 self.estado.pronto = False
@@ -208,6 +210,7 @@ class Worker:
         """Between batches of demands: citizen-drawn polygons, then a slice of the
         re-georeferencing follow-up. True when follow-up work is left for the next turn."""
         territorio.drenar(conn, self.settings)
+        mirror.acompanhar(conn)  # a drawing just accepted is in force before the follow-up
         feito = regeo.acompanhar(conn, prazo_s=fatia_s)
         if feito["alteradas"] or feito["revisoes_resolvidas"]:
             log.info(

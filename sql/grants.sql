@@ -71,6 +71,10 @@ GRANT EXECUTE
                 d2.faixas_por_grau(),
                 d2.lideranca_tentar(),
                 d2.regeo_comparar(uuid[]),
+                -- SECURITY DEFINER: the worker applies what writers of core.uc_polygons
+                -- recorded (d2/mirror.py); it may not write the mirror itself.
+                d2.mirror_aplicar(),
+                d2.mirror_faixas_construir(),
                 -- SECURITY DEFINER: the worker's only way to add a UC to core.uc_polygons,
                 -- and only one that passed validation and consensus (citizen drawings).
                 d2.territorio_submeter(uuid, uuid, uuid, text, integer, jsonb, uuid, uuid,
@@ -93,6 +97,8 @@ GRANT SELECT
     TO d2_worker;
 -- The leadership lock (LOCK TABLE ... IN EXCLUSIVE MODE needs UPDATE): only workers.
 GRANT UPDATE ON d2.worker_lideranca TO d2_worker;
+-- The change capture's table: how many changes wait (the worker's poll).
+GRANT SELECT ON d2.mirror_mudancas TO d2_worker;
 -- Citizen drawings: read back what d2.territorio_submeter decided, to publish it.
 GRANT SELECT ON d2.territorio_submissoes, d2.territorio_ucs TO d2_worker;
 -- The re-georeferencing follow-up (d2/regeo.py). UPDATE on the queues only because taking

@@ -8,6 +8,8 @@ from typing import Any
 
 import psycopg
 
+from d2 import mirror
+
 Ring = list[tuple[float, float]]
 
 
@@ -36,8 +38,10 @@ def inserir_uc(
     *,
     uc: uuid.UUID | None = None,
     fonte: str = "teste",
+    sincronizar: bool = True,
 ) -> uuid.UUID:
-    """Insert one UC polygon; returns its unidade_civica_id."""
+    """Insert one UC polygon; returns its unidade_civica_id. On an autocommit connection
+    the mirror then applies it (as the worker would at its next poll), unless told not."""
     uc = uc or uuid.uuid4()
     conn.execute(
         """
@@ -55,7 +59,16 @@ def inserir_uc(
             "fonte": fonte,
         },
     )
+    if sincronizar:
+        sincronizar_espelho(conn)
     return uc
+
+
+def sincronizar_espelho(conn: psycopg.Connection[Any]) -> None:
+    """Apply what was written to core.uc_polygons to the mirror (autocommit only: inside
+    a transaction the writes are not committed yet, and the caller syncs after it)."""
+    if conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        mirror.aplicar(conn)  # type: ignore[arg-type]
 
 
 class Territorio:

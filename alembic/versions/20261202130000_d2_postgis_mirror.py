@@ -66,11 +66,12 @@ def upgrade() -> None:
         "functions/arredondar_coordenada.sql",
         "functions/cadeia_ucs.sql",
         "functions/mirror_sync.sql",
-        "functions/mirror_rebuild.sql",
-        "triggers/uc_polygons_mirror.sql",
-        "functions/resolver_territorio.sql",
-        "functions/resolver_territorios.sql",
     ):
+        migrations.apply_file(op, name)
+    # Versions later migrations replaced, frozen with this one.
+    for name in ("functions/mirror_rebuild.sql", "triggers/uc_polygons_mirror.sql"):
+        migrations.apply_frozen(op, revision, name)
+    for name in ("functions/resolver_territorio.sql", "functions/resolver_territorios.sql"):
         migrations.apply_file(op, name)
     migrations.execute_sql(op, "SELECT * FROM d2.mirror_rebuild();")
 

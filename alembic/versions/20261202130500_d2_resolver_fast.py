@@ -126,10 +126,11 @@ def upgrade() -> None:
     for name in (
         "functions/mirror_cadeias_atualizar.sql",
         "functions/mirror_cadeias_rebuild.sql",
-        "functions/uc_polygons_cadeias.sql",
-        "triggers/uc_polygons_cadeias.sql",
     ):
         migrations.apply_file(op, name)
+    # Replaced by the change capture (20261203110000): frozen with this migration.
+    for name in ("functions/uc_polygons_cadeias.sql", "triggers/uc_polygons_cadeias.sql"):
+        migrations.apply_frozen(op, revision, name)
     migrations.execute_sql(op, RESOLVER_TERRITORIOS)
     migrations.execute_sql(
         op,

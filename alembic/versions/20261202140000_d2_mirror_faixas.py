@@ -52,11 +52,15 @@ def upgrade() -> None:
         "functions/mirror_faixas_invalidar.sql",
         "functions/mirror_faixas_construir.sql",
         "triggers/mirror_uc_faixas.sql",
-        "functions/uc_polygons_mirror_statement_v2.sql",
-        "functions/mirror_rebuild_v2.sql",
         "functions/resolver_territorios_v3.sql",
     ):
         migrations.apply_file(op, name)
+    # Replaced by the change capture (20261203110000): frozen with this migration.
+    for name in (
+        "functions/uc_polygons_mirror_statement_v2.sql",
+        "functions/mirror_rebuild_v2.sql",
+    ):
+        migrations.apply_frozen(op, revision, name)
     migrations.execute_sql(
         op,
         """
@@ -81,8 +85,8 @@ def downgrade() -> None:
     anterior = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(anterior)
     migrations.execute_sql(op, anterior.RESOLVER_TERRITORIOS)
-    migrations.apply_file(op, "functions/mirror_rebuild.sql")
-    migrations.apply_file(op, "triggers/uc_polygons_mirror.sql")
+    for name in ("functions/mirror_rebuild.sql", "triggers/uc_polygons_mirror.sql"):
+        migrations.apply_frozen(op, "20261202130000_d2_postgis_mirror", name)
     migrations.execute_sql(
         op,
         """

@@ -28,7 +28,7 @@ from alembic import op
 from d2 import migrations
 
 revision = "20261203120000_definer_search_path"
-down_revision = "20261203010000_event_log_numerar_na_insercao"
+down_revision = "20261203110000_uc_polygons_captura"
 branch_labels = None
 depends_on = None
 
@@ -36,7 +36,6 @@ FILES = (
     "functions/cadeia_ucs.sql",
     "functions/faixas_tocadas.sql",
     "functions/mirror_cadeias_atualizar.sql",
-    "functions/uc_polygons_cadeias.sql",
     "functions/mirror_faixas_invalidar.sql",
     "functions/mirror_faixas_construir.sql",
 )

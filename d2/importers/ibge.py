@@ -22,7 +22,7 @@ import numpy
 import shapely
 import tqdm
 
-from d2 import db, errors
+from d2 import db, errors, mirror
 from d2.importers import ibge_read
 
 FONTE = "ibge"
@@ -95,6 +95,7 @@ class Summary:
 
     camadas: dict[str, ResumoCamada] = field(default_factory=dict)
     segundos: float = 0.0
+    espelho: mirror.Aplicacao | None = None
 
     def total(self) -> Contagem:
         soma = Contagem()
@@ -109,6 +110,7 @@ class Summary:
             "segundos": round(self.segundos, 2),
             "total": asdict(self.total()),
             "camadas": {nome: asdict(c) for nome, c in self.camadas.items()},
+            "espelho": self.espelho.as_json() if self.espelho else None,
         }
 
     def format_text(self) -> str:
@@ -121,6 +123,11 @@ class Summary:
                 for arquivo, contagem in camada.por_arquivo.items():
                     linhas.append(_linha(f"  {arquivo}", contagem))
         linhas.append(_linha("total", self.total()))
+        if self.espelho is not None:
+            e = self.espelho
+            linhas.append(
+                f"mirror: {e.mudancas} changes applied in {e.segundos:.1f} s, version {e.versao}"
+            )
         for nome, camada in self.camadas.items():
             fontes = ", ".join(
                 f"{f.arquivo} [{f.crs}{' → EPSG:4326' if f.transformado else ''}]"
@@ -272,19 +279,27 @@ def preparar(
 # --- database ------------------------------------------------------------------------------
 
 
+_CHAVE_DO_NIVEL = {layout.nivel: layout.chave for layout in ibge_read.LAYOUTS.values()}
+
+
 def _linhas_copy(nivel: int, gdf: geopandas.GeoDataFrame) -> Iterator[tuple[Any, ...]]:
     textos = shapely.to_geojson(gdf.geometry.to_numpy())
+    nivel_pai = _NIVEL_PAI.get(nivel)
     for (codigo, pai, nome, metadados, arquivo), texto in zip(
         gdf[["codigo", "codigo_pai", "nome", "metadados", "arquivo"]].itertuples(index=False),
         textos,
         strict=True,
     ):
-        parent = uc_id(_NIVEL_PAI[nivel], pai) if pai else None
+        tem_pai = bool(pai) and nivel_pai is not None
         yield (
             uc_id(nivel, codigo),
             nivel,
             codigo,
-            parent,
+            _CHAVE_DO_NIVEL[nivel],
+            uc_id(nivel_pai, pai) if tem_pai and nivel_pai else None,
+            nivel_pai if tem_pai else None,
+            pai if tem_pai else None,
+            _CHAVE_DO_NIVEL[nivel_pai] if tem_pai and nivel_pai else None,
             nome,
             texto,
             FONTE,
@@ -300,7 +315,6 @@ def _escrever(
     progress: bool,
 ) -> None:
     with db.mapped_errors(), conn.transaction():
-        conn.execute(db.q("importer_no_jit"))
         conn.execute(db.q("importer_staging_create"))
         total = sum(len(g) for g in preparadas.values())
         with (
@@ -312,6 +326,14 @@ def _escrever(
                 for linha in _linhas_copy(ibge_read.LAYOUTS[camada].nivel, gdf):
                     copy.write_row(linha)
                     barra.update()
+        for nome in (
+            "importer_match_id",
+            "importer_match_codigo",
+            "importer_match_pais",
+            "importer_match_novos",
+        ):
+            conn.execute(db.q(nome))
+        conn.execute(db.q("importer_parents"))
         por_nivel = {c.nivel: c for c in summary.camadas.values()}
         for row in conn.execute(db.q("importer_orphans")).fetchall():
             resumo = por_nivel[row["nivel"]]
@@ -325,8 +347,8 @@ def _escrever(
             setattr(contagem, campo[row["estado"]], row["quantidade"])
             mudou = mudou or row["estado"] != "igual"
         if mudou:
-            # Skipped when nothing changed: even a zero-row statement would fire the
-            # mirror's statement trigger and empty every worker's cache for nothing.
+            # Skipped when nothing changed: even a zero-row statement records a change
+            # for the mirror, which would move its version and empty every worker's cache.
             conn.execute(db.q("importer_upsert"))
 
 
@@ -390,6 +412,10 @@ def run_import(
 
     with contextlib.closing(db.connect(url)) as conn:
         _escrever(conn, preparadas, summary, progress)
+        # The import's changes reach the mirror before it returns (a running worker would
+        # apply them within a poll anyway): the next command resolves against them.
+        conn.autocommit = True
+        summary.espelho = mirror.aplicar(conn)
     for resumo in summary.camadas.values():
         for nome in ("inserted", "updated", "unchanged", "orphans"):
             valor = sum(getattr(c, nome) for c in resumo.por_arquivo.values())

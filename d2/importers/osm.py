@@ -24,7 +24,7 @@ import numpy
 import shapely
 import shapely.geometry
 
-from d2 import db, errors
+from d2 import db, errors, mirror
 from d2.importers import ibge
 
 FONTE = "osm"
@@ -59,6 +59,7 @@ class Summary:
     exemplos: list[Ocorrencia] = field(default_factory=list)
     simplificacao: str = ""
     segundos: float = 0.0
+    espelho: mirror.Aplicacao | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -74,6 +75,7 @@ class Summary:
             "skipped_by_reason": dict(sorted(self.skipped.items())),
             "skipped_examples": [vars(o) for o in self.exemplos],
             "simplificacao": self.simplificacao,
+            "espelho": self.espelho.as_json() if self.espelho else None,
         }
 
     def format_text(self) -> str:
@@ -90,6 +92,11 @@ class Summary:
             linhas.append(f"    {o.osm_id} {o.nome}: {o.motivo}")
         if self.simplificacao:
             linhas.append(f"simplification: {self.simplificacao}")
+        if self.espelho is not None:
+            e = self.espelho
+            linhas.append(
+                f"mirror: {e.mudancas} changes applied in {e.segundos:.1f} s, version {e.versao}"
+            )
         return "\n".join(linhas)
 
 
@@ -234,6 +241,8 @@ def _escrever(
                 )
         conn.execute(db.q("osm_parent"))
         conn.execute(db.q("osm_skip"))
+        conn.execute(db.q("osm_match"))
+        conn.execute(db.q("osm_match_uc"))
         conn.execute(db.q("osm_classify"))
         mudou = False
         for row in conn.execute(db.q("osm_counts")).fetchall():
@@ -248,8 +257,8 @@ def _escrever(
         for row in conn.execute(db.q("osm_ignorados"), {"limite": restantes}).fetchall():
             summary.exemplos.append(Ocorrencia(row["osm_id"], row["nome"], row["motivo"]))
         if mudou:
-            # Skipped when nothing changed: any write on core.uc_polygons bumps the mirror
-            # version and empties every worker's cache.
+            # Skipped when nothing changed: any write on core.uc_polygons records a change
+            # that moves the mirror version and empties every worker's cache.
             conn.execute(db.q("osm_upsert"))
 
 
@@ -263,7 +272,11 @@ def importar_osm(url: str, arquivo: Path) -> Summary:
     summary.read = len(features)
     prontas = _preparar(_ler(features, summary), summary)
     if prontas:
-        with contextlib.closing(db.connect(url)) as conn:
+        with contextlib.closing(db.connect(url, autocommit=True)) as conn:
+            # The parents come from the mirror: first every change committed so far
+            # (an IBGE import just before, say), then this import's own.
+            mirror.aplicar(conn)
             _escrever(conn, prontas, summary)
+            summary.espelho = mirror.aplicar(conn)
     summary.segundos = time.monotonic() - inicio
     return summary

@@ -45,14 +45,14 @@ BEGIN
     SELECT * INTO lim FROM d2.territorio_limites l WHERE l.nivel = p_nivel;
     IF NOT FOUND THEN
         decisao := 'rejeitada';
-        motivo := format('nível %s não aceita polígonos desenhados (só 1 e 2)', p_nivel);
+        motivo := pg_catalog.format('nível %s não aceita polígonos desenhados (só 1 e 2)', p_nivel);
         RETURN NEXT;
         RETURN;
     END IF;
     IF jsonb_typeof(p_geometria) IS DISTINCT FROM 'object'
        OR p_geometria ->> 'type' NOT IN ('Polygon', 'MultiPolygon') THEN
         decisao := 'rejeitada';
-        motivo := format('geometria não poligonal (%s)',
+        motivo := pg_catalog.format('geometria não poligonal (%s)',
                          coalesce(p_geometria ->> 'type', jsonb_typeof(p_geometria), 'nula'));
         RETURN NEXT;
         RETURN;
@@ -80,7 +80,7 @@ BEGIN
     END IF;
     IF ST_NPoints(g) > lim.max_vertices THEN
         decisao := 'rejeitada';
-        motivo := format('%s vértices; o máximo do nível %s é %s',
+        motivo := pg_catalog.format('%s vértices; o máximo do nível %s é %s',
                          ST_NPoints(g), p_nivel, lim.max_vertices);
         RETURN NEXT;
         RETURN;
@@ -115,7 +115,7 @@ BEGIN
     area_m2 := ST_Area(g::geography);
     IF area_m2 < lim.area_min_m2 OR area_m2 > lim.area_max_m2 THEN
         decisao := 'rejeitada';
-        motivo := format('área %s m² fora de [%s, %s] m² para o nível %s',
+        motivo := pg_catalog.format('área %s m² fora de [%s, %s] m² para o nível %s',
                          round(area_m2::numeric), lim.area_min_m2, lim.area_max_m2, p_nivel);
         RETURN NEXT;
         RETURN;

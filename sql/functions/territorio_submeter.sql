@@ -86,7 +86,7 @@ BEGIN
         ) VALUES (
             p_uc_polygon_id, p_uc_id, p_nivel, av.parent_uc_id, nome_limpo,
             ST_AsGeoJSON(av.geom, 7)::jsonb, 'comunitario',
-            jsonb_build_object(
+            pg_catalog.jsonb_build_object(
                 'submissao_id', p_submissao_id, 'lugar_id', p_lugar_id,
                 'event_id', p_event_id, 'municipio_uc_id', av.municipio_uc_id
             )

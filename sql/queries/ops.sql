@@ -49,6 +49,8 @@ SELECT
     (SELECT count(*) FROM d2.mirror_uc) AS mirror_uc,
     (SELECT count(*) FROM d2.mirror_uc WHERE reparada) AS mirror_reparadas,
     (SELECT count(*) FROM d2.mirror_rejected) AS mirror_rejeitadas,
+    (SELECT count(*) FROM d2.mirror_mudancas) AS mirror_pendentes,
+    (SELECT min(registrado_em) FROM d2.mirror_mudancas) AS mirror_pendente_desde,
     (SELECT count(*) FROM d2.resolucoes_geo_historico) AS regeo_alteracoes,
     (SELECT max(alterado_em) FROM d2.resolucoes_geo_historico) AS regeo_ultima_em
 FROM d2.mirror_state s;

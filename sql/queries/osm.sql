@@ -7,6 +7,8 @@ CREATE TEMP TABLE osm_staging (
     geometria   jsonb NOT NULL,
     metadados   jsonb NOT NULL,
     parent_id   uuid,
+    alvo        uuid,
+    uc_id       uuid,
     estado      text,
     motivo      text
 ) ON COMMIT DROP;
@@ -45,6 +47,25 @@ WHERE s.parent_id IS NULL
        WHERE u.nivel = 2 AND u.fonte = 'ibge' AND u.parent_uc_id = s.parent_id
    );
 
+-- name: osm_match
+-- The stored row each bairro continues: the one with its deterministic id, else an OSM
+-- level-2 row whose metadados hold the same OSM id (an older importer's random ids; the
+-- smallest id when several), else none (new, under the deterministic id).
+UPDATE osm_staging s
+SET alvo = coalesce(
+        (SELECT u.id FROM core.uc_polygons u WHERE u.id = s.id),
+        (SELECT u.id FROM core.uc_polygons u
+         WHERE u.fonte = 'osm' AND u.nivel = 2 AND u.metadados ->> 'osm_id' = s.osm_id
+           AND NOT EXISTS (SELECT 1 FROM osm_staging t WHERE t.id = u.id)
+         ORDER BY u.id LIMIT 1),
+        s.id
+    );
+
+-- name: osm_match_uc
+-- ... and the UC id it keeps.
+UPDATE osm_staging s
+SET uc_id = coalesce((SELECT u.unidade_civica_id FROM core.uc_polygons u WHERE u.id = s.alvo), s.id);
+
 -- name: osm_classify
 -- novo / alterado / igual against what is stored (geometry compared as written JSONB).
 UPDATE osm_staging s
@@ -54,12 +75,12 @@ SET estado = coalesce(
             WHEN (u.unidade_civica_id, u.nivel, u.parent_uc_id, u.nome, u.geometria, u.fonte,
                   u.metadados)
                  IS NOT DISTINCT FROM
-                 (s.id, 2, s.parent_id, s.nome, s.geometria, 'osm'::varchar, s.metadados)
+                 (s.uc_id, 2, s.parent_id, s.nome, s.geometria, 'osm'::varchar, s.metadados)
             THEN 'igual'
             ELSE 'alterado'
         END
         FROM core.uc_polygons u
-        WHERE u.id = s.id
+        WHERE u.id = s.alvo
     ),
     'novo'
 )
@@ -80,13 +101,14 @@ ORDER BY motivo, nome, osm_id
 LIMIT %(limite)s;
 
 -- name: osm_upsert
--- Writes only what is new or changed, as level 2 with fonte 'osm'.
+-- Writes only what is new or changed, as level 2 with fonte 'osm', under the ids it
+-- continues.
 INSERT INTO core.uc_polygons AS u
     (id, unidade_civica_id, nivel, parent_uc_id, nome, geometria, fonte, metadados)
-SELECT s.id, s.id, 2, s.parent_id, s.nome, s.geometria, 'osm', s.metadados
+SELECT s.alvo, s.uc_id, 2, s.parent_id, s.nome, s.geometria, 'osm', s.metadados
 FROM osm_staging s
 WHERE s.estado IN ('novo', 'alterado')
-ORDER BY s.id
+ORDER BY s.alvo
 ON CONFLICT (id) DO UPDATE
 SET unidade_civica_id = EXCLUDED.unidade_civica_id,
     nivel = EXCLUDED.nivel,

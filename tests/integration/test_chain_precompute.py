@@ -11,13 +11,15 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
 
 
 def assert_cadeias_concordam(conn: Conn) -> None:
-    """Every UC of core.uc_polygons has exactly the chain d2.cadeia_ucs gives; no others."""
+    """Once the changes are applied, every UC of core.uc_polygons has exactly the chain
+    d2.cadeia_ucs gives; no others."""
+    sincronizar_espelho(conn)
     rows = conn.execute(
         """
         SELECT u.uc, d2.cadeia_ucs(u.uc) AS verdade, c.cadeia_ucs AS precomputada
@@ -122,6 +124,7 @@ def test_cadeias__id_and_uc_changes(conn: Conn, territorio: Territorio) -> None:
 def test_cadeias__geometry_only_update_rewrites_nothing(conn: Conn, territorio: Territorio) -> None:
     antes = conn.execute("SELECT xmin::text AS x FROM d2.mirror_cadeias ORDER BY 1").fetchall()
     conn.execute("UPDATE core.uc_polygons SET geometria = geometria, nome = nome || ' '")
+    sincronizar_espelho(conn)
     depois = conn.execute("SELECT xmin::text AS x FROM d2.mirror_cadeias ORDER BY 1").fetchall()
     assert antes == depois
     assert_cadeias_concordam(conn)

@@ -14,7 +14,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from d2 import mirror
+from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
 ESCALA = 128  # = d2.faixas_por_grau()
@@ -162,6 +163,7 @@ def test_faixas__follow_updates_deletes_and_truncate(conn: Conn, territorio: Ter
         "UPDATE core.uc_polygons SET geometria = %s::jsonb WHERE unidade_civica_id = %s",
         [psycopg.types.json.Jsonb(poligono(quadrado(-44, -30, -40, -25))), territorio.mun_b],
     )
+    sincronizar_espelho(conn)
     assert _pendentes(conn) == 0
     de_b = [f for f in _faixas(conn) if f["unidade_civica_id"] == territorio.mun_b]
     assert de_b and min(f["x_inicio"] for f in de_b) > -44.0 - 1e-6
@@ -172,10 +174,12 @@ def test_faixas__follow_updates_deletes_and_truncate(conn: Conn, territorio: Ter
     conn.execute(
         "DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [territorio.bairro_a1]
     )
+    sincronizar_espelho(conn)
     assert not [f for f in _faixas(conn) if f["unidade_civica_id"] == territorio.bairro_a1]
     assert_concordam(conn, [(-27.3, -48.0), (-27.3, -47.5), *_pontos_de_risco(conn)])
 
     conn.execute("TRUNCATE core.uc_polygons")
+    sincronizar_espelho(conn)
     assert _faixas(conn) == [] and _pendentes(conn) == 0
     assert _lote(conn, [(-27.3, -48.0)]) == {}
 
@@ -206,7 +210,7 @@ def test_faixas__rebuild_and_missing_intervals_are_only_slower(
     esperado = _lote(conn, pontos)
     conn.execute("DELETE FROM d2.mirror_faixas")
     assert _lote(conn, pontos) == esperado  # no intervals: the GIST tiers answer
-    conn.execute("SELECT * FROM d2.mirror_rebuild()")
+    mirror.reconstruir(conn)
     assert _faixas(conn) and _pendentes(conn) == 0
     assert _lote(conn, pontos) == esperado
 
@@ -218,13 +222,14 @@ def test_faixas__an_id_made_up_never_appears(conn: Conn, territorio: Territorio)
     assert uuid.UUID(int=0) not in ucs
 
 
-def test_faixas__a_loader_may_defer_the_build_to_one_call(conn: Conn) -> None:
+def test_faixas__a_writer_builds_nothing_and_the_applier_builds_once(conn: Conn) -> None:
     with conn.transaction():
-        conn.execute("SET LOCAL d2.adiar_faixas = on")
         for i in range(3):
             inserir_uc(conn, 4, f"M{i}", poligono(quadrado(i, 0, i + 1, 1)))
-        assert _faixas(conn) == [] and _pendentes(conn) > 0
-        assert_concordam(conn, [(0.5, 0.5), (0.5, 1.5), (0.5, 3.5), (0.5, 1.0)])
-        conn.execute("SELECT d2.mirror_faixas_construir()")
+        # The writer's transaction only recorded its changes.
+        assert _faixas(conn) == [] and _pendentes(conn) == 0
+        assert conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone() == {"n": 0}
+    assert _faixas(conn) == []
+    sincronizar_espelho(conn)
     assert _faixas(conn) and _pendentes(conn) == 0
     assert_concordam(conn, [(0.5, 0.5), (0.5, 1.5), (0.5, 3.5), (0.5, 1.0)])

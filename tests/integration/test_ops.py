@@ -13,7 +13,7 @@ import pytest
 
 from d2 import bus, config, errors, ops, regeo, registry, service, worker
 from tests.eventos import inserir_evento, payload_normalizada, saidas
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -369,6 +369,7 @@ def test_regeorreferenciar__a_point_left_outside_every_polygon_is_kept(
     conn: Conn, settings: config.Settings, territorio: Territorio, em_municipio_b: list[str]
 ) -> None:
     conn.execute("DELETE FROM core.uc_polygons WHERE nivel >= 4")
+    sincronizar_espelho(conn)
     relatorio = regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False)
     assert relatorio["sem_poligono_hoje"] == 4
     # The A1 demand still resolves to bairro A1, its chain now partial (parent gone).

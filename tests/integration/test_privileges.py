@@ -26,7 +26,7 @@ from d2 import config, migrations, worker
 from tests import invariantes
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
-from tests.territorio import Territorio
+from tests.territorio import Territorio, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
 SENHA = "S3nha-Sup3r-Secreta-d2"
@@ -342,7 +342,11 @@ def test_logs__malformed_database_url_is_a_config_error_without_the_password(
 
 # Definer functions d2_worker calls: each validates what it writes (tests of its own).
 _DO_WORKER = frozenset(
-    {"d2.territorio_submeter(uuid,uuid,uuid,text,integer,jsonb,uuid,uuid,uuid,integer)"}
+    {
+        "d2.territorio_submeter(uuid,uuid,uuid,text,integer,jsonb,uuid,uuid,uuid,integer)",
+        "d2.mirror_aplicar()",
+        "d2.mirror_faixas_construir()",
+    }
 )
 
 _DEFINIDAS = """
@@ -442,8 +446,8 @@ def test_definer_functions__writers_of_uc_polygons_need_no_execute_grant(
     conn: Conn, db_url: str, pg_server: Server
 ) -> None:
     """EXECUTE on a trigger function is checked when the trigger is created, not when it
-    fires: a writer with only INSERT/UPDATE/DELETE on core.uc_polygons keeps the mirror
-    up to date through the (definer) triggers."""
+    fires: a writer with only INSERT/UPDATE/DELETE on core.uc_polygons has its changes
+    recorded by the (definer) capture triggers, and D-2 brings the mirror up to date."""
     escritor = f"escritor_{uuid.uuid4().hex[:10]}"
     conn.execute(
         sql.SQL(
@@ -454,8 +458,10 @@ def test_definer_functions__writers_of_uc_polygons_need_no_execute_grant(
     try:
         url = Server(escritor, pg_server.host, pg_server.port, "x").url(_nome_do_banco(db_url))
         with psycopg.connect(url, autocommit=True, row_factory=dict_row) as como_escritor:
-            Territorio(como_escritor)
+            with como_escritor.transaction():  # the writer cannot apply the mirror: D-2 does
+                Territorio(como_escritor)
             como_escritor.execute("UPDATE core.uc_polygons SET nome = nome || ' 2'")
+        sincronizar_espelho(conn)
         row = conn.execute(
             "SELECT (SELECT count(*) FROM core.uc_polygons) AS fonte, "
             "(SELECT count(*) FROM d2.mirror_uc) + (SELECT count(*) FROM d2.mirror_rejected) "

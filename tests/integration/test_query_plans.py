@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.territorio import inserir_uc, poligono, quadrado
+from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -34,6 +34,7 @@ def territorio_grande(conn: Conn) -> Conn:
             for j in range(30):
                 inserir_uc(conn, 4, f"M{i}-{j}", poligono(quadrado(i / 3, j / 3, (i + 1) / 3,
                                                                    (j + 1) / 3)), pais)  # fmt: skip
+    sincronizar_espelho(conn)  # the transaction's inserts, applied once
     conn.execute("ANALYZE d2.mirror_pieces")
     conn.execute("ANALYZE d2.mirror_cadeias")
     return conn

@@ -10,8 +10,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from d2 import bus, config, db, regeo, worker
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from d2 import bus, config, db, mirror, regeo, worker
+from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -104,6 +104,7 @@ def test_regeo__removing_and_moving_polygons_follows_both_old_and_new_areas(
     conn.execute(
         "DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [territorio.bairro_a1]
     )
+    sincronizar_espelho(conn)
     relatorio = regeo.acompanhar(conn)
 
     agora = respostas(conn)
@@ -117,6 +118,7 @@ def test_regeo__removing_and_moving_polygons_follows_both_old_and_new_areas(
         "UPDATE core.uc_polygons SET geometria = %s::jsonb WHERE unidade_civica_id = %s",
         [bus.json_texto(poligono(quadrado(-46.25, -30, -45, -25))), territorio.bairro_a2],
     )
+    sincronizar_espelho(conn)
     relatorio = regeo.acompanhar(conn)
 
     agora = respostas(conn)
@@ -212,7 +214,7 @@ def test_regeo__a_mirror_rebuild_reexamines_everything(conn: Conn, territorio: T
     guardar(conn, pontos)
     esvaziar_areas(conn)
 
-    conn.execute("SELECT * FROM d2.mirror_rebuild()")
+    mirror.reconstruir(conn)
     relatorio = regeo.acompanhar(conn)
 
     assert relatorio["examinadas"] == len(pontos)

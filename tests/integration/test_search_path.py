@@ -19,9 +19,9 @@ import pytest
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import errors, migrations, verify
+from d2 import errors, migrations, mirror, verify
 from tests.conftest import Server
-from tests.territorio import Territorio
+from tests.territorio import Territorio, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -147,7 +147,8 @@ def test_search_path__planted_overloads_never_run_in_definer_functions(
     conn.execute("UPDATE core.uc_polygons SET nome = nome || ' x'")
     conn.execute("UPDATE core.uc_polygons SET parent_uc_id = NULL WHERE nivel = 4")
     conn.execute("DELETE FROM core.uc_polygons WHERE nivel = 5")
-    conn.execute("SELECT * FROM d2.mirror_rebuild()")
+    sincronizar_espelho(conn)  # d2.mirror_aplicar, the worker's path
+    mirror.reconstruir(conn)
     conn.execute("SELECT d2.mirror_cadeias_rebuild()")
     conn.execute("SELECT d2.mirror_faixas_construir()")
     assert conn.execute("SELECT count(*) AS n FROM d2.mirror_faixas").fetchone() != {"n": 0}

@@ -22,7 +22,7 @@ import pytest
 from shapely.geometry import shape
 
 from d2 import bus, config, db, errors, territorio
-from tests.territorio import inserir_uc, poligono, quadrado
+from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -146,6 +146,7 @@ def test_territorio__new_bairro_becomes_a_community_uc_that_resolves(
     assert adicionado["unidade_civica_id"] == str(uc)
     assert mesma_forma(adicionado["geometria"], desenho)
 
+    sincronizar_espelho(conn)
     resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.045, -54.945)").fetchone()
     assert resolvido is not None
     assert resolvido["unidade_civica_id"] == uc
@@ -464,6 +465,7 @@ def test_territorio__micro_area_inside_a_community_bairro_has_it_as_parent(
     b = submissao(conn, bairro)
     m = submissao(conn, micro)
     assert (m["decisao"], m["parent_uc_id"]) == ("nova", b["alvo_uc_id"])
+    sincronizar_espelho(conn)
     resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.047, -54.947)").fetchone()
     assert resolvido is not None
     assert resolvido["cadeia_ucs"][:3] == [m["alvo_uc_id"], b["alvo_uc_id"], base.municipio]

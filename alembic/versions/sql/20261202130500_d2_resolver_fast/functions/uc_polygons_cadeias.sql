@@ -20,11 +20,11 @@ BEGIN
         DELETE FROM d2.mirror_cadeias;
         RETURN NULL;
     ELSIF TG_OP = 'INSERT' THEN
-        SELECT pg_catalog.array_agg(DISTINCT n.unidade_civica_id) INTO mudadas FROM novas n;
+        SELECT array_agg(DISTINCT n.unidade_civica_id) INTO mudadas FROM novas n;
     ELSIF TG_OP = 'DELETE' THEN
-        SELECT pg_catalog.array_agg(DISTINCT a.unidade_civica_id) INTO mudadas FROM antigas a;
+        SELECT array_agg(DISTINCT a.unidade_civica_id) INTO mudadas FROM antigas a;
     ELSE
-        SELECT pg_catalog.array_agg(DISTINCT x.unidade_civica_id) INTO mudadas
+        SELECT array_agg(DISTINCT x.unidade_civica_id) INTO mudadas
         FROM (
             (SELECT n.id, n.unidade_civica_id, n.parent_uc_id FROM novas n
              EXCEPT
@@ -39,16 +39,16 @@ BEGIN
         RETURN NULL;
     END IF;
     PERFORM d2.mirror_cadeias_atualizar(ARRAY(
-        SELECT m.uc FROM pg_catalog.unnest(mudadas) m (uc)
+        SELECT m.uc FROM unnest(mudadas) m (uc)
         UNION
         SELECT c.unidade_civica_id
         FROM d2.mirror_cadeias c
-        CROSS JOIN LATERAL pg_catalog.unnest(c.cadeia_ucs) e (uc)
-        WHERE e.uc IN (SELECT pg_catalog.unnest(mudadas))
+        CROSS JOIN LATERAL unnest(c.cadeia_ucs) e (uc)
+        WHERE e.uc IN (SELECT unnest(mudadas))
         UNION
         SELECT c.unidade_civica_id
         FROM d2.mirror_cadeias c
-        WHERE c.ultimo_pai IN (SELECT pg_catalog.unnest(mudadas))
+        WHERE c.ultimo_pai IN (SELECT unnest(mudadas))
     ));
     RETURN NULL;
 END

@@ -1,0 +1,328 @@
+"""Every object D-2 creates or alters outside schema d2: the one list the README's
+section for the monolith's operators shows and `d2 db verify` checks against.
+
+Kinds match what sql/queries/verify.sql (footprint_catalog) reads from the catalog:
+extension, table, column, index, sequence, trigger, function, role. A name is
+schema-qualified; a column, index or trigger is `table.name` (its table's schema first).
+tests/integration/test_footprint.py checks that the README's table holds exactly these
+rows and that a migrated database holds nothing more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Objeto:
+    kind: str
+    name: str
+    why: str
+    cost: str
+    removal: str
+    event_log: bool = False
+    """On core.event_log as on main today; being redone (issue 15, item 1)."""
+
+
+_CAPTURA = (
+    "change capture: records the ids a statement changed in d2.mirror_mudancas; "
+    "D-2 applies them to its mirror later, outside the writer's transaction"
+)
+_CAPTURA_CUSTO = (
+    "one INSERT … SELECT of the statement's transition table into an unindexed table "
+    "(a bulk insert of the 5,564 municipalities: 1.01 times its time without D-2, see "
+    "Performance); no lock a writer waits on, no NOTIFY"
+)
+_CAPTURA_FORA = (
+    "`DROP TRIGGER … ON core.uc_polygons` (the mirror then stops following the table; "
+    "`d2 mirror rebuild` after re-creating it)"
+)
+_DA_SPEC = "the spec's migration (§2.6, §2.7) where the monolith's table lacks it"
+_SE_FALTA = "created only where missing; a table D-2 created is marked with a COMMENT"
+_NUMERACAO = "gap-safe numbering at commit (README, 'The event log is gap-safe')"
+
+OBJETOS: tuple[Objeto, ...] = (
+    Objeto(
+        "extension",
+        "postgis",
+        "the mirror's geometry, the resolver",
+        "none for other colonies (types and functions in schema public)",
+        "`DROP EXTENSION postgis` only after `d2 migrate --downgrade base`",
+    ),
+    Objeto(
+        "extension",
+        "unaccent",
+        "core.uc_polygons.nome_busca (spec §2.6)",
+        "none",
+        "`DROP EXTENSION unaccent` after removing the nome_busca trigger",
+    ),
+    Objeto(
+        "table",
+        "public.d2_alembic_version",
+        "D-2's migration state (a wide column: the spec's migration names)",
+        "none",
+        "`DROP TABLE public.d2_alembic_version` (D-2 then sees an unmigrated database)",
+    ),
+    Objeto(
+        "role",
+        "d2_worker",
+        "least privilege for the worker's login (cluster-wide, NOLOGIN)",
+        "none",
+        "`d2 migrate --downgrade base`, or REVOKE its grants and `DROP ROLE d2_worker`",
+    ),
+    Objeto(
+        "table",
+        "core.uc_polygons",
+        "the spec's table (§2.6) for standalone installs",
+        "none: " + _SE_FALTA,
+        "downgrade drops it only if D-2 created it",
+    ),
+    Objeto(
+        "column",
+        "core.uc_polygons.fonte",
+        _DA_SPEC,
+        "added NOT NULL with a default that is then dropped (a rewrite on old PostgreSQL)",
+        "`ALTER TABLE core.uc_polygons DROP COLUMN fonte` (the importers need it)",
+    ),
+    Objeto(
+        "column",
+        "core.uc_polygons.metadados",
+        _DA_SPEC,
+        "none (a constant default)",
+        "`ALTER TABLE … DROP COLUMN metadados` (the importers need it)",
+    ),
+    Objeto(
+        "column",
+        "core.uc_polygons.populacao_estimada",
+        _DA_SPEC,
+        "none (nullable)",
+        "`ALTER TABLE … DROP COLUMN populacao_estimada`",
+    ),
+    Objeto(
+        "column",
+        "core.uc_polygons.nome_busca",
+        _DA_SPEC + "; kept by the trigger below",
+        "none (a constant default)",
+        "`ALTER TABLE … DROP COLUMN nome_busca` after the trigger",
+    ),
+    Objeto(
+        "index",
+        "core.uc_polygons.uc_polygons_pkey",
+        "the spec's primary key (id), when D-2 created the table",
+        "the spec's",
+        "with the table",
+    ),
+    Objeto(
+        "index",
+        "core.uc_polygons.uc_polygons_unidade_civica_id_idx",
+        "the spec's index (§2.6): chains and names by UC",
+        "one B-tree entry per written row",
+        "`DROP INDEX core.uc_polygons_unidade_civica_id_idx` (chains get slow)",
+    ),
+    Objeto(
+        "index",
+        "core.uc_polygons.uc_polygons_nivel_idx",
+        "the spec's index (§2.6)",
+        "one B-tree entry per written row",
+        "`DROP INDEX core.uc_polygons_nivel_idx`",
+    ),
+    Objeto(
+        "trigger",
+        "core.uc_polygons.uc_polygons_nome_busca",
+        "BEFORE INSERT/UPDATE OF nome, row: keeps nome_busca (spec §2.6, D-7's search)",
+        "unaccent + three regexps per written name",
+        "`DROP TRIGGER uc_polygons_nome_busca ON core.uc_polygons`",
+    ),
+    Objeto(
+        "function",
+        "core.uc_polygons_nome_busca()",
+        "the nome_busca trigger's function",
+        "as above",
+        "`DROP FUNCTION core.uc_polygons_nome_busca()` after the trigger",
+    ),
+    Objeto(
+        "trigger",
+        "core.uc_polygons.uc_polygons_capturar_insert",
+        _CAPTURA + " (AFTER INSERT, statement, NEW TABLE)",
+        _CAPTURA_CUSTO,
+        _CAPTURA_FORA,
+    ),
+    Objeto(
+        "trigger",
+        "core.uc_polygons.uc_polygons_capturar_update",
+        _CAPTURA + " (AFTER UPDATE, statement, OLD and NEW TABLE)",
+        _CAPTURA_CUSTO + "; an UPDATE records old and new ids",
+        _CAPTURA_FORA,
+    ),
+    Objeto(
+        "trigger",
+        "core.uc_polygons.uc_polygons_capturar_delete",
+        _CAPTURA + " (AFTER DELETE, statement, OLD TABLE)",
+        _CAPTURA_CUSTO,
+        _CAPTURA_FORA,
+    ),
+    Objeto(
+        "trigger",
+        "core.uc_polygons.uc_polygons_capturar_truncate",
+        _CAPTURA + " (AFTER TRUNCATE, statement: one row meaning 'everything')",
+        "one row inserted",
+        _CAPTURA_FORA,
+    ),
+    Objeto(
+        "table",
+        "core.event_log",
+        "the event log (DESIGN) for standalone installs",
+        "none: " + _SE_FALTA,
+        "downgrade drops it only if D-2 created it",
+        event_log=True,
+    ),
+    Objeto(
+        "column",
+        "core.event_log.ordem_insercao",
+        "order of insertion inside a transaction, kept by the numbering",
+        "a nextval per inserted row",
+        "`d2 migrate --downgrade 20261202130000_d2_postgis_mirror` restores the table",
+        event_log=True,
+    ),
+    Objeto(
+        "index",
+        "core.event_log.event_log_pkey",
+        "primary key (event_id), when D-2 created the table",
+        "DESIGN's",
+        "with the table",
+        event_log=True,
+    ),
+    Objeto(
+        "index",
+        "core.event_log.event_log_sequence_number_key",
+        "sequence_number unique, when D-2 created the table",
+        "one B-tree entry per event",
+        "with the table",
+        event_log=True,
+    ),
+    Objeto(
+        "index",
+        "core.event_log.event_log_tipo_sequence_number_idx",
+        "'events of type T after S': the worker's poll and replay",
+        "one B-tree entry per event",
+        "`DROP INDEX core.event_log_tipo_sequence_number_idx` (the worker's reads get slow)",
+        event_log=True,
+    ),
+    Objeto(
+        "index",
+        "core.event_log.event_log_pendentes_idx",
+        "the commit-time numbering finds its transaction's rows",
+        "a partial B-tree entry per event until numbered",
+        "with the numbering triggers",
+        event_log=True,
+    ),
+    Objeto(
+        "sequence",
+        "core.event_log_numeracao_seq",
+        "hands out sequence numbers under the numbering lock",
+        "none outside the numbering",
+        "with the numbering triggers",
+        event_log=True,
+    ),
+    Objeto(
+        "sequence",
+        "core.event_log_ordem_insercao_seq",
+        "default of ordem_insercao",
+        "a nextval per inserted row",
+        "with the column",
+        event_log=True,
+    ),
+    Objeto(
+        "trigger",
+        "core.event_log.event_log_proteger_sequencia",
+        "BEFORE INSERT, row: every producer's sequence_number starts NULL",
+        "a producer's RETURNING sequence_number reads NULL",
+        "`d2 migrate --downgrade 20261202130000_d2_postgis_mirror`",
+        event_log=True,
+    ),
+    Objeto(
+        "trigger",
+        "core.event_log.event_log_numerar",
+        _NUMERACAO + ": constraint trigger, DEFERRABLE INITIALLY DEFERRED",
+        "serialises every publishing commit under one advisory lock; one NOTIFY each",
+        "`d2 migrate --downgrade 20261202130000_d2_postgis_mirror`",
+        event_log=True,
+    ),
+    Objeto(
+        "function",
+        "core.event_log_proteger_sequencia()",
+        "the BEFORE trigger's function",
+        "as above",
+        "with its trigger",
+        event_log=True,
+    ),
+    Objeto(
+        "function",
+        "core.event_log_numerar()",
+        "the numbering's function (SECURITY DEFINER)",
+        "as above",
+        "with its trigger",
+        event_log=True,
+    ),
+    Objeto(
+        "function",
+        "core.event_log_inserir_numerados(character varying,character varying,"
+        "character varying,jsonb)",
+        "the worker's publish: rows numbered as they are inserted",
+        "takes the numbering lock until the worker's commit",
+        "`d2 migrate --downgrade 20261202140000_d2_mirror_faixas`",
+        event_log=True,
+    ),
+    Objeto(
+        "table",
+        "core.dead_letter_queue",
+        "dead letters (spec 3.4) for standalone installs",
+        "none: " + _SE_FALTA,
+        "downgrade drops it only if D-2 created it",
+    ),
+    Objeto(
+        "index",
+        "core.dead_letter_queue.dead_letter_queue_pkey",
+        "primary key, when D-2 created the table",
+        "none",
+        "with the table",
+    ),
+    Objeto(
+        "index",
+        "core.dead_letter_queue.dead_letter_queue_consumidor_event_id_key",
+        "one dead letter per (consumer, event)",
+        "none",
+        "with the table",
+    ),
+    Objeto(
+        "index",
+        "core.dead_letter_queue.dead_letter_queue_status_idx",
+        "pending dead letters by consumer",
+        "none",
+        "with the table",
+    ),
+    Objeto(
+        "sequence",
+        "core.dead_letter_queue_id_seq",
+        "the identity of core.dead_letter_queue",
+        "none",
+        "with the table",
+    ),
+)
+
+
+def chaves() -> set[tuple[str, str]]:
+    """(kind, name) of every listed object."""
+    return {(o.kind, o.name) for o in OBJETOS}
+
+
+def markdown() -> str:
+    """The README's table (tests/integration/test_footprint.py keeps them equal)."""
+    linhas = [
+        "| kind | object | why | what it costs the other colonies | how to remove it |",
+        "|---|---|---|---|---|",
+    ]
+    for o in OBJETOS:
+        marca = " ⚠ event_log, being redone" if o.event_log else ""
+        linhas.append(f"| {o.kind} | `{o.name}`{marca} | {o.why} | {o.cost} | {o.removal} |")
+    return "\n".join(linhas)
