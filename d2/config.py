@@ -40,6 +40,7 @@ class Settings:
     metrics_port: int
     max_payload_bytes: int
     max_payload_depth: int
+    max_batch_bytes: int = 16 * 1024 * 1024
 
 
 def load() -> Settings:
@@ -54,6 +55,7 @@ def load() -> Settings:
         metrics_port=_int("D2_METRICS_PORT", 0),
         max_payload_bytes=_int("D2_MAX_PAYLOAD_BYTES", 256 * 1024),
         max_payload_depth=_int("D2_MAX_PAYLOAD_DEPTH", 32),
+        max_batch_bytes=_int("D2_MAX_BATCH_BYTES", 16 * 1024 * 1024),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")

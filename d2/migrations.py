@@ -121,3 +121,10 @@ def execute_sql(operations: Any, sql: str) -> None:
 def apply_file(operations: Any, relative: str) -> None:
     """Apply one object file of sql/ inside a migration."""
     execute_sql(operations, db.sql_file(relative))
+
+
+def apply_frozen(operations: Any, relative: str) -> None:
+    """Apply a SQL file frozen with the migrations (alembic/versions/sql/<revision>/...):
+    the text an old migration installed, kept after its live copy left sql/."""
+    path = script_location() / "versions" / "sql" / relative
+    execute_sql(operations, path.read_text(encoding="utf-8"))

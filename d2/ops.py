@@ -44,7 +44,10 @@ def reprocessar_dead_letters(
             conn, consumidor=service.CONSUMIDOR, status="pendente", limite=1_000_000
         )
         event_ids = [row["event_id"] for row in pendentes]
-    eventos = {e.event_id: e for e in bus.ler_eventos(conn, event_ids)}
+    eventos = {
+        e.event_id: e
+        for e in bus.ler_eventos(conn, event_ids, max_payload_bytes=settings.max_payload_bytes)
+    }
     servico = service.Servico(settings)
     report: dict[str, Any] = {"pedidos": len(event_ids), "reprocessados": 0, "falharam": 0}
     report["ausentes_do_log"] = [str(e) for e in event_ids if e not in eventos]

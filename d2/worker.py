@@ -150,7 +150,7 @@ class Worker:
 
     def _leitura(self, conn: db.Connection) -> Leitura:
         if self.batch_size == 1:
-            return LeituraEmSequencia(conn, self.batch_size, self._purgar_cache)
+            return LeituraEmSequencia(conn, self.batch_size, self._purgar_cache, self.settings)
         return Antecipacao(self.url, self.servico, self.batch_size, self._purgar_cache)
 
     def _replay(self, conn: db.Connection, leitura: Leitura) -> None:
@@ -161,7 +161,7 @@ class Worker:
                 self.estado.ultimo_avanco = time.monotonic()
                 eventos, lote = leitura.receber()
                 if lote is not None:
-                    leitura.pedir(eventos[-1].sequence_number)
+                    leitura.pedir(bus.posicao(eventos[-1]))
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
                     if self.metricas is not None:
@@ -173,7 +173,7 @@ class Worker:
                 if not leitura.pendente:
                     # Read in turn, prepared here, or the read-ahead was taken back to
                     # isolate a poison event: ask for the next batch now.
-                    leitura.pedir(eventos[-1].sequence_number)
+                    leitura.pedir(bus.posicao(eventos[-1]))
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
                 if self.metricas is not None:
@@ -209,10 +209,21 @@ def _espacar_coletas() -> None:
 
 
 def _ler_eventos(
-    conn: db.Connection, apos: int, batch_size: int, purgar_cache: Callable[[], None]
+    conn: db.Connection,
+    apos: bus.Posicao,
+    batch_size: int,
+    purgar_cache: Callable[[], None],
+    settings: config.Settings,
 ) -> list[bus.Evento]:
     purgar_cache()  # where the cache is touched: in turn, or on the read-ahead thread
-    return bus.ler_desde(conn, service.TIPO_ENTRADA, apos, batch_size)
+    return bus.ler_desde(
+        conn,
+        service.TIPO_ENTRADA,
+        apos,
+        batch_size,
+        max_payload_bytes=settings.max_payload_bytes,
+        max_lote_bytes=settings.max_batch_bytes,
+    )
 
 
 class Leitura(Protocol):
@@ -222,7 +233,7 @@ class Leitura(Protocol):
     @property
     def pendente(self) -> bool: ...
 
-    def pedir(self, apos: int) -> None: ...
+    def pedir(self, apos: bus.Posicao) -> None: ...
 
     def receber(self) -> tuple[list[bus.Evento], service.Lote | None]: ...
 
@@ -239,12 +250,17 @@ class LeituraEmSequencia:
     Servico.processar itself."""
 
     def __init__(
-        self, conn: db.Connection, batch_size: int, purgar_cache: Callable[[], None]
+        self,
+        conn: db.Connection,
+        batch_size: int,
+        purgar_cache: Callable[[], None],
+        settings: config.Settings,
     ) -> None:
         self._conn = conn
         self._batch_size = batch_size
         self._purgar_cache = purgar_cache
-        self._apos: int | None = None
+        self._settings = settings
+        self._apos: bus.Posicao | None = None
 
     def __enter__(self) -> LeituraEmSequencia:
         return self
@@ -256,14 +272,17 @@ class LeituraEmSequencia:
     def pendente(self) -> bool:
         return self._apos is not None
 
-    def pedir(self, apos: int) -> None:
+    def pedir(self, apos: bus.Posicao) -> None:
         assert self._apos is None, "one batch asked for at most"
         self._apos = apos
 
     def receber(self) -> tuple[list[bus.Evento], service.Lote | None]:
         assert self._apos is not None, "receber without pedir"
         apos, self._apos = self._apos, None
-        return _ler_eventos(self._conn, apos, self._batch_size, self._purgar_cache), None
+        eventos = _ler_eventos(
+            self._conn, apos, self._batch_size, self._purgar_cache, self._settings
+        )
+        return eventos, None
 
     def descartar(self) -> None:
         self._apos = None
@@ -311,7 +330,7 @@ class Antecipacao:
     def pendente(self) -> bool:
         return self._futuro is not None
 
-    def pedir(self, apos: int) -> None:
+    def pedir(self, apos: bus.Posicao) -> None:
         """Start reading and deciding the batch after sequence number apos."""
         assert self._futuro is None, "one batch in flight at most"
         self._futuro = self._pool.submit(self._ler, apos)
@@ -329,12 +348,14 @@ class Antecipacao:
             with contextlib.suppress(Exception):
                 futuro.result()
 
-    def _ler(self, apos: int) -> tuple[list[bus.Evento], service.Lote | None]:
+    def _ler(self, apos: bus.Posicao) -> tuple[list[bus.Evento], service.Lote | None]:
         if self._conn is None or self._conn.closed:
             self._conn = db.connect(
                 self._url, autocommit=True, application_name="d2-worker-leitura"
             )
-        eventos = _ler_eventos(self._conn, apos, self._batch_size, self._purgar_cache)
+        eventos = _ler_eventos(
+            self._conn, apos, self._batch_size, self._purgar_cache, self._servico.settings
+        )
         if not eventos:
             return eventos, None
         try:

@@ -125,7 +125,7 @@ def test_t2__seed_never_overwrites_an_existing_cursor(
     inserir_evento(conn, payload_normalizada())
     servico = service.Servico(settings)
     with psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row) as c:
-        assert servico.iniciar(c) == 0
+        assert servico.iniciar(c) == bus.Posicao(0, 0)
 
 
 def test_t3__boot_with_lost_events_replays_them(
