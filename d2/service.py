@@ -210,6 +210,10 @@ def _registrar_dead_letter(conn: db.Connection, evento: bus.Evento, erro: str) -
     )
 
 
+# How a publish failure's dead letter starts (found again at boot by dlq_falhas_publicacao).
+_FALHA_PUBLICACAO = "publish failed"
+
+
 def _mover_cursor(conn: db.Connection, ultima: bus.Posicao) -> None:
     conn.execute(
         db.q("cursor_advance"),
@@ -251,6 +255,9 @@ class Servico:
     def __init__(self, settings: config.Settings, geo_cache: cache.GeoCache | None = None) -> None:
         self.settings = settings
         self.cache = geo_cache or cache.GeoCache(settings.cache_max_entries, settings.cache_ttl_s)
+        self.falhas_publicacao: set[uuid.UUID] = set()
+        """Events whose publication failed after its retries (spec 3.4/T9), each with a
+        pending dead letter that the publication, when it succeeds, marks resolved."""
 
     # --- boot (spec 4.4) -------------------------------------------------------------------
 
@@ -260,6 +267,13 @@ class Servico:
         self.cache.iniciar()
         with db.mapped_errors(), conn.transaction():
             conn.execute(db.q("cursor_seed"), {"tipo": TIPO_ENTRADA})
+            self.falhas_publicacao = {
+                row["event_id"]
+                for row in conn.execute(
+                    db.q("dlq_falhas_publicacao"),
+                    {"consumidor": CONSUMIDOR, "prefixo": _FALHA_PUBLICACAO},
+                )
+            }
         return self.cursor(conn)
 
     def cursor(self, conn: db.Connection) -> bus.Posicao:
@@ -332,10 +346,14 @@ class Servico:
         """Steps 5-7 for a prepared batch: store, publish, mark processed, move the cursor."""
         planos, resultado = lote.planos, lote.resultado
         self._gravar_resolucoes(conn, planos)
-        novos_pendentes = bus.com_retry(
-            lambda: self._fechar(conn, planos, resultado.ultima, mover_cursor),
-            descricao=f"publicar {TIPO_SAIDA}",
-        )
+        try:
+            novos_pendentes = bus.com_retry(
+                lambda: self._fechar(conn, planos, resultado.ultima, mover_cursor),
+                descricao=f"publicar {TIPO_SAIDA}",
+            )
+        except errors.PublishError as exc:
+            self._registrar_falha_publicacao(conn, planos, exc)
+            raise
         self._registrar_logs(conn, planos, novos_pendentes)
         resultado.por_nivel.update(
             p.resolucao.nivel_minimo_resolvido
@@ -506,10 +524,40 @@ class Servico:
             saidas = [p.saida for p in planos if p.desfecho in publicar and p.saida is not None]
             if saidas:
                 bus.publicar_preparados(conn, saidas, origem=ORIGEM)
+            resolvidas = [
+                p.evento.event_id for p in planos if p.evento.event_id in self.falhas_publicacao
+            ]
+            if resolvidas:
+                conn.execute(
+                    db.q("dlq_resolver"), {"consumidor": CONSUMIDOR, "event_ids": resolvidas}
+                )
         for plano in mortos:
             if plano.desfecho != Desfecho.DEAD_LETTER:
                 _dead(plano, motivos[plano.evento.event_id])
+        self.falhas_publicacao.difference_update(resolvidas)
         return aceitos
+
+    def _registrar_falha_publicacao(
+        self, conn: db.Connection, planos: list[Plano], exc: errors.PublishError
+    ) -> None:
+        """Spec 3.4/T9: the events whose output could not be published get a dead letter
+        (one per event and incident: a later failure counts one more try on it); the
+        cursor stays, so the next pass publishes them again."""
+        publicar = (Desfecho.REPUBLICADA, Desfecho.GEORREFERENCIADA)
+        afetados = [p.evento for p in planos if p.desfecho in publicar and p.saida is not None]
+        motivo = f"{_FALHA_PUBLICACAO}: {exc}"[:2000]
+        try:
+            with db.mapped_errors(), conn.transaction():
+                for evento in afetados:
+                    _registrar_dead_letter(conn, evento, motivo)
+        except errors.D2Error as falha:
+            # The database itself is gone: the retries' logs say so; the cursor holds.
+            log.error(
+                "Falha de publicação não registrada na DLQ",
+                extra={"erro": str(falha).splitlines()[0] if str(falha) else ""},
+            )
+            return
+        self.falhas_publicacao.update(e.event_id for e in afetados)
 
     def _dead_letter_isolado(
         self, conn: db.Connection, evento: bus.Evento, exc: BaseException, mover_cursor: bool

@@ -121,3 +121,18 @@ SET status = %(status)s::text,
     reprocessado_em = CASE WHEN %(status)s::text = 'reprocessado' THEN clock_timestamp()
                            ELSE reprocessado_em END
 WHERE consumidor = %(consumidor)s AND event_id = %(event_id)s;
+
+-- name: dlq_falhas_publicacao
+-- A consumer's pending dead letters for publications that failed (spec 3.4/T9).
+SELECT event_id
+FROM core.dead_letter_queue
+WHERE consumidor = %(consumidor)s AND status = 'pendente'
+  AND starts_with(erro, %(prefixo)s::text);
+
+-- name: dlq_resolver
+-- Mark a consumer's pending dead letters of these events resolved: their publication
+-- went through.
+UPDATE core.dead_letter_queue
+SET status = 'reprocessado', reprocessado_em = clock_timestamp()
+WHERE consumidor = %(consumidor)s AND status = 'pendente'
+  AND event_id = ANY(%(event_ids)s::uuid[]);

@@ -14,6 +14,7 @@ Run it many times by hand: D2_GAP_REPEAT=20 pytest tests/integration/test_event_
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import threading
@@ -138,7 +139,7 @@ def test_event_log__reader_never_skips_with_out_of_order_commits(
     # Within one transaction, the order of insertion.
     assert all(
         a.sequencia < b.sequencia
-        for a, b in zip(posicoes, posicoes[1:], strict=False)
+        for a, b in itertools.pairwise(posicoes)
         if a.transacao == b.transacao
     )
     # Numbered at INSERT: nothing without a number, no transaction id missing.
