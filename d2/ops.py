@@ -86,6 +86,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
             db.q("ops_status_dead_letters"), {"consumidor": service.CONSUMIDOR}
         ).fetchall()
         ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
+    cerca = bus.cerca(conn, service.TIPO_ENTRADA)
     assert geral is not None
     por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
     motivos = {r["motivo"]: int(r["quantidade"]) for r in descartes}
@@ -97,6 +98,10 @@ def status(conn: db.Connection) -> dict[str, Any]:
             "maior_sequencia": cursor["maior_sequencia"] if cursor else None,
             "eventos_pendentes": cursor["eventos_pendentes"] if cursor else None,
             "movido_em": cursor["cursor_movido_em"] if cursor else None,
+            # Committed events an older write transaction (anywhere in the cluster)
+            # still holds back from the readers: delayed, never lost.
+            "retidos": cerca.retidos,
+            "atraso_retidos_s": round(cerca.atraso_s, 3),
         },
         "resolucoes": {"total": sum(por_nivel.values()), "por_nivel": por_nivel},
         "descartes": {
@@ -164,6 +169,11 @@ def formatar_status(d: dict[str, Any]) -> str:
         cursor = (
             f"cursor    {c['posicao']} of {c['maior_sequencia']}; "
             f"{c['eventos_pendentes']} events waiting (moved {_quando(c['movido_em'])})"
+        )
+    if c["retidos"]:
+        cursor += (
+            f"\n          {c['retidos']} committed events held back for "
+            f"{c['atraso_retidos_s']:.1f} s by an older transaction still running"
         )
     niveis = ", ".join(
         f"{nome_nivel(int(n))} {q}"

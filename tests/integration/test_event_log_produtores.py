@@ -15,7 +15,7 @@ import psycopg
 import sqlalchemy as sa
 from psycopg.rows import dict_row
 
-from d2 import bus, migrations
+from d2 import bus, metrics, migrations, ops, service
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -159,3 +159,29 @@ def test_migration__moves_a_live_log_with_events_in_flight(empty_db_url: str) ->
         for p in voando:
             p.close()
         leitor.close()
+
+
+def test_fence__a_long_write_transaction_delays_delivery_and_says_so(
+    db_url: str, conn: Conn
+) -> None:
+    """A write transaction elsewhere (not touching the log) holds delivery back while it
+    runs: the metric and `d2 status` show how many events wait and for how long."""
+    metricas = metrics.Metricas()
+    with psycopg.connect(db_url) as longa:
+        longa.execute("SELECT pg_current_xact_id()")  # a transaction id: it writes
+        with psycopg.connect(db_url) as produtor:
+            esperado = _inserir(produtor, service.TIPO_ENTRADA)
+        time.sleep(0.2)
+        assert bus.ler_desde(conn, service.TIPO_ENTRADA, 0) == []
+        metricas.atualizar_gauges(conn)
+        texto = metricas.texto().decode()
+        assert "d2_event_log_cerca_retidos 1.0" in texto
+        atraso = bus.cerca(conn, service.TIPO_ENTRADA).atraso_s
+        assert atraso >= 0.2
+        estado = ops.status(conn)["cursor"]
+        assert estado["retidos"] == 1 and estado["atraso_retidos_s"] >= 0.2
+        longa.rollback()
+    assert [e.event_id for e in bus.ler_desde(conn, service.TIPO_ENTRADA, 0)] == [esperado]
+    metricas.atualizar_gauges(conn)
+    assert "d2_event_log_cerca_retidos 0.0" in metricas.texto().decode()
+    assert bus.cerca(conn, service.TIPO_ENTRADA) == bus.Cerca(0, 0.0)
