@@ -190,3 +190,31 @@ SELECT count(*) AS n FROM core.event_log WHERE tipo = 'demanda.georreferenciada'
 -- name: cursor_existe
 -- Has the worker seeded its cursor (boot done)?
 SELECT count(*) AS n FROM d2.consumer_offset WHERE tipo_evento = 'demanda.normalizada';
+
+-- name: monolito_event_log
+-- core.event_log as the monolith creates it before D-2 is installed (a serial number).
+CREATE SCHEMA IF NOT EXISTS core;
+CREATE TABLE core.event_log (
+    sequence_number BIGSERIAL NOT NULL UNIQUE,
+    event_id        UUID PRIMARY KEY,
+    tipo            VARCHAR(255) NOT NULL,
+    versao_schema   VARCHAR(32) NOT NULL DEFAULT '1.0.0',
+    origem          VARCHAR(100) NOT NULL,
+    correlacao_id   UUID,
+    payload         JSONB NOT NULL,
+    publicado_em    TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+
+-- name: produtor_inserir
+-- One event, as a colony's EventBusService writes it.
+INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
+VALUES (%(event_id)s, 'bench.produtor', '1.0.0', 'N-1', NULL, %(payload)s::jsonb);
+
+-- name: ingenuo_ler_desde
+-- A reader that trusts sequence_number order alone (what a plain log offers): it skips
+-- events that commit after a higher number was read.
+SELECT sequence_number, event_id
+FROM core.event_log
+WHERE tipo = 'bench.produtor' AND sequence_number > %(apos)s
+ORDER BY sequence_number
+LIMIT 1000;

@@ -19,7 +19,7 @@ from typing import Any
 
 from d2 import errors
 
-NAMES = ("pip", "drain", "memory", "latency", "import")
+NAMES = ("pip", "drain", "memory", "latency", "import", "eventlog")
 
 # Sizes: (full run, --quick).
 _PONTOS = (20_000, 4_000)
@@ -53,6 +53,13 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
         for nome in escolhidos:
             if nome == "import":
                 yield from _importar(srv)
+                continue
+            if nome == "eventlog":
+                from bench import event_log
+
+                # A cluster of its own with fsync on (or the server given): commits/s
+                # of a throw-away cluster without fsync say nothing about producers.
+                yield from event_log.run(url, quick)
                 continue
             if template is None:
                 # Polygons loaded once; every benchmark works on its own clone.

@@ -62,6 +62,7 @@ class Worker:
         self._ultimo_purge = time.monotonic()
         self._espera_s = 0.5
         self.metricas = metrics.Metricas() if settings.metrics_port else None
+        self._gauges_em = 0.0
 
     def instalar_sinais(self) -> None:
         """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
@@ -124,9 +125,17 @@ class Worker:
                     log.info("D-2 Georreferenciamento inicializado")
                     if drain:
                         return
+                    espera = _ESPERA_MIN_S
                     while not self.parar.is_set():
-                        ouvinte.esperar(self.settings.poll_interval_s)
-                        self._replay(conn, leitura)
+                        ouvinte.esperar(espera)
+                        # Producers send no NOTIFY (it would serialise their commits):
+                        # poll often while events come, less and less while none do.
+                        veio = self._replay(conn, leitura)
+                        espera = (
+                            _ESPERA_MIN_S
+                            if veio
+                            else min(espera * 2, self.settings.poll_interval_s)
+                        )
             finally:
                 self.estado.pronto = False
                 if self.estado.lider and not conn.closed:
@@ -153,8 +162,10 @@ class Worker:
             return LeituraEmSequencia(conn, self.batch_size, self._purgar_cache, self.settings)
         return Antecipacao(self.url, self.servico, self.batch_size, self._purgar_cache)
 
-    def _replay(self, conn: db.Connection, leitura: Leitura) -> None:
-        """Read from the cursor and handle batches until the log is exhausted (or stop)."""
+    def _replay(self, conn: db.Connection, leitura: Leitura) -> bool:
+        """Read from the cursor and handle batches until the log is exhausted (or stop).
+        True when there was at least one event."""
+        veio = False
         leitura.pedir(self.servico.cursor(conn))
         try:
             while not self.parar.is_set():
@@ -164,9 +175,12 @@ class Worker:
                     leitura.pedir(bus.posicao(eventos[-1]))
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
-                    if self.metricas is not None:
+                    # At most once a second: an idle worker polls many times a second.
+                    if self.metricas is not None and time.monotonic() - self._gauges_em >= 1:
                         self.metricas.atualizar_gauges(conn)
-                    return
+                        self._gauges_em = time.monotonic()
+                    return veio
+                veio = True
                 resultado = self.servico.processar(
                     conn, eventos, lote=lote, antes_de_isolar=leitura.descartar
                 )
@@ -184,12 +198,18 @@ class Worker:
                     self._on_batch(resultado)
         finally:
             leitura.descartar()
+        return veio
 
     def _purgar_cache(self) -> None:
         if time.monotonic() - self._ultimo_purge >= 3600:
             removidas = self.servico.cache.purgar_expirados()
             self._ultimo_purge = time.monotonic()
             log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
+
+
+# The first wait after an event: a poll finding nothing is one index probe (~0.1 ms of
+# the server's time), and the wait doubles after each empty one up to D2_POLL_INTERVAL.
+_ESPERA_MIN_S = 0.002
 
 
 # Python's cyclic garbage collector, by default, walks the young objects every 700
