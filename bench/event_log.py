@@ -114,6 +114,9 @@ class Leitor(threading.Thread):
         self.retidos_max = 0
         self.medir_cerca = threading.Event()
         self.parar = threading.Event()
+        self.pronto = threading.Event()
+        """Set once the reader has caught up with what the log held when it started
+        (earlier rounds' events are not measured)."""
 
     def run(self) -> None:
         cursor = bus.Posicao(0, 0)
@@ -135,10 +138,14 @@ class Leitor(threading.Thread):
                         self.ordem.extend(bus.posicao(e) for e in eventos)
                     if self.medir_cerca.is_set():
                         self.retidos_max = max(self.retidos_max, bus.cerca(conn, TIPO).retidos)
-                for event_id in novos:
+                for event_id in novos if self.pronto.is_set() else ():
                     if event_id in self.lidos:
                         self.duplicados += 1
                     self.lidos.setdefault(event_id, agora)
+                if not self.pronto.is_set():
+                    if not novos:
+                        self.pronto.set()
+                    continue
                 if not novos and terminou:
                     return
                 if not novos:
@@ -153,6 +160,7 @@ def rodada_lacunas(
     trava = threading.Lock()
     leitor = Leitor(url, ingenuo)
     leitor.start()
+    leitor.pronto.wait(120)
 
     def produzir(semente: int) -> None:
         rng = random.Random(semente)
@@ -198,6 +206,7 @@ def transacao_longa(url: str, segure_s: float, por_segundo: float) -> dict[str, 
     leitor = Leitor(url, False)
     leitor.medir_cerca.set()
     leitor.start()
+    leitor.pronto.wait(120)
     duracao = segure_s + 1.5
     fim = time.perf_counter() + duracao
 
