@@ -22,7 +22,7 @@ import pytest
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import config, migrations, worker
+from d2 import bus, config, migrations, worker
 from tests import invariantes
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
@@ -242,18 +242,33 @@ def test_worker_role__cannot_create_or_write_outside_its_grants(
         como_worker.execute(PROIBIDO_FORA[acao])
 
 
-def test_worker_role__cannot_choose_a_sequence_number(conn: Conn, como_worker: Conn) -> None:
-    """INSERT is granted, but the number is still the database's (given at commit)."""
-    event_id = uuid.uuid4()
-    como_worker.execute(
-        "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload, "
-        "sequence_number) VALUES (%(id)s, 'teste', '1.0.0', 'x', '{}', 999999)",
-        {"id": event_id},
+def test_worker_role__a_chosen_position_hides_no_one_elses_event(
+    conn: Conn, como_worker: Conn
+) -> None:
+    """INSERT is granted and sequence_number is the table's plain default, so a producer
+    may write its own numbers (as on the monolith's log without D-2); the readers' order
+    is (transacao, sequence_number). Whatever a role writes there, it only misplaces its
+    own event: the others' are all read."""
+    tipo = "teste.posicao"
+    inserir = (
+        "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload)"
+        " VALUES (%(id)s, %(tipo)s, '1.0.0', 'x', '{}')"
     )
-    row = conn.execute(
-        "SELECT sequence_number FROM core.event_log WHERE event_id = %(id)s", {"id": event_id}
-    ).fetchone()
-    assert row is not None and row["sequence_number"] != 999999
+    primeiro = uuid.uuid4()
+    conn.execute(inserir, {"id": primeiro, "tipo": tipo})
+    [lido] = bus.ler_desde(conn, tipo, 0)
+    cursor = bus.posicao(lido)
+    for transacao, numero in (("1", 999_999), ("0", -1), ("99999999999", 5_000_000)):
+        como_worker.execute(
+            "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload,"
+            " transacao, sequence_number) VALUES (%(id)s, %(tipo)s, '1.0.0', 'x', '{}',"
+            " %(transacao)s::xid8, %(numero)s)",
+            {"id": uuid.uuid4(), "tipo": tipo, "transacao": transacao, "numero": numero},
+        )
+    outros = [uuid.uuid4() for _ in range(3)]
+    for event_id in outros:
+        conn.execute(inserir, {"id": event_id, "tipo": tipo})
+    assert [e.event_id for e in bus.ler_desde(conn, tipo, cursor)] == outros
 
 
 # --- secrets and personal data in the logs ----------------------------------------------
