@@ -101,9 +101,11 @@ def upgrade() -> None:
         CREATE INDEX event_log_tipo_transacao_idx
             ON core.event_log (tipo, (coalesce(transacao, '0'::xid8)), sequence_number);
 
+        -- No foreign key: a row counts only while its last_sequence equals the cursor's,
+        -- so a cursor reset or truncated by hand simply ignores it (and TRUNCATE of
+        -- d2.consumer_offset keeps working).
         CREATE TABLE d2.consumer_offset_transacao (
-            tipo_evento     VARCHAR(255) PRIMARY KEY
-                REFERENCES d2.consumer_offset (tipo_evento) ON DELETE CASCADE,
+            tipo_evento     VARCHAR(255) PRIMARY KEY,
             last_sequence   BIGINT NOT NULL,
             last_transacao  xid8   NOT NULL
         );
