@@ -16,9 +16,10 @@
   pg_snapshot_xmin(pg_current_snapshot()): every transaction below it has finished, so
   nothing can appear behind its cursor (sql/queries/bus.sql, bus_ler_desde).
 - d2.consumer_offset_transacao keeps the transaction half of each cursor (the spec's
-  d2.consumer_offset keeps its columns). A cursor without it is read as the transaction
-  of the event it points at, which is 0 for every event from before: today's cursors
-  continue where they are.
+  d2.consumer_offset keeps its columns), and d2.consumer_posicao(tipo) reads a cursor's
+  position. Today's cursors are recorded at transaction 0 (their events are from
+  before): they continue where they are, even if a worker of the previous version keeps
+  moving last_sequence for a while.
 
 The ACCESS EXCLUSIVE lock is taken first: transactions that inserted under the old
 numbering finish (and are numbered) before anything changes. SET NOT NULL reads the
@@ -112,6 +113,19 @@ def upgrade() -> None:
         COMMENT ON TABLE d2.consumer_offset_transacao IS
             'Transaction half of a d2.consumer_offset cursor, valid while last_sequence matches.';
         GRANT SELECT, INSERT, UPDATE, DELETE ON d2.consumer_offset_transacao TO d2_worker;
+        -- Today's cursors point at events from before (transaction 0): recorded as such,
+        -- so a worker of the previous version still running meanwhile cannot drag the
+        -- position forward (see d2.consumer_posicao).
+        INSERT INTO d2.consumer_offset_transacao (tipo_evento, last_sequence, last_transacao)
+        SELECT tipo_evento, last_sequence, '0'::xid8 FROM d2.consumer_offset;
+        """,
+    )
+    migrations.apply_file(op, "functions/consumer_posicao.sql")
+    migrations.execute_sql(
+        op,
+        """
+        REVOKE EXECUTE ON FUNCTION d2.consumer_posicao(varchar) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION d2.consumer_posicao(varchar) TO d2_worker;
         """,
     )
 
@@ -126,20 +140,15 @@ def downgrade() -> None:
         -- which the consumers' idempotency absorbs; none is skipped).
         UPDATE d2.consumer_offset o
         SET last_sequence = coalesce(
-            (SELECT min(e.sequence_number) - 1 FROM core.event_log e
+            (SELECT min(e.sequence_number) - 1
+             FROM core.event_log e, d2.consumer_posicao(o.tipo_evento) p
              WHERE e.tipo = o.tipo_evento
                AND (coalesce(e.transacao, '0'::xid8), e.sequence_number)
-                   > (coalesce(t.last_transacao,
-                               (SELECT coalesce(x.transacao, '0'::xid8) FROM core.event_log x
-                                WHERE x.sequence_number = o.last_sequence),
-                               '0'::xid8),
-                      o.last_sequence)),
+                   > (p.transacao, p.sequencia)),
             greatest(o.last_sequence,
                      (SELECT coalesce(max(e.sequence_number), 0) FROM core.event_log e
-                      WHERE e.tipo = o.tipo_evento)))
-        FROM d2.consumer_offset o2
-        LEFT JOIN d2.consumer_offset_transacao t USING (tipo_evento)
-        WHERE o2.tipo_evento = o.tipo_evento;
+                      WHERE e.tipo = o.tipo_evento)));
+        DROP FUNCTION d2.consumer_posicao(varchar);
         DROP TABLE d2.consumer_offset_transacao;
         DROP INDEX core.event_log_tipo_transacao_idx;
         ALTER TABLE core.event_log DROP COLUMN transacao;

@@ -4,16 +4,9 @@
 -- it), as epoch seconds. Cheap: index range scans and small tables only.
 SELECT
     coalesce((
-        SELECT count(*) FROM core.event_log e, d2.consumer_offset o
-        WHERE o.tipo_evento = %(tipo)s AND e.tipo = %(tipo)s
-          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (
-              coalesce(
-                  (SELECT t.last_transacao FROM d2.consumer_offset_transacao t
-                   WHERE t.tipo_evento = o.tipo_evento AND t.last_sequence = o.last_sequence),
-                  (SELECT coalesce(x.transacao, '0'::xid8) FROM core.event_log x
-                   WHERE x.sequence_number = o.last_sequence),
-                  '0'::xid8),
-              o.last_sequence)
+        SELECT count(*) FROM core.event_log e, d2.consumer_posicao(%(tipo)s) p
+        WHERE e.tipo = %(tipo)s AND p.sequencia IS NOT NULL
+          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (p.transacao, p.sequencia)
     ), 0) AS lag,
     (
         SELECT count(*) FROM core.dead_letter_queue d

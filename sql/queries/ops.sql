@@ -2,16 +2,10 @@
 -- The consumer's cursor, how many committed events wait after it in the readers'
 -- (transacao, sequence) order, when it last moved.
 SELECT v.cursor, v.maior_sequencia, v.lag, v.cursor_movido_em,
-       (SELECT count(*) FROM core.event_log e
+       (SELECT count(*) FROM core.event_log e, d2.consumer_posicao(v.tipo_evento) p
         WHERE e.tipo = v.tipo_evento
-          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (
-              coalesce(
-                  (SELECT t.last_transacao FROM d2.consumer_offset_transacao t
-                   WHERE t.tipo_evento = v.tipo_evento AND t.last_sequence = v.cursor),
-                  (SELECT coalesce(x.transacao, '0'::xid8) FROM core.event_log x
-                   WHERE x.sequence_number = v.cursor),
-                  '0'::xid8),
-              v.cursor)) AS eventos_pendentes
+          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (p.transacao, p.sequencia)
+       ) AS eventos_pendentes
 FROM d2.v_consumer_lag v
 WHERE v.tipo_evento = %(tipo)s;
 

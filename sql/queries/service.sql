@@ -23,43 +23,25 @@ ON CONFLICT (tipo_evento) DO UPDATE
 SET last_sequence = EXCLUDED.last_sequence, last_transacao = EXCLUDED.last_transacao;
 
 -- name: cursor_get
--- Where the consumer is: the last event it handled, as (transacao, sequence). The
--- transaction comes from d2.consumer_offset_transacao while it matches last_sequence,
--- else from that event in the log (0 for events from before transactions were
--- recorded, and for a cursor at 0).
-SELECT o.last_sequence,
-       coalesce(
-           (SELECT t.last_transacao FROM d2.consumer_offset_transacao t
-            WHERE t.tipo_evento = o.tipo_evento AND t.last_sequence = o.last_sequence),
-           (SELECT coalesce(e.transacao, '0'::xid8) FROM core.event_log e
-            WHERE e.sequence_number = o.last_sequence),
-           '0'::xid8
-       )::text::bigint AS last_transacao
-FROM d2.consumer_offset o
-WHERE o.tipo_evento = %(tipo)s;
+-- Where the consumer is: the last event it handled, as (transacao, sequence); see
+-- d2.consumer_posicao.
+SELECT p.sequencia AS last_sequence, p.transacao::text::bigint AS last_transacao
+FROM d2.consumer_posicao(%(tipo)s) p
+WHERE p.sequencia IS NOT NULL;
 
 -- name: cursor_advance
 -- Move the cursor forward only, in the readers' (transacao, sequence) order: a DLQ
 -- retry of an old event must not move it back. updated_at says a batch was handled.
 WITH atual AS (
-    SELECT o.tipo_evento,
-           (%(transacao)s::text::xid8, %(seq)s::bigint) > (
-               coalesce(
-                   (SELECT t.last_transacao FROM d2.consumer_offset_transacao t
-                    WHERE t.tipo_evento = o.tipo_evento AND t.last_sequence = o.last_sequence),
-                   (SELECT coalesce(e.transacao, '0'::xid8) FROM core.event_log e
-                    WHERE e.sequence_number = o.last_sequence),
-                   '0'::xid8),
-               o.last_sequence) AS avanca
-    FROM d2.consumer_offset o
-    WHERE o.tipo_evento = %(tipo)s
+    SELECT (%(transacao)s::text::xid8, %(seq)s::bigint) > (p.transacao, p.sequencia) AS avanca
+    FROM d2.consumer_posicao(%(tipo)s) p
 ),
 movido AS (
     UPDATE d2.consumer_offset o
     SET last_sequence = CASE WHEN a.avanca THEN %(seq)s::bigint ELSE o.last_sequence END,
         updated_at = CURRENT_TIMESTAMP
     FROM atual a
-    WHERE o.tipo_evento = a.tipo_evento
+    WHERE o.tipo_evento = %(tipo)s
     RETURNING o.tipo_evento, a.avanca
 )
 INSERT INTO d2.consumer_offset_transacao (tipo_evento, last_sequence, last_transacao)

@@ -15,7 +15,7 @@ import psycopg
 import sqlalchemy as sa
 from psycopg.rows import dict_row
 
-from d2 import bus, metrics, migrations, ops, service
+from d2 import bus, db, metrics, migrations, ops, service
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -143,12 +143,21 @@ def test_migration__moves_a_live_log_with_events_in_flight(empty_db_url: str) ->
         t.join(60)
         assert migrado.is_set() and not falha, falha
         novo = _inserir(leitor)
-        with leitor.transaction():
-            posicao = leitor.execute(
-                "SELECT last_sequence FROM d2.consumer_offset WHERE tipo_evento = %s", [TIPO]
-            ).fetchone()
-        assert posicao is not None
-        eventos = bus.ler_desde(leitor, TIPO, posicao["last_sequence"])
+        ultimo = leitor.execute(
+            "SELECT sequence_number FROM core.event_log WHERE event_id = %s", [novo]
+        ).fetchone()
+        assert ultimo is not None
+        # A worker of the previous version, still running, moves the cursor by sequence
+        # number alone: the position stays where the migration recorded it.
+        leitor.execute(
+            "UPDATE d2.consumer_offset SET last_sequence = %s WHERE tipo_evento = %s",
+            [ultimo["sequence_number"], TIPO],
+        )
+        posicao = leitor.execute(db.q("cursor_get"), {"tipo": TIPO}).fetchone()
+        assert posicao == {"last_sequence": cursor["sequence_number"], "last_transacao": 0}
+        eventos = bus.ler_desde(
+            leitor, TIPO, bus.Posicao(posicao["last_transacao"], posicao["last_sequence"])
+        )
         assert [e.event_id for e in eventos] == [*depois_do_cursor, *em_voo, novo]
         sem = leitor.execute(
             "SELECT count(*) AS n FROM core.event_log WHERE sequence_number IS NULL"
