@@ -125,17 +125,18 @@ class Worker:
                     log.info("D-2 Georreferenciamento inicializado")
                     if drain:
                         return
-                    espera = _ESPERA_MIN_S
+                    espera, ultimo = _ESPERA_MIN_S, time.monotonic()
                     while not self.parar.is_set():
                         ouvinte.esperar(espera)
                         # Producers send no NOTIFY (it would serialise their commits):
-                        # poll often while events come, less and less while none do.
-                        veio = self._replay(conn, leitura)
-                        espera = (
-                            _ESPERA_MIN_S
-                            if veio
-                            else min(espera * 2, self.settings.poll_interval_s)
-                        )
+                        # poll often while events come, less and less once none came
+                        # for a while.
+                        if self._replay(conn, leitura):
+                            ultimo = time.monotonic()
+                        if time.monotonic() - ultimo < _QUENTE_S:
+                            espera = _ESPERA_MIN_S
+                        else:
+                            espera = min(espera * 2, self.settings.poll_interval_s)
             finally:
                 self.estado.pronto = False
                 if self.estado.lider and not conn.closed:
@@ -207,9 +208,11 @@ class Worker:
             log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
 
 
-# The first wait after an event: a poll finding nothing is one index probe (~0.1 ms of
-# the server's time), and the wait doubles after each empty one up to D2_POLL_INTERVAL.
-_ESPERA_MIN_S = 0.002
+# Polling: every _ESPERA_MIN_S until _QUENTE_S passed without an event, then the wait
+# doubles after each empty poll up to D2_POLL_INTERVAL. An empty poll is two index
+# probes (~0.1 ms of the server's time each): ~200 a second while events keep coming.
+_ESPERA_MIN_S = 0.005
+_QUENTE_S = 1.0
 
 
 # Python's cyclic garbage collector, by default, walks the young objects every 700
