@@ -191,34 +191,6 @@ SELECT count(*) AS n FROM core.event_log WHERE tipo = 'demanda.georreferenciada'
 -- Has the worker seeded its cursor (boot done)?
 SELECT count(*) AS n FROM d2.consumer_offset WHERE tipo_evento = 'demanda.normalizada';
 
--- name: rls_papeis
--- A colony's producer (plain grants, not the owner: RLS applies to it) and a worker login.
-CREATE ROLE d2_bench_colonia LOGIN;
-GRANT USAGE ON SCHEMA core TO d2_bench_colonia;
-GRANT SELECT, INSERT ON core.event_log TO d2_bench_colonia;
-GRANT USAGE ON SEQUENCE core.event_log_ordem_insercao_seq TO d2_bench_colonia;
-CREATE ROLE d2_bench_worker LOGIN IN ROLE d2_worker;
-
--- name: rls_papeis_remover
-DROP OWNED BY d2_bench_colonia, d2_bench_worker;
-DROP ROLE d2_bench_colonia, d2_bench_worker;
-
--- name: rls_ligar
-ALTER TABLE core.event_log ENABLE ROW LEVEL SECURITY;
-
--- name: rls_desligar
-ALTER TABLE core.event_log DISABLE ROW LEVEL SECURITY;
-
--- name: rls_publicar_um
--- A producer's event: one row, its own transaction.
-INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload)
-VALUES (gen_random_uuid(), %(tipo)s, '1.0.0', 'bench', '{"x": 1}');
-
--- name: rls_publicar_lote
--- A producer's batch of %(n)s rows in one statement.
-INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload)
-SELECT gen_random_uuid(), %(tipo)s, '1.0.0', 'bench', jsonb_build_object('i', g)
-FROM generate_series(1, %(n)s) g;
 -- name: regeo_guardar
 -- Stored resolutions for many points, as the handler writes them, resolved in one batch.
 INSERT INTO d2.resolucoes_geo (
@@ -282,3 +254,30 @@ SELECT id FROM core.uc_polygons WHERE nivel = 4 ORDER BY id;
 UPDATE core.uc_polygons
 SET geometria = ST_AsGeoJSON(ST_Translate(ST_GeomFromGeoJSON(geometria::text), 1e-4, 0))::jsonb
 WHERE id = %(id)s;
+-- name: monolito_event_log
+-- core.event_log as the monolith creates it before D-2 is installed (a serial number).
+CREATE SCHEMA IF NOT EXISTS core;
+CREATE TABLE core.event_log (
+    sequence_number BIGSERIAL NOT NULL UNIQUE,
+    event_id        UUID PRIMARY KEY,
+    tipo            VARCHAR(255) NOT NULL,
+    versao_schema   VARCHAR(32) NOT NULL DEFAULT '1.0.0',
+    origem          VARCHAR(100) NOT NULL,
+    correlacao_id   UUID,
+    payload         JSONB NOT NULL,
+    publicado_em    TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+
+-- name: produtor_inserir
+-- One event, as a colony's EventBusService writes it.
+INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
+VALUES (%(event_id)s, 'bench.produtor', '1.0.0', 'N-1', NULL, %(payload)s::jsonb);
+
+-- name: ingenuo_ler_desde
+-- A reader that trusts sequence_number order alone (what a plain log offers): it skips
+-- events that commit after a higher number was read.
+SELECT sequence_number, event_id
+FROM core.event_log
+WHERE tipo = 'bench.produtor' AND sequence_number > %(apos)s
+ORDER BY sequence_number
+LIMIT 1000;

@@ -19,8 +19,7 @@ from typing import Any
 
 from d2 import errors
 
-NAMES = ("pip", "drain", "memory", "latency", "import", "regeo")
-NAMES = ("pip", "drain", "memory", "latency", "import", "capture")
+NAMES = ("pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo")
 
 # Sizes: (full run, --quick).
 _PONTOS = (20_000, 4_000)
@@ -63,6 +62,13 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
                 from bench import captura
 
                 yield from captura.escritor(srv, _INSERCOES[i], anterior=not quick)
+            if nome == "eventlog":
+                from bench import event_log
+
+                # A cluster of its own with fsync on (or the server given): commits/s
+                # of a throw-away cluster without fsync say nothing about producers.
+                yield from event_log.run(url, quick)
+                continue
             if template is None:
                 # Polygons loaded once; every benchmark works on its own clone.
                 base_url = pilha.enter_context(common.scratch_db(srv, "base"))

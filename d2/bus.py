@@ -1,11 +1,13 @@
 """core.event_log: publish (Registry-validated), replay, listen, dead letters.
 
-Publishing is a plain INSERT inside the caller's transaction: the database numbers the
-events when that transaction commits, in commit order (sql/functions/event_log_numerar.sql),
-so "sequence_number > S" never skips an event that commits later. A publisher that commits
-right after may have them numbered as they are inserted instead, under the same lock
-(publicar_preparados(por_ultimo=True)). One NOTIFY on channel
-`core_event_log` per committing transaction wakes listeners; readers poll as well.
+Publishing is a plain INSERT inside the caller's transaction, as any producer of the
+monolith writes it: the table's default numbers each event at once. Readers never skip
+an event that commits late: they read in (transacao, sequence_number) order and only
+below their snapshot's xmin, the oldest transaction still running, so every transaction
+they read from has finished and none can add an event behind their cursor (see
+bus_ler_desde in sql/queries/bus.sql). A long write transaction anywhere in the cluster
+holds delivery back meanwhile (see cerca); nothing is lost. Readers poll; a NOTIFY on
+channel `core_event_log`, when someone sends one, only wakes them sooner.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 from psycopg import sql
@@ -62,6 +64,24 @@ class Evento:
     profundidade_max: int | None = field(default=None, compare=False, repr=False)
     """At least the payload's nesting depth (a scalar is 0, {} is 1), known without
     walking it: the text's opening brackets, "{" and "[" inside strings included."""
+    transacao: int = field(default=0, compare=False)
+    """The inserting transaction (pg_current_xact_id), 0 for events from before it was
+    recorded: with sequence_number, the event's place in the readers' order."""
+
+
+class Posicao(NamedTuple):
+    """A reader's place in the log: the last event read, as (transacao, sequence_number)."""
+
+    transacao: int
+    sequencia: int
+
+
+def posicao(evento: Evento) -> Posicao:
+    return Posicao(evento.transacao, evento.sequence_number)
+
+
+# Bounds for a read that sets none: larger than any payload or batch PostgreSQL can hold.
+SEM_LIMITE = 2**62
 
 
 # json.dumps(json.loads(t), ensure_ascii=False) gives back a jsonb::text t byte for byte
@@ -80,9 +100,23 @@ def _tamanho_max(texto: str) -> int:
     return len(texto.encode()) + excesso * texto.count(".")
 
 
-def _evento(row: Sequence[Any]) -> Evento:
+def _evento(row: Sequence[Any], max_payload: int) -> Evento:
     """An event from a row of bus_ler_desde or bus_ler_eventos (their column order)."""
-    sequence_number, event_id, tipo, versao_schema, origem, correlacao_id, texto, quando = row
+    (sequence_number, event_id, tipo, versao_schema, origem, correlacao_id, texto, quando) = row[:8]
+    transacao, tamanho = row[8], row[9]
+    if texto is None:
+        # Left in the database by the read: only its size crossed the wire.
+        return Evento(
+            sequence_number,
+            event_id,
+            tipo,
+            versao_schema,
+            origem,
+            correlacao_id,
+            PayloadIlegivel(f"payload of {tamanho} bytes exceeds {max_payload}"),
+            quando,
+            transacao=transacao,
+        )
     return Evento(
         sequence_number,
         event_id,
@@ -94,6 +128,7 @@ def _evento(row: Sequence[Any]) -> Evento:
         quando,
         _tamanho_max(texto),
         texto.count("{") + texto.count("["),
+        transacao,
     )
 
 
@@ -263,16 +298,9 @@ def preparar(
     return Preparado(novo, tipo, versao, texto)
 
 
-def publicar_preparados(
-    conn: db.Connection, itens: Sequence[Preparado], *, origem: str, por_ultimo: bool = False
-) -> None:
+def publicar_preparados(conn: db.Connection, itens: Sequence[Preparado], *, origem: str) -> None:
     """Insert prepared events, all of one type and version, in one statement, in the
     caller's transaction. Their sequence numbers follow the order of itens.
-
-    The numbers are given at commit; with por_ultimo they are given now, and the
-    numbering lock stays held until the transaction ends, delaying every other
-    producer's commit meanwhile: for a caller that commits right after this (see
-    core.event_log_inserir_numerados). It saves the database a second write per event.
     """
     if not itens:
         return
@@ -286,7 +314,7 @@ def publicar_preparados(
             # was the worker's costliest Python step per event; as binary arrays (what
             # the resolutions use) the publication measured no faster.
             conn.execute(
-                db.q("bus_publicar_numerados" if por_ultimo else "bus_publicar_muitos"),
+                db.q("bus_publicar_muitos"),
                 {
                     "tipo": tipo,
                     "versao_schema": versao,
@@ -312,7 +340,7 @@ def publicar_muitos(
 ) -> list[uuid.UUID]:
     """Validate every (payload, correlacao_id) and insert them all in one statement.
 
-    Their sequence numbers, given at commit, follow the order of itens. Nothing is
+    Their sequence numbers follow the order of itens. Nothing is
     inserted when any payload is invalid (the error names the item's position).
     """
     versao = versao_schema or registry.registry().versao_padrao(tipo)
@@ -345,6 +373,8 @@ def com_retry(
         try:
             return operacao()
         except Exception as exc:
+            if db.lideranca_perdida(exc):
+                raise  # not a failure of this work: another worker leads now
             if not (db.is_transient(exc) or isinstance(exc, errors.PublishError)):
                 raise
             log.warning(
@@ -364,24 +394,67 @@ def com_retry(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def ler_desde(conn: db.Connection, tipo: str, apos: int, limite: int = 1000) -> list[Evento]:
-    """Committed events of tipo with sequence_number > apos, in order, at most limite.
+def ler_desde(
+    conn: db.Connection,
+    tipo: str,
+    apos: int | Posicao,
+    limite: int = 1000,
+    *,
+    max_payload_bytes: int = SEM_LIMITE,
+    max_lote_bytes: int = SEM_LIMITE,
+) -> list[Evento]:
+    """Committed events of tipo after apos, in the readers' order, at most limite.
 
-    Gap-safe: an event that commits later always gets a number above every number
-    already visible, so a reader may move its cursor to the last number it read.
+    apos is a Posicao, or the sequence number of the last event read (its transaction is
+    then looked up). Gap-safe: a reader may move its cursor to the last event it read.
+    A payload whose text exceeds max_payload_bytes is not fetched: it comes as a
+    PayloadIlegivel saying its size. The batch stops before its payloads pass
+    max_lote_bytes (one event at least).
     """
+    transacao, sequencia = (
+        (apos.transacao, apos.sequencia) if isinstance(apos, Posicao) else (None, apos)
+    )
     with db.mapped_errors(), conn.cursor(row_factory=tuple_row) as cur:
         rows = cur.execute(
-            db.q("bus_ler_desde"), {"tipo": tipo, "apos": apos, "limite": limite}
+            db.q("bus_ler_desde"),
+            {
+                "tipo": tipo,
+                "apos": sequencia,
+                "transacao": transacao,
+                "limite": limite,
+                "max_payload": max_payload_bytes,
+                "max_lote": max_lote_bytes,
+            },
         ).fetchall()
-    return [_evento(row) for row in rows]
+    return [_evento(row, max_payload_bytes) for row in rows]
 
 
-def ler_eventos(conn: db.Connection, event_ids: Sequence[uuid.UUID]) -> list[Evento]:
-    """Committed events by event_id (unknown ids are left out), in sequence order."""
+def ler_eventos(
+    conn: db.Connection, event_ids: Sequence[uuid.UUID], *, max_payload_bytes: int = SEM_LIMITE
+) -> list[Evento]:
+    """Committed events by event_id (unknown ids are left out), in the readers' order.
+    A payload above max_payload_bytes comes as a PayloadIlegivel, as in ler_desde."""
     with db.mapped_errors(), conn.cursor(row_factory=tuple_row) as cur:
-        rows = cur.execute(db.q("bus_ler_eventos"), {"event_ids": list(event_ids)}).fetchall()
-    return [_evento(row) for row in rows]
+        rows = cur.execute(
+            db.q("bus_ler_eventos"),
+            {"event_ids": list(event_ids), "max_payload": max_payload_bytes},
+        ).fetchall()
+    return [_evento(row, max_payload_bytes) for row in rows]
+
+
+class Cerca(NamedTuple):
+    retidos: int
+    """Committed events readers cannot read yet: an older transaction is still running."""
+    atraso_s: float
+    """Seconds since the oldest of them was inserted; 0 when none waits."""
+
+
+def cerca(conn: db.Connection, tipo: str) -> Cerca:
+    """What the readers' fence holds back now (a long write transaction anywhere in the
+    cluster delays delivery, never loses an event)."""
+    with db.mapped_errors(), conn.cursor(row_factory=tuple_row) as cur:
+        row = cur.execute(db.q("bus_cerca"), {"tipo": tipo}).fetchone()
+    return Cerca(int(row[0]), float(row[1])) if row else Cerca(0, 0.0)
 
 
 def maior_sequencia(conn: db.Connection, tipo: str | None = None) -> int:

@@ -42,6 +42,7 @@ class Settings:
     max_payload_depth: int
     standby_max_s: float = 0.0
     territorio_alerta_a_cada: int = 5
+    max_batch_bytes: int = 16 * 1024 * 1024
 
 
 def load() -> Settings:
@@ -60,6 +61,7 @@ def load() -> Settings:
         # worker should be leading, and /healthz turns 503 past it.
         standby_max_s=_float("D2_STANDBY_MAX_SECONDS", 0.0),
         territorio_alerta_a_cada=_int("D2_TERRITORIO_ALERTA_A_CADA", 5),
+        max_batch_bytes=_int("D2_MAX_BATCH_BYTES", 16 * 1024 * 1024),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")

@@ -32,7 +32,11 @@ _CONFIG_FAILURES = (
     "invalid port",
     "invalid integer value",
 )
-_TRANSIENT = ("08", "40001", "40P01", "57P01", "57P02", "57P03", "53300")
+# The leadership fence's own code (sql/functions/consumer_offset_lideranca.sql): in
+# class 40, so the batch rolls back and the worker reconnects as a standby; never
+# retried in place, and no failure of the batch's events (they are the new leader's).
+LIDERANCA_PERDIDA = "40D2L"
+_TRANSIENT = ("08", "40001", "40P01", LIDERANCA_PERDIDA, "57P01", "57P02", "57P03", "53300")
 
 
 def sql_dir() -> Path:
@@ -89,6 +93,16 @@ def is_transient(exc: BaseException) -> bool:
         return True
     sqlstate = getattr(exc, "sqlstate", None) or ""
     return any(sqlstate.startswith(prefix) for prefix in _TRANSIENT)
+
+
+def lideranca_perdida(exc: BaseException) -> bool:
+    """True when exc (or what it wraps) is the leadership fence refusing a batch."""
+    atual: BaseException | None = exc
+    while atual is not None:
+        if getattr(atual, "sqlstate", None) == LIDERANCA_PERDIDA:
+            return True
+        atual = atual.__cause__
+    return False
 
 
 def map_error(exc: psycopg.Error) -> errors.D2Error:

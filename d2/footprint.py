@@ -20,8 +20,6 @@ class Objeto:
     why: str
     cost: str
     removal: str
-    event_log: bool = False
-    """On core.event_log as on main today; being redone (issue 15, item 1)."""
 
 
 _CAPTURA = (
@@ -39,7 +37,6 @@ _CAPTURA_FORA = (
 )
 _DA_SPEC = "the spec's migration (§2.6, §2.7) where the monolith's table lacks it"
 _SE_FALTA = "created only where missing; a table D-2 created is marked with a COMMENT"
-_NUMERACAO = "gap-safe numbering at commit (README, 'The event log is gap-safe')"
 
 OBJETOS: tuple[Objeto, ...] = (
     Objeto(
@@ -174,15 +171,26 @@ OBJETOS: tuple[Objeto, ...] = (
         "the event log (DESIGN) for standalone installs",
         "none: " + _SE_FALTA,
         "downgrade drops it only if D-2 created it",
-        event_log=True,
     ),
     Objeto(
         "column",
-        "core.event_log.ordem_insercao",
-        "order of insertion inside a transaction, kept by the numbering",
-        "a nextval per inserted row",
-        "`d2 migrate --downgrade 20261202130000_d2_postgis_mirror` restores the table",
-        event_log=True,
+        "core.event_log.transacao",
+        "the readers' fence (README, 'The event log is gap-safe'): `xid8`, default "
+        "`pg_current_xact_id()`, NULL on rows from before; readers go in "
+        "(transacao, sequence_number) order below the oldest running transaction",
+        "8 bytes per event; the default reads the id the inserting transaction already "
+        "has; added without rewriting the table (no default at ADD, then SET DEFAULT)",
+        "`DROP INDEX core.event_log_tipo_transacao_idx; "
+        "ALTER TABLE core.event_log DROP COLUMN transacao`",
+    ),
+    Objeto(
+        "index",
+        "core.event_log.event_log_tipo_transacao_idx",
+        "the readers' range scan from their cursor: (tipo, coalesce(transacao, 0), "
+        "sequence_number)",
+        "one more index entry per inserted event (inside the producers' commits/s figure, "
+        "Performance); the migration blocks writes to the log while it builds it",
+        "`DROP INDEX core.event_log_tipo_transacao_idx`",
     ),
     Objeto(
         "index",
@@ -190,7 +198,6 @@ OBJETOS: tuple[Objeto, ...] = (
         "primary key (event_id), when D-2 created the table",
         "DESIGN's",
         "with the table",
-        event_log=True,
     ),
     Objeto(
         "index",
@@ -198,80 +205,22 @@ OBJETOS: tuple[Objeto, ...] = (
         "sequence_number unique, when D-2 created the table",
         "one B-tree entry per event",
         "with the table",
-        event_log=True,
     ),
     Objeto(
         "index",
         "core.event_log.event_log_tipo_sequence_number_idx",
-        "'events of type T after S': the worker's poll and replay",
-        "one B-tree entry per event",
-        "`DROP INDEX core.event_log_tipo_sequence_number_idx` (the worker's reads get slow)",
-        event_log=True,
-    ),
-    Objeto(
-        "index",
-        "core.event_log.event_log_pendentes_idx",
-        "the commit-time numbering finds its transaction's rows",
-        "a partial B-tree entry per event until numbered",
-        "with the numbering triggers",
-        event_log=True,
+        "highest number of a type (boot, lag, `d2 status`)",
+        "one more index entry per inserted event",
+        "`DROP INDEX core.event_log_tipo_sequence_number_idx`",
     ),
     Objeto(
         "sequence",
         "core.event_log_numeracao_seq",
-        "hands out sequence numbers under the numbering lock",
-        "none outside the numbering",
-        "with the numbering triggers",
-        event_log=True,
-    ),
-    Objeto(
-        "sequence",
-        "core.event_log_ordem_insercao_seq",
-        "default of ordem_insercao",
-        "a nextval per inserted row",
-        "with the column",
-        event_log=True,
-    ),
-    Objeto(
-        "trigger",
-        "core.event_log.event_log_proteger_sequencia",
-        "BEFORE INSERT, row: every producer's sequence_number starts NULL",
-        "a producer's RETURNING sequence_number reads NULL",
-        "`d2 migrate --downgrade 20261202130000_d2_postgis_mirror`",
-        event_log=True,
-    ),
-    Objeto(
-        "trigger",
-        "core.event_log.event_log_numerar",
-        _NUMERACAO + ": constraint trigger, DEFERRABLE INITIALLY DEFERRED",
-        "serialises every publishing commit under one advisory lock; one NOTIFY each",
-        "`d2 migrate --downgrade 20261202130000_d2_postgis_mirror`",
-        event_log=True,
-    ),
-    Objeto(
-        "function",
-        "core.event_log_proteger_sequencia()",
-        "the BEFORE trigger's function",
-        "as above",
-        "with its trigger",
-        event_log=True,
-    ),
-    Objeto(
-        "function",
-        "core.event_log_numerar()",
-        "the numbering's function (SECURITY DEFINER)",
-        "as above",
-        "with its trigger",
-        event_log=True,
-    ),
-    Objeto(
-        "function",
-        "core.event_log_inserir_numerados(character varying,character varying,"
-        "character varying,jsonb)",
-        "the worker's publish: rows numbered as they are inserted",
-        "takes the numbering lock until the worker's commit",
-        "`d2 migrate --downgrade 20261202140000_d2_mirror_faixas`",
-        event_log=True,
+        "on a log D-2 created, sequence_number's default (owned by the column); on the "
+        "monolith's log, left from D-2's earlier numbering, unused (its own serial default "
+        "is put back as it was, recorded in d2.event_log_original)",
+        "none",
+        "monolith's log: `DROP SEQUENCE core.event_log_numeracao_seq`",
     ),
     Objeto(
         "table",
@@ -323,6 +272,5 @@ def markdown() -> str:
         "|---|---|---|---|---|",
     ]
     for o in OBJETOS:
-        marca = " ⚠ event_log, being redone" if o.event_log else ""
-        linhas.append(f"| {o.kind} | `{o.name}`{marca} | {o.why} | {o.cost} | {o.removal} |")
+        linhas.append(f"| {o.kind} | `{o.name}` | {o.why} | {o.cost} | {o.removal} |")
     return "\n".join(linhas)

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import prometheus_client
 
-from d2 import db, service
+from d2 import bus, db, service
 
 log = logging.getLogger("d2.metrics")
 
@@ -77,6 +77,17 @@ class Metricas:
         self.revisoes = prometheus_client.Gauge(
             "d2_revisoes_pendentes", "Demands waiting for manual review.", registry=r
         )
+        self.cerca_retidos = prometheus_client.Gauge(
+            "d2_event_log_cerca_retidos",
+            "Committed demanda.normalizada events held back: an older write transaction "
+            "is still running somewhere in the cluster (delayed, never lost).",
+            registry=r,
+        )
+        self.cerca_atraso = prometheus_client.Gauge(
+            "d2_event_log_cerca_atraso_segundos",
+            "Seconds since the oldest held-back event was inserted (0 when none waits).",
+            registry=r,
+        )
         self.ultimo_evento = prometheus_client.Gauge(
             "d2_ultimo_evento_processado_timestamp_seconds",
             "When the worker last handled a batch (Unix time).",
@@ -118,6 +129,9 @@ class Metricas:
                 db.q("metrics_gauges"),
                 {"tipo": service.TIPO_ENTRADA, "consumidor": service.CONSUMIDOR},
             ).fetchone()
+            cerca = bus.cerca(conn, service.TIPO_ENTRADA)
+        self.cerca_retidos.set(cerca.retidos)
+        self.cerca_atraso.set(cerca.atraso_s)
         if row is None:
             return
         self.lag.set(row["lag"])

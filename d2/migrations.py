@@ -154,8 +154,9 @@ def apply_file(operations: Any, relative: str) -> None:
     execute_sql(operations, db.sql_file(relative))
 
 
-def apply_frozen(operations: Any, revision: str, relative: str) -> None:
-    """Apply a frozen copy of an object file: a version that left sql/ stays, for the
-    migrations that installed it, under alembic/versions/sql/<revision>/."""
-    path = script_location() / "versions" / "sql" / revision / relative
+def apply_frozen(operations: Any, *partes: str) -> None:
+    """Apply a SQL file frozen with the migrations, under alembic/versions/sql/: the text
+    an old migration installed, kept after its live copy left sql/. The path is given
+    whole ("<revision>/functions/x.sql") or as the revision and the file's path."""
+    path = script_location() / "versions" / "sql" / Path(*partes)
     execute_sql(operations, path.read_text(encoding="utf-8"))

@@ -40,7 +40,10 @@ def reprocessar_dead_letters(
             conn, consumidor=service.CONSUMIDOR, status="pendente", limite=1_000_000
         )
         event_ids = [row["event_id"] for row in pendentes]
-    eventos = {e.event_id: e for e in bus.ler_eventos(conn, event_ids)}
+    eventos = {
+        e.event_id: e
+        for e in bus.ler_eventos(conn, event_ids, max_payload_bytes=settings.max_payload_bytes)
+    }
     servico = service.Servico(settings)
     report: dict[str, Any] = {"pedidos": len(event_ids), "reprocessados": 0, "falharam": 0}
     report["ausentes_do_log"] = [str(e) for e in event_ids if e not in eventos]
@@ -81,6 +84,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
         ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
         acompanhamento = conn.execute(db.q("regeo_pendencias")).fetchone()
         territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
+    cerca = bus.cerca(conn, service.TIPO_ENTRADA)
     assert geral is not None and acompanhamento is not None
     por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
     motivos = {r["motivo"]: int(r["quantidade"]) for r in descartes}
@@ -92,6 +96,10 @@ def status(conn: db.Connection) -> dict[str, Any]:
             "maior_sequencia": cursor["maior_sequencia"] if cursor else None,
             "eventos_pendentes": cursor["eventos_pendentes"] if cursor else None,
             "movido_em": cursor["cursor_movido_em"] if cursor else None,
+            # Committed events an older write transaction (anywhere in the cluster)
+            # still holds back from the readers: delayed, never lost.
+            "retidos": cerca.retidos,
+            "atraso_retidos_s": round(cerca.atraso_s, 3),
         },
         "resolucoes": {"total": sum(por_nivel.values()), "por_nivel": por_nivel},
         "descartes": {
@@ -168,6 +176,11 @@ def formatar_status(d: dict[str, Any]) -> str:
         cursor = (
             f"cursor    {c['posicao']} of {c['maior_sequencia']}; "
             f"{c['eventos_pendentes']} events waiting (moved {_quando(c['movido_em'])})"
+        )
+    if c["retidos"]:
+        cursor += (
+            f"\n          {c['retidos']} committed events held back for "
+            f"{c['atraso_retidos_s']:.1f} s by an older transaction still running"
         )
     niveis = ", ".join(
         f"{nome_nivel(int(n))} {q}"

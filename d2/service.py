@@ -104,7 +104,8 @@ class Lote:
 @dataclass
 class Resultado:
     contagem: Counter[str] = field(default_factory=Counter)
-    ultima_sequencia: int = 0
+    ultima: bus.Posicao = field(default_factory=lambda: bus.Posicao(0, 0))
+    """The last event handled, in the log's reading order."""
     cache_hits: int = 0
     resolvidos_sql: int = 0
     por_nivel: Counter[int] = field(default_factory=Counter)
@@ -112,7 +113,7 @@ class Resultado:
 
     def somar(self, outro: Resultado) -> None:
         self.contagem.update(outro.contagem)
-        self.ultima_sequencia = max(self.ultima_sequencia, outro.ultima_sequencia)
+        self.ultima = max(self.ultima, outro.ultima)
         self.cache_hits += outro.cache_hits
         self.resolvidos_sql += outro.resolvidos_sql
         self.por_nivel.update(outro.por_nivel)
@@ -209,6 +210,17 @@ def _registrar_dead_letter(conn: db.Connection, evento: bus.Evento, erro: str) -
     )
 
 
+# How a publish failure's dead letter starts (found again at boot by dlq_falhas_publicacao).
+_FALHA_PUBLICACAO = "publish failed"
+
+
+def _mover_cursor(conn: db.Connection, ultima: bus.Posicao) -> None:
+    conn.execute(
+        db.q("cursor_advance"),
+        {"tipo": TIPO_ENTRADA, "seq": ultima.sequencia, "transacao": ultima.transacao},
+    )
+
+
 def _colunas_resolucoes(linhas: list[dict[str, Any]]) -> dict[str, list[Any]]:
     """Resolution rows (Servico._linha_resolucao) as resolutions_insert's column arrays."""
     colunas = {
@@ -243,21 +255,33 @@ class Servico:
     def __init__(self, settings: config.Settings, geo_cache: cache.GeoCache | None = None) -> None:
         self.settings = settings
         self.cache = geo_cache or cache.GeoCache(settings.cache_max_entries, settings.cache_ttl_s)
+        self.falhas_publicacao: set[uuid.UUID] = set()
+        """Events whose publication failed after its retries (spec 3.4/T9), each with a
+        pending dead letter that the publication, when it succeeds, marks resolved."""
 
     # --- boot (spec 4.4) -------------------------------------------------------------------
 
-    def iniciar(self, conn: db.Connection) -> int:
-        """Steps 1-2 of the boot: empty cache, cursor seeded. Returns the cursor."""
+    def iniciar(self, conn: db.Connection) -> bus.Posicao:
+        """Steps 1-2 of the boot: empty cache, cursor seeded (at the last event readers
+        can see now, never overwriting a cursor). Returns the cursor."""
         self.cache.iniciar()
         with db.mapped_errors(), conn.transaction():
-            maior = bus.maior_sequencia(conn, TIPO_ENTRADA)
-            conn.execute(db.q("cursor_seed"), {"tipo": TIPO_ENTRADA, "seq": maior})
+            conn.execute(db.q("cursor_seed"), {"tipo": TIPO_ENTRADA})
+            self.falhas_publicacao = {
+                row["event_id"]
+                for row in conn.execute(
+                    db.q("dlq_falhas_publicacao"),
+                    {"consumidor": CONSUMIDOR, "prefixo": _FALHA_PUBLICACAO},
+                )
+            }
         return self.cursor(conn)
 
-    def cursor(self, conn: db.Connection) -> int:
+    def cursor(self, conn: db.Connection) -> bus.Posicao:
         with db.mapped_errors():
             row = conn.execute(db.q("cursor_get"), {"tipo": TIPO_ENTRADA}).fetchone()
-        return int(row["last_sequence"]) if row else 0
+        if row is None:
+            return bus.Posicao(0, 0)
+        return bus.Posicao(int(row["last_transacao"]), int(row["last_sequence"]))
 
     # --- the handler -----------------------------------------------------------------------
 
@@ -302,7 +326,7 @@ class Servico:
         so it may run on another connection while the previous batch is being written:
         events are unique in the log, so no earlier batch can still be writing a
         resolution this batch's idempotency check should see."""
-        resultado = Resultado(ultima_sequencia=max(e.sequence_number for e in eventos))
+        resultado = Resultado(ultima=bus.posicao(eventos[-1]))
         with db.mapped_errors():
             versao = conn.execute(db.q("mirror_version")).fetchone()
             if versao is not None:
@@ -322,10 +346,14 @@ class Servico:
         """Steps 5-7 for a prepared batch: store, publish, mark processed, move the cursor."""
         planos, resultado = lote.planos, lote.resultado
         self._gravar_resolucoes(conn, planos)
-        novos_pendentes = bus.com_retry(
-            lambda: self._fechar(conn, planos, resultado.ultima_sequencia, mover_cursor),
-            descricao=f"publicar {TIPO_SAIDA}",
-        )
+        try:
+            novos_pendentes = bus.com_retry(
+                lambda: self._fechar(conn, planos, resultado.ultima, mover_cursor),
+                descricao=f"publicar {TIPO_SAIDA}",
+            )
+        except errors.PublishError as exc:
+            self._registrar_falha_publicacao(conn, planos, exc)
+            raise
         self._registrar_logs(conn, planos, novos_pendentes)
         resultado.por_nivel.update(
             p.resolucao.nivel_minimo_resolvido
@@ -446,7 +474,7 @@ class Servico:
             )
 
     def _fechar(
-        self, conn: db.Connection, planos: list[Plano], ultima: int, mover_cursor: bool
+        self, conn: db.Connection, planos: list[Plano], ultima: bus.Posicao, mover_cursor: bool
     ) -> set[uuid.UUID]:
         """Steps 6-7 (and the discard/review paths) in ONE transaction; returns the events
         that entered the review queue now."""
@@ -491,17 +519,45 @@ class Servico:
             for plano in mortos:
                 _registrar_dead_letter(conn, plano.evento, motivos[plano.evento.event_id])
             if mover_cursor:
-                conn.execute(db.q("cursor_advance"), {"tipo": TIPO_ENTRADA, "seq": ultima})
-            # Last, right before the commit: numbered now, the outputs hold the event
-            # log's numbering lock until then.
+                _mover_cursor(conn, ultima)
             publicar = (Desfecho.REPUBLICADA, Desfecho.GEORREFERENCIADA)
             saidas = [p.saida for p in planos if p.desfecho in publicar and p.saida is not None]
             if saidas:
-                bus.publicar_preparados(conn, saidas, origem=ORIGEM, por_ultimo=True)
+                bus.publicar_preparados(conn, saidas, origem=ORIGEM)
+            resolvidas = [
+                p.evento.event_id for p in planos if p.evento.event_id in self.falhas_publicacao
+            ]
+            if resolvidas:
+                conn.execute(
+                    db.q("dlq_resolver"), {"consumidor": CONSUMIDOR, "event_ids": resolvidas}
+                )
         for plano in mortos:
             if plano.desfecho != Desfecho.DEAD_LETTER:
                 _dead(plano, motivos[plano.evento.event_id])
+        self.falhas_publicacao.difference_update(resolvidas)
         return aceitos
+
+    def _registrar_falha_publicacao(
+        self, conn: db.Connection, planos: list[Plano], exc: errors.PublishError
+    ) -> None:
+        """Spec 3.4/T9: the events whose output could not be published get a dead letter
+        (one per event and incident: a later failure counts one more try on it); the
+        cursor stays, so the next pass publishes them again."""
+        publicar = (Desfecho.REPUBLICADA, Desfecho.GEORREFERENCIADA)
+        afetados = [p.evento for p in planos if p.desfecho in publicar and p.saida is not None]
+        motivo = f"{_FALHA_PUBLICACAO}: {exc}"[:2000]
+        try:
+            with db.mapped_errors(), conn.transaction():
+                for evento in afetados:
+                    _registrar_dead_letter(conn, evento, motivo)
+        except errors.D2Error as falha:
+            # The database itself is gone: the retries' logs say so; the cursor holds.
+            log.error(
+                "Falha de publicação não registrada na DLQ",
+                extra={"erro": str(falha).splitlines()[0] if str(falha) else ""},
+            )
+            return
+        self.falhas_publicacao.update(e.event_id for e in afetados)
 
     def _dead_letter_isolado(
         self, conn: db.Connection, evento: bus.Evento, exc: BaseException, mover_cursor: bool
@@ -510,9 +566,7 @@ class Servico:
         with db.mapped_errors(), conn.transaction():
             _registrar_dead_letter(conn, evento, motivo[:2000])
             if mover_cursor:
-                conn.execute(
-                    db.q("cursor_advance"), {"tipo": TIPO_ENTRADA, "seq": evento.sequence_number}
-                )
+                _mover_cursor(conn, bus.posicao(evento))
         log.error(
             "Evento enviado à DLQ",
             extra={
@@ -521,7 +575,7 @@ class Servico:
                 "motivo": motivo,
             },
         )
-        resultado = Resultado(ultima_sequencia=evento.sequence_number)
+        resultado = Resultado(ultima=bus.posicao(evento))
         resultado.contagem[str(Desfecho.DEAD_LETTER)] += 1
         return resultado
 

@@ -68,13 +68,15 @@ class Resultado:
         )
 
 
-def cursor(conn: db.Connection) -> int:
-    """The consumer's cursor, created at 0 the first time: drawings made before D-2 ran
-    (L-2 only logs them, spec 8.5) are taken from the start of the log."""
+def cursor(conn: db.Connection) -> bus.Posicao:
+    """The consumer's cursor, created at the start of the log the first time: drawings
+    made before D-2 ran (L-2 only logs them, spec 8.5) are taken too."""
     with db.mapped_errors():
-        conn.execute(db.q("cursor_seed"), {"tipo": TIPO_ENTRADA, "seq": 0})
+        conn.execute(db.q("territorio_cursor_seed"), {"tipo": TIPO_ENTRADA})
         row = conn.execute(db.q("cursor_get"), {"tipo": TIPO_ENTRADA}).fetchone()
-    return int(row["last_sequence"]) if row else 0
+    if row is None:
+        return bus.Posicao(0, 0)
+    return bus.Posicao(int(row["last_transacao"]), int(row["last_sequence"]))
 
 
 def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -> Resultado:
@@ -87,12 +89,14 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -
     resultado = Resultado()
     apos = cursor(conn)
     while True:
-        eventos = bus.ler_desde(conn, TIPO_ENTRADA, apos, lote)
+        eventos = bus.ler_desde(
+            conn, TIPO_ENTRADA, apos, lote, max_payload_bytes=settings.max_payload_bytes
+        )
         if not eventos:
             return resultado
         for evento in eventos:
             _um_evento(conn, evento, settings, resultado)
-            apos = evento.sequence_number
+            apos = bus.posicao(evento)
 
 
 def _um_evento(
@@ -114,8 +118,12 @@ def _um_evento(
 
 def _ja_passou(conn: db.Connection, evento: bus.Evento) -> bool:
     """Lock the cursor for this transaction; True when another consumer moved it past."""
-    row = conn.execute(db.q("territorio_cursor_travar"), {"tipo": TIPO_ENTRADA}).fetchone()
-    return row is not None and int(row["last_sequence"]) >= evento.sequence_number
+    conn.execute(db.q("territorio_cursor_travar"), {"tipo": TIPO_ENTRADA})
+    row = conn.execute(
+        db.q("territorio_cursor_passou"),
+        {"tipo": TIPO_ENTRADA, "transacao": evento.transacao, "seq": evento.sequence_number},
+    ).fetchone()
+    return row is not None and bool(row["passou"])
 
 
 def _decidir(
@@ -124,13 +132,6 @@ def _decidir(
     payload = evento.payload
     if isinstance(payload, bus.PayloadIlegivel):
         raise errors.InvalidEvent(payload.motivo)
-    if evento.tamanho_max_bytes is not None and evento.tamanho_max_bytes > (
-        settings.max_payload_bytes
-    ):
-        raise errors.InvalidEvent(
-            f"payload of about {evento.tamanho_max_bytes} bytes is over "
-            f"D2_MAX_PAYLOAD_BYTES={settings.max_payload_bytes}"
-        )
     registry.validar(TIPO_ENTRADA, payload, evento.versao_schema)
     if payload["tipo_lugar"] != TIPO_LUGAR:
         resultado.ignorados += 1
@@ -230,7 +231,10 @@ def _publicar_uc(
 
 
 def _avancar(conn: db.Connection, evento: bus.Evento) -> None:
-    conn.execute(db.q("cursor_advance"), {"tipo": TIPO_ENTRADA, "seq": evento.sequence_number})
+    conn.execute(
+        db.q("cursor_advance"),
+        {"tipo": TIPO_ENTRADA, "transacao": evento.transacao, "seq": evento.sequence_number},
+    )
 
 
 def _dead_letter(conn: db.Connection, evento: bus.Evento, erro: str, resultado: Resultado) -> None:

@@ -72,6 +72,7 @@ class Worker:
         self._ultimo_purge = time.monotonic()
         self._espera_s = 0.5
         self.metricas = metrics.Metricas() if settings.metrics_port else None
+        self._gauges_em = 0.0
 
     def instalar_sinais(self) -> None:
         """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
@@ -142,12 +143,26 @@ class Worker:
                     if drain:
                         self._acompanhar(conn, fatia_s=None)
                         return
+                    espera, ultimo = _ESPERA_MIN_S, time.monotonic()
+                    resta, acompanhado = False, 0.0
                     while not self.parar.is_set():
-                        resta = self._acompanhar(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
-                        ouvinte.esperar(0.0 if resta else self.settings.poll_interval_s)
+                        # Drawings, the mirror and the re-georeferencing follow-up at
+                        # most once a poll interval, unless the follow-up has work left.
+                        desde = time.monotonic() - acompanhado
+                        if resta or desde >= self.settings.poll_interval_s:
+                            resta = self._acompanhar(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
+                            acompanhado = time.monotonic()
+                        ouvinte.esperar(0.0 if resta else espera)
                         lideranca.confirmar()
-                        mirror.acompanhar(conn)
-                        self._replay(conn, leitura)
+                        # Producers send no NOTIFY (it would serialise their commits):
+                        # poll often while events come, less and less once none came
+                        # for a while.
+                        if self._replay(conn, leitura):
+                            ultimo = time.monotonic()
+                        if time.monotonic() - ultimo < _QUENTE_S:
+                            espera = _ESPERA_MIN_S
+                        else:
+                            espera = min(espera * 2, self.settings.poll_interval_s)
             finally:
                 self.estado.pronto = False
                 self.estado.lider = False  # the lock goes when Lideranca closes
@@ -171,30 +186,35 @@ class Worker:
 
     def _leitura(self, conn: db.Connection) -> Leitura:
         if self.batch_size == 1:
-            return LeituraEmSequencia(conn, self.batch_size, self._purgar_cache)
+            return LeituraEmSequencia(conn, self.batch_size, self._purgar_cache, self.settings)
         return Antecipacao(self.url, self.servico, self.batch_size, self._purgar_cache)
 
-    def _replay(self, conn: db.Connection, leitura: Leitura) -> None:
-        """Read from the cursor and handle batches until the log is exhausted (or stop)."""
+    def _replay(self, conn: db.Connection, leitura: Leitura) -> bool:
+        """Read from the cursor and handle batches until the log is exhausted (or stop).
+        True when there was at least one event."""
+        veio = False
         leitura.pedir(self.servico.cursor(conn))
         try:
             while not self.parar.is_set():
                 self.estado.ultimo_avanco = time.monotonic()
                 eventos, lote = leitura.receber()
                 if lote is not None:
-                    leitura.pedir(eventos[-1].sequence_number)
+                    leitura.pedir(bus.posicao(eventos[-1]))
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
-                    if self.metricas is not None:
+                    # At most once a second: an idle worker polls many times a second.
+                    if self.metricas is not None and time.monotonic() - self._gauges_em >= 1:
                         self.metricas.atualizar_gauges(conn)
-                    return
+                        self._gauges_em = time.monotonic()
+                    return veio
+                veio = True
                 resultado = self.servico.processar(
                     conn, eventos, lote=lote, antes_de_isolar=leitura.descartar
                 )
                 if not leitura.pendente:
                     # Read in turn, prepared here, or the read-ahead was taken back to
                     # isolate a poison event: ask for the next batch now.
-                    leitura.pedir(eventos[-1].sequence_number)
+                    leitura.pedir(bus.posicao(eventos[-1]))
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
                 if self.metricas is not None:
@@ -205,6 +225,7 @@ class Worker:
                     self._on_batch(resultado)
         finally:
             leitura.descartar()
+        return veio
 
     def _acompanhar(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
         """Between batches of demands: citizen-drawn polygons, then a slice of the
@@ -272,6 +293,13 @@ class Lideranca:
             self.conn.execute(db.q("leader_check"))
 
 
+# Polling: every _ESPERA_MIN_S until _QUENTE_S passed without an event, then the wait
+# doubles after each empty poll up to D2_POLL_INTERVAL. An empty poll is two index
+# probes (~0.1 ms of the server's time each): ~200 a second while events keep coming.
+_ESPERA_MIN_S = 0.005
+_QUENTE_S = 1.0
+
+
 # Python's cyclic garbage collector, by default, walks the young objects every 700
 # allocations. A batch's objects (events, plans, rows) live until it is written, so they
 # survive those walks into the old generation, and their number then sets off full
@@ -289,10 +317,21 @@ def _espacar_coletas() -> None:
 
 
 def _ler_eventos(
-    conn: db.Connection, apos: int, batch_size: int, purgar_cache: Callable[[], None]
+    conn: db.Connection,
+    apos: bus.Posicao,
+    batch_size: int,
+    purgar_cache: Callable[[], None],
+    settings: config.Settings,
 ) -> list[bus.Evento]:
     purgar_cache()  # where the cache is touched: in turn, or on the read-ahead thread
-    return bus.ler_desde(conn, service.TIPO_ENTRADA, apos, batch_size)
+    return bus.ler_desde(
+        conn,
+        service.TIPO_ENTRADA,
+        apos,
+        batch_size,
+        max_payload_bytes=settings.max_payload_bytes,
+        max_lote_bytes=settings.max_batch_bytes,
+    )
 
 
 class Leitura(Protocol):
@@ -302,7 +341,7 @@ class Leitura(Protocol):
     @property
     def pendente(self) -> bool: ...
 
-    def pedir(self, apos: int) -> None: ...
+    def pedir(self, apos: bus.Posicao) -> None: ...
 
     def receber(self) -> tuple[list[bus.Evento], service.Lote | None]: ...
 
@@ -319,12 +358,17 @@ class LeituraEmSequencia:
     Servico.processar itself."""
 
     def __init__(
-        self, conn: db.Connection, batch_size: int, purgar_cache: Callable[[], None]
+        self,
+        conn: db.Connection,
+        batch_size: int,
+        purgar_cache: Callable[[], None],
+        settings: config.Settings,
     ) -> None:
         self._conn = conn
         self._batch_size = batch_size
         self._purgar_cache = purgar_cache
-        self._apos: int | None = None
+        self._settings = settings
+        self._apos: bus.Posicao | None = None
 
     def __enter__(self) -> LeituraEmSequencia:
         return self
@@ -336,14 +380,17 @@ class LeituraEmSequencia:
     def pendente(self) -> bool:
         return self._apos is not None
 
-    def pedir(self, apos: int) -> None:
+    def pedir(self, apos: bus.Posicao) -> None:
         assert self._apos is None, "one batch asked for at most"
         self._apos = apos
 
     def receber(self) -> tuple[list[bus.Evento], service.Lote | None]:
         assert self._apos is not None, "receber without pedir"
         apos, self._apos = self._apos, None
-        return _ler_eventos(self._conn, apos, self._batch_size, self._purgar_cache), None
+        eventos = _ler_eventos(
+            self._conn, apos, self._batch_size, self._purgar_cache, self._settings
+        )
+        return eventos, None
 
     def descartar(self) -> None:
         self._apos = None
@@ -391,7 +438,7 @@ class Antecipacao:
     def pendente(self) -> bool:
         return self._futuro is not None
 
-    def pedir(self, apos: int) -> None:
+    def pedir(self, apos: bus.Posicao) -> None:
         """Start reading and deciding the batch after sequence number apos."""
         assert self._futuro is None, "one batch in flight at most"
         self._futuro = self._pool.submit(self._ler, apos)
@@ -409,12 +456,14 @@ class Antecipacao:
             with contextlib.suppress(Exception):
                 futuro.result()
 
-    def _ler(self, apos: int) -> tuple[list[bus.Evento], service.Lote | None]:
+    def _ler(self, apos: bus.Posicao) -> tuple[list[bus.Evento], service.Lote | None]:
         if self._conn is None or self._conn.closed:
             self._conn = db.connect(
                 self._url, autocommit=True, application_name="d2-worker-leitura"
             )
-        eventos = _ler_eventos(self._conn, apos, self._batch_size, self._purgar_cache)
+        eventos = _ler_eventos(
+            self._conn, apos, self._batch_size, self._purgar_cache, self._servico.settings
+        )
         if not eventos:
             return eventos, None
         try:

@@ -70,6 +70,7 @@ GRANT EXECUTE
                 d2.arredondar_coordenada(double precision),
                 d2.faixas_por_grau(),
                 d2.lideranca_tentar(),
+                d2.consumer_posicao(varchar),
                 d2.regeo_comparar(uuid[]),
                 -- SECURITY DEFINER: the worker applies what writers of core.uc_polygons
                 -- recorded (d2/mirror.py); it may not write the mirror itself.
@@ -83,14 +84,22 @@ GRANT EXECUTE
 
 GRANT USAGE ON SCHEMA core, d2 TO d2_worker;
 GRANT SELECT ON core.uc_polygons TO d2_worker;
--- Rows of other domains are hidden from d2_worker by row-level security (policies
--- d2_worker_* on these two tables, migration 20261203120020).
 GRANT SELECT, INSERT ON core.event_log TO d2_worker;
-GRANT USAGE ON SEQUENCE core.event_log_ordem_insercao_seq TO d2_worker;
+-- The sequence behind sequence_number's default (the monolith's serial, or the one D-2
+-- made where it created the log): the worker publishes with a plain INSERT.
+DO $$
+DECLARE
+    serial text := pg_catalog.pg_get_serial_sequence('core.event_log', 'sequence_number');
+BEGIN
+    IF serial IS NOT NULL THEN
+        EXECUTE pg_catalog.format('GRANT USAGE ON SEQUENCE %s TO d2_worker', serial);
+    END IF;
+END
+$$;
 GRANT SELECT, INSERT, UPDATE ON core.dead_letter_queue TO d2_worker;
 GRANT SELECT, INSERT, UPDATE, DELETE
     ON d2.resolucoes_geo, d2.eventos_processados, d2.revisoes_geo_pendentes,
-       d2.consumer_offset
+       d2.consumer_offset, d2.consumer_offset_transacao
     TO d2_worker;
 GRANT SELECT
     ON d2.mirror_uc, d2.mirror_pieces, d2.mirror_state, d2.mirror_cadeias, d2.mirror_faixas

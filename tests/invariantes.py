@@ -97,7 +97,12 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
     cursor = conn.execute(
         "SELECT last_sequence FROM d2.consumer_offset WHERE tipo_evento = 'demanda.normalizada'"
     ).fetchone()
-    maior = max((e["sequence_number"] for e in eventos.values()), default=0)
+    # The end in the readers' (transacao, sequence_number) order.
+    ultimo = conn.execute(
+        "SELECT sequence_number FROM core.event_log WHERE tipo = 'demanda.normalizada'"
+        " ORDER BY coalesce(transacao, '0'::xid8) DESC, sequence_number DESC LIMIT 1"
+    ).fetchone()
+    maior = ultimo["sequence_number"] if ultimo else 0
     assert cursor is not None and cursor["last_sequence"] == maior, "cursor not at the end"
     return {
         "eventos": len(eventos),

@@ -119,12 +119,12 @@ def upgrade() -> None:
         """,
     )
     for name in (
-        "functions/event_log_proteger_sequencia.sql",
-        "functions/event_log_numerar.sql",
-        "triggers/event_log_proteger_sequencia.sql",
-        "triggers/event_log_numerar.sql",
+        "20261202130100_core_event_log/functions/event_log_proteger_sequencia.sql",
+        "20261202130100_core_event_log/functions/event_log_numerar.sql",
+        "20261202130100_core_event_log/triggers/event_log_proteger_sequencia.sql",
+        "20261202130100_core_event_log/triggers/event_log_numerar.sql",
     ):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, name)
 
 
 def downgrade() -> None:

@@ -15,8 +15,10 @@ depends_on = None
 
 
 def upgrade() -> None:
-    migrations.apply_file(op, "functions/event_log_numerar_v2.sql")
+    migrations.apply_frozen(
+        op, "20261202130600_event_log_numerar_v2/functions/event_log_numerar_v2.sql"
+    )
 
 
 def downgrade() -> None:
-    migrations.apply_file(op, "functions/event_log_numerar.sql")
+    migrations.apply_frozen(op, "20261202130100_core_event_log/functions/event_log_numerar.sql")

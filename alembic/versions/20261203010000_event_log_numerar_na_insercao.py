@@ -27,11 +27,11 @@ depends_on = None
 
 def upgrade() -> None:
     for name in (
-        "functions/event_log_proteger_sequencia_v2.sql",
-        "triggers/event_log_numerar_v2.sql",
-        "functions/event_log_inserir_numerados.sql",
+        "20261203010000_event_log_numerar_na_insercao/functions/event_log_proteger_sequencia_v2.sql",
+        "20261203010000_event_log_numerar_na_insercao/triggers/event_log_numerar_v2.sql",
+        "20261203010000_event_log_numerar_na_insercao/functions/event_log_inserir_numerados.sql",
     ):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, name)
     migrations.execute_sql(
         op,
         """
@@ -49,5 +49,7 @@ def downgrade() -> None:
         DROP FUNCTION IF EXISTS core.event_log_inserir_numerados(varchar, varchar, varchar, jsonb);
         """,
     )
-    migrations.apply_file(op, "triggers/event_log_numerar.sql")
-    migrations.apply_file(op, "functions/event_log_proteger_sequencia.sql")
+    migrations.apply_frozen(op, "20261202130100_core_event_log/triggers/event_log_numerar.sql")
+    migrations.apply_frozen(
+        op, "20261202130100_core_event_log/functions/event_log_proteger_sequencia.sql"
+    )

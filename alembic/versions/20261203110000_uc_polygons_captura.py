@@ -25,7 +25,7 @@ from alembic import op
 from d2 import migrations
 
 revision = "20261203110000_uc_polygons_captura"
-down_revision = "20261203010000_event_log_numerar_na_insercao"
+down_revision = "20261203100000_event_log_transacao"
 branch_labels = None
 depends_on = None
 

@@ -20,7 +20,7 @@ from alembic import op
 from d2 import migrations
 
 revision = "20261203150000_d2_territorio_comunitario"
-down_revision = "20261203120020_d2_worker_rls"
+down_revision = "20261203120010_worker_lideranca"
 branch_labels = None
 depends_on = None
 

@@ -4,7 +4,8 @@
 -- leader's batch moves the cursor (an UPDATE of its d2.consumer_offset row) before it
 -- commits; this trigger then checks, under that row lock, that the session named by
 -- the setting d2.lideranca_pid still holds the lock, and fails the batch (SQLSTATE
--- 40001, retried as transient: the worker goes back to standby) when it does not. The
+-- 40D2L, d2/db.py: transient, never retried in place: the worker goes back to standby,
+-- and the batch's events are left to the new leader, not dead-lettered) when it does not. The
 -- new leader first locks the same row (sql/queries/worker.sql, leader_fence), so it
 -- either waits for the old batch to commit or the old batch sees the lock gone.
 -- Sessions that do not set d2.lideranca_pid (operators, other consumers) are not checked.
@@ -29,7 +30,7 @@ BEGIN
           AND l.pid = lider::integer
     ) THEN
         RAISE EXCEPTION 'd2: liderança perdida: a sessão % não segura mais o lock', lider
-            USING ERRCODE = 'serialization_failure';
+            USING ERRCODE = '40D2L';
     END IF;
     RETURN NULL;
 END

@@ -4,11 +4,9 @@
 -- it), as epoch seconds. Cheap: index range scans and small tables only.
 SELECT
     coalesce((
-        SELECT count(*) FROM core.event_log e
-        WHERE e.tipo = %(tipo)s
-          AND e.sequence_number > (
-              SELECT o.last_sequence FROM d2.consumer_offset o WHERE o.tipo_evento = %(tipo)s
-          )
+        SELECT count(*) FROM core.event_log e, d2.consumer_posicao(%(tipo)s) p
+        WHERE e.tipo = %(tipo)s AND p.sequencia IS NOT NULL
+          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (p.transacao, p.sequencia)
     ), 0) AS lag,
     (
         SELECT count(*) FROM core.dead_letter_queue d

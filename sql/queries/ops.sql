@@ -1,8 +1,13 @@
 -- name: ops_status_cursor
--- The consumer's cursor, how many committed events wait behind it, when it last moved.
-SELECT cursor, maior_sequencia, eventos_pendentes, lag, cursor_movido_em
-FROM d2.v_consumer_lag
-WHERE tipo_evento = %(tipo)s;
+-- The consumer's cursor, how many committed events wait after it in the readers'
+-- (transacao, sequence) order, when it last moved.
+SELECT v.cursor, v.maior_sequencia, v.lag, v.cursor_movido_em,
+       (SELECT count(*) FROM core.event_log e, d2.consumer_posicao(v.tipo_evento) p
+        WHERE e.tipo = v.tipo_evento
+          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (p.transacao, p.sequencia)
+       ) AS eventos_pendentes
+FROM d2.v_consumer_lag v
+WHERE v.tipo_evento = %(tipo)s;
 
 -- name: ops_status_resolucoes
 -- Stored resolutions by level.

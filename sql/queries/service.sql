@@ -1,18 +1,55 @@
 -- name: cursor_seed
--- Boot (spec 4.4): create the cursor at the highest sequence, never overwriting one.
-INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)
-VALUES (%(tipo)s, %(seq)s)
-ON CONFLICT (tipo_evento) DO NOTHING;
+-- Boot (spec 4.4): create the cursor at the last event readers can see now (below the
+-- snapshot's xmin, see bus_ler_desde), never overwriting one.
+WITH ultimo AS (
+    SELECT coalesce(e.transacao, '0'::xid8) AS transacao, e.sequence_number
+    FROM core.event_log e
+    WHERE e.tipo = %(tipo)s
+      AND coalesce(e.transacao, '0'::xid8) < pg_snapshot_xmin(pg_current_snapshot())
+    ORDER BY coalesce(e.transacao, '0'::xid8) DESC, e.sequence_number DESC
+    LIMIT 1
+),
+semeado AS (
+    INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)
+    VALUES (%(tipo)s, coalesce((SELECT u.sequence_number FROM ultimo u), 0))
+    ON CONFLICT (tipo_evento) DO NOTHING
+    RETURNING tipo_evento, last_sequence
+)
+INSERT INTO d2.consumer_offset_transacao (tipo_evento, last_sequence, last_transacao)
+SELECT s.tipo_evento, s.last_sequence,
+       coalesce((SELECT u.transacao FROM ultimo u), '0'::xid8)
+FROM semeado s
+ON CONFLICT (tipo_evento) DO UPDATE
+SET last_sequence = EXCLUDED.last_sequence, last_transacao = EXCLUDED.last_transacao;
 
 -- name: cursor_get
--- Where the consumer is.
-SELECT last_sequence FROM d2.consumer_offset WHERE tipo_evento = %(tipo)s;
+-- Where the consumer is: the last event it handled, as (transacao, sequence); see
+-- d2.consumer_posicao.
+SELECT p.sequencia AS last_sequence, p.transacao::text::bigint AS last_transacao
+FROM d2.consumer_posicao(%(tipo)s) p
+WHERE p.sequencia IS NOT NULL;
 
 -- name: cursor_advance
--- Move the cursor forward only (a DLQ retry of an old event must not move it back).
-UPDATE d2.consumer_offset
-SET last_sequence = GREATEST(last_sequence, %(seq)s), updated_at = CURRENT_TIMESTAMP
-WHERE tipo_evento = %(tipo)s;
+-- Move the cursor forward only, in the readers' (transacao, sequence) order: a DLQ
+-- retry of an old event must not move it back. updated_at says a batch was handled.
+WITH atual AS (
+    SELECT (%(transacao)s::text::xid8, %(seq)s::bigint) > (p.transacao, p.sequencia) AS avanca
+    FROM d2.consumer_posicao(%(tipo)s) p
+),
+movido AS (
+    UPDATE d2.consumer_offset o
+    SET last_sequence = CASE WHEN a.avanca THEN %(seq)s::bigint ELSE o.last_sequence END,
+        updated_at = CURRENT_TIMESTAMP
+    FROM atual a
+    WHERE o.tipo_evento = %(tipo)s
+    RETURNING o.tipo_evento, a.avanca
+)
+INSERT INTO d2.consumer_offset_transacao (tipo_evento, last_sequence, last_transacao)
+SELECT m.tipo_evento, %(seq)s::bigint, %(transacao)s::text::xid8
+FROM movido m
+WHERE m.avanca
+ON CONFLICT (tipo_evento) DO UPDATE
+SET last_sequence = EXCLUDED.last_sequence, last_transacao = EXCLUDED.last_transacao;
 
 -- name: resolutions_by_event_ids
 -- Idempotency (handler step 1): resolutions already stored for these events. The ids

@@ -44,10 +44,10 @@ def transacao(db_url: str) -> Conn:
 def inserir_cru(conn: Conn, tipo: str = "teste.cru", **colunas: Any) -> uuid.UUID:
     """What an upstream producer does: a plain INSERT (DESIGN "Event log")."""
     event_id = uuid.uuid4()
-    valores = {"payload": "{}", "sequence_number": None, **colunas}
+    valores = {"payload": "{}", **colunas}
     conn.execute(
-        "INSERT INTO core.event_log (event_id, tipo, origem, payload, sequence_number)"
-        " VALUES (%(event_id)s, %(tipo)s, 'teste', %(payload)s::jsonb, %(sequence_number)s)",
+        "INSERT INTO core.event_log (event_id, tipo, origem, payload)"
+        " VALUES (%(event_id)s, %(tipo)s, 'teste', %(payload)s::jsonb)",
         {"event_id": event_id, "tipo": tipo, **valores},
     )
     return event_id
@@ -161,102 +161,30 @@ def test_bus__publicar_muitos_keeps_the_order_of_the_items(db_url: str, conn: Co
     assert [e.payload["nivel_minimo_resolvido"] for e in eventos] == [1, 2, 3, 4]
 
 
-def test_bus__por_ultimo_numbers_at_insert_in_order_and_notifies(db_url: str, conn: Conn) -> None:
-    """publicar_preparados(por_ultimo=True): numbers taken now, in the items' order, and
-    one NOTIFY with the highest; a row published before it in the same transaction is
-    still numbered at commit, after them (with its own NOTIFY)."""
-    conn.execute("LISTEN core_event_log")
-    itens = [
-        bus.preparar(GEO, georreferenciada(nivel_minimo_resolvido=i + 1), None) for i in range(4)
-    ]
-    with transacao(db_url) as produtor:
-        antes = bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
-        bus.publicar_preparados(produtor, itens, origem="D-2", por_ultimo=True)
-        ids = [item.event_id for item in itens]
-        numeros = {
-            row["event_id"]: row["sequence_number"]
-            for row in produtor.execute(
-                "SELECT event_id, sequence_number FROM core.event_log ORDER BY ordem_insercao"
-            )
-        }
-        assert numeros[antes] is None  # still numbered at commit
-        assert [numeros[i] for i in ids] == [1, 2, 3, 4]
-        bus.publicar_preparados(produtor, [], origem="D-2", por_ultimo=True)
-    eventos = bus.ler_desde(conn, GEO, 0)
-    assert [e.event_id for e in eventos] == [*ids, antes]
-    assert [e.sequence_number for e in eventos] == [1, 2, 3, 4, 5]
-    assert [e.payload["nivel_minimo_resolvido"] for e in eventos[:4]] == [1, 2, 3, 4]
-    avisos = [n.payload for n in conn.notifies(timeout=1.0, stop_after=2)]
-    assert avisos == ["4", "5"]
-
-
-def test_bus__por_ultimo_holds_other_commits_until_its_own(db_url: str, conn: Conn) -> None:
-    """The numbering lock taken at insert is held to the end of the transaction: a plain
-    producer committing meanwhile waits, then gets the next number."""
-    with transacao(db_url) as primeiro, transacao(db_url) as segundo:
-        item = bus.preparar(GEO, georreferenciada(), None)
-        bus.publicar_preparados(primeiro, [item], origem="D-2", por_ultimo=True)
-        numerado = item.event_id
-        outro = bus.publicar(segundo, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
-        fim = threading.Event()
-        t = threading.Thread(target=lambda: (segundo.commit(), fim.set()))
-        t.start()
-        assert not fim.wait(0.3), "a commit overtook the numbering lock"
-        primeiro.commit()
-        t.join(5)
-        assert fim.is_set()
-    assert [e.event_id for e in bus.ler_desde(conn, GEO, 0)] == [numerado, outro]
-
-
-def test_bus__producer_cannot_choose_its_sequence_number(db_url: str, conn: Conn) -> None:
-    with transacao(db_url) as produtor:
-        primeiro = inserir_cru(produtor, sequence_number=1_000_000)
-        segundo = inserir_cru(produtor, sequence_number=-5)
-        row = produtor.execute(
-            "SELECT sequence_number FROM core.event_log WHERE event_id = %(id)s", {"id": primeiro}
-        ).fetchone()
-        assert row == {"sequence_number": None}
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="assigned by the database"):
-            produtor.execute(
-                "UPDATE core.event_log SET sequence_number = 7 WHERE event_id = %(id)s",
-                {"id": segundo},
-            )
-        produtor.rollback()
-        primeiro = inserir_cru(produtor, sequence_number=1_000_000)
-    assert [e.event_id for e in bus.ler_desde(conn, "teste.cru", 0)] == [primeiro]
-    # Numbers are taken at commit: the rolled-back pair used none.
-    assert bus.maior_sequencia(conn) == 1
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        conn.execute("UPDATE core.event_log SET sequence_number = 99")
-    # Raising the insert-time numbering flag by hand gets a number from the sequence,
-    # under the lock, never the one asked for.
-    with transacao(db_url) as produtor:
-        produtor.execute("SELECT set_config('d2.numerar_na_insercao', 'on', true)")
-        terceiro = inserir_cru(produtor, sequence_number=1_000_000)
-    row = conn.execute(
-        "SELECT sequence_number FROM core.event_log WHERE event_id = %(id)s", {"id": terceiro}
-    ).fetchone()
-    assert row == {"sequence_number": 2}
-
-
-def test_bus__one_notification_per_transaction(db_url: str) -> None:
+def test_bus__producers_send_no_notification(db_url: str) -> None:
+    """NOTIFY at commit takes a database-wide lock: no producer's transaction sends one,
+    the D-2 worker's publications included (readers poll)."""
     with bus.Listener(db_url) as listener:
         with transacao(db_url) as produtor:
-            for _ in range(20):
-                inserir_cru(produtor)
+            inserir_cru(produtor)
             bus.publicar_muitos(
-                produtor, GEO, [(georreferenciada(), None) for _ in range(30)], origem="D-2"
+                produtor, GEO, [(georreferenciada(), None) for _ in range(3)], origem="D-2"
             )
-        assert listener.esperar(5.0) is True
+            bus.publicar_preparados(
+                produtor, [bus.preparar(GEO, georreferenciada(), None)], origem="D-2"
+            )
         assert listener.esperar(0.5) is False
-        assert listener.recebidas == 1
-        assert listener.ultima == "50"
+        assert listener.recebidas == 0
+
+
+def notificar(db_url: str, texto: str) -> None:
+    with psycopg.connect(db_url, autocommit=True) as c:
+        c.execute("SELECT pg_notify(%(canal)s, %(texto)s)", {"canal": bus.CANAL, "texto": texto})
 
 
 def test_bus__listener_wakes_within_milliseconds(db_url: str) -> None:
-    with bus.Listener(db_url) as listener, transacao(db_url) as produtor:
-        bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
-        produtor.commit()
+    with bus.Listener(db_url) as listener:
+        notificar(db_url, "1")
         inicio = time.monotonic()
         assert listener.esperar(5.0) is True
         assert time.monotonic() - inicio < 1.0
@@ -315,8 +243,7 @@ def test_bus__listener_reconnects_after_losing_its_connection(db_url: str, conn:
         )
         # The loss is reported as "poll now", and the new connection listens again.
         assert listener.esperar(2.0) is True
-        with transacao(db_url) as produtor:
-            inserir_cru(produtor)
+        notificar(db_url, "1")
         assert listener.esperar(5.0) is True
         assert listener.ultima == "1"
 
@@ -330,11 +257,13 @@ def test_bus__idle_open_transaction_does_not_block_other_producers(db_url: str, 
             cedo = inserir_cru(outro)
             outro.commit()
             assert time.monotonic() - antes < 1.0
-        assert [e.event_id for e in bus.ler_desde(conn, "teste.cru", 0)] == [cedo]
-        time.sleep(0.2)
+        # Held, never lost: the open transaction is older than the committed one.
+        assert bus.ler_desde(conn, "teste.cru", 0) == []
+        assert bus.cerca(conn, "teste.cru").retidos == 1
     eventos = bus.ler_desde(conn, "teste.cru", 0)
-    assert [e.event_id for e in eventos] == [cedo, tardio]
+    assert [e.event_id for e in eventos] == [tardio, cedo]
     assert eventos[0].sequence_number < eventos[1].sequence_number
+    assert bus.cerca(conn, "teste.cru").retidos == 0
 
 
 def test_bus__retry_gives_up_after_4_tries_and_says_so(
@@ -477,12 +406,22 @@ def test_migration__keeps_a_core_event_log_it_did_not_create(empty_db_url: str) 
             """
         )
         c.commit()
-    migrations.upgrade(empty_db_url, EVENT_LOG_REV)
+    migrations.upgrade(empty_db_url, migrations.head())
     with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
         novo = bus.publicar(c, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
         c.commit()
         assert [e.event_id for e in bus.ler_desde(c, GEO, 3)] == [novo]
         assert bus.maior_sequencia(c) == 4
+        # The monolith's own default is back, and NOT NULL.
+        row = c.execute(
+            "SELECT is_nullable, column_default FROM information_schema.columns"
+            " WHERE table_schema = 'core' AND table_name = 'event_log'"
+            " AND column_name = 'sequence_number'"
+        ).fetchone()
+        assert row == {
+            "is_nullable": "NO",
+            "column_default": "nextval('core.event_log_sequence_number_seq'::regclass)",
+        }
     migrations.downgrade(empty_db_url, ANTERIOR_REV)
     assert _tem(empty_db_url, "core.event_log")
     assert not _tem(empty_db_url, "d2.event_log_original")
@@ -503,7 +442,7 @@ def test_migration__keeps_a_core_event_log_it_did_not_create(empty_db_url: str) 
         )
         numeros = c.execute("SELECT sequence_number AS n FROM core.event_log ORDER BY 1").fetchall()
         assert [r["n"] for r in numeros] == [1, 2, 3, 4, 5]
-    migrations.upgrade(empty_db_url, EVENT_LOG_REV)
+    migrations.upgrade(empty_db_url, migrations.head())
     with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
         bus.publicar(c, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
         c.commit()
@@ -526,10 +465,10 @@ def test_bus__undecodable_payload_does_not_block_the_others(db_url: str, conn: C
 
 
 @pytest.mark.parametrize("isolamento", ["REPEATABLE READ", "SERIALIZABLE"])
-def test_bus__numbering_works_at_every_isolation_level(
+def test_bus__reading_order_at_every_isolation_level(
     db_url: str, conn: Conn, isolamento: str
 ) -> None:
-    """An older snapshot hides others' committed rows; the numbering must not need them."""
+    """Readers follow (transacao, sequence_number) whatever the producers' isolation."""
     with transacao(db_url) as antigo:
         antigo.execute(
             "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
@@ -540,4 +479,4 @@ def test_bus__numbering_works_at_every_isolation_level(
         with transacao(db_url) as outro:
             cedo = inserir_cru(outro)
     eventos = bus.ler_desde(conn, "teste.cru", 0)
-    assert [(e.event_id, e.sequence_number) for e in eventos] == [(cedo, 1), (tardio, 2)]
+    assert [(e.event_id, e.sequence_number) for e in eventos] == [(tardio, 1), (cedo, 2)]

@@ -1,18 +1,20 @@
 """The gap test (DESIGN decision 6): a reader following core.event_log never skips.
 
 Several producers, each on its own connection, insert events (single rows, plain INSERTs,
-multi-row publicar_muitos numbered at commit, and multi-row publicar_preparados numbered
-as they are inserted, the worker's way) and wait a random few milliseconds between insert and
-commit, so transactions commit in a different order than they inserted; some roll back.
-Meanwhile a reader follows the log with ler_desde from its cursor, as the worker does.
-At the end the reader's list must be exactly the committed events, in sequence order,
-each once. With a plain serial sequence_number the reader would skip events here.
+multi-row publicar_muitos, and multi-row publicar_preparados, the worker's way), all
+numbered at INSERT by the table's default, and wait a random few milliseconds between
+insert and commit, so transactions commit in a different order than they inserted; some
+roll back. Meanwhile a reader follows the log with ler_desde from its cursor, as the
+worker does. At the end the reader's list must be exactly the committed events, in the
+readers' (transacao, sequence_number) order, each once. Reading "sequence_number > cursor"
+alone would skip events here.
 
 Run it many times by hand: D2_GAP_REPEAT=20 pytest tests/integration/test_event_log_gaps.py
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import threading
@@ -71,7 +73,7 @@ def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threadi
                 preparados = [
                     bus.preparar(TIPO, payload(rng), None) for _ in range(rng.randint(1, 12))
                 ]
-                bus.publicar_preparados(conn, preparados, origem="gap", por_ultimo=True)
+                bus.publicar_preparados(conn, preparados, origem="gap")
                 ids.extend(item.event_id for item in preparados)
             time.sleep(rng.random() * 0.004)
             if rng.random() < 0.1:
@@ -83,14 +85,14 @@ def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threadi
 
 
 def seguir(url: str, fim: threading.Event, lidos: list[bus.Evento]) -> None:
-    cursor = 0
+    cursor = bus.Posicao(0, 0)
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
         while True:
             terminou = fim.is_set()  # read before polling: the last poll sees every commit
             novos = bus.ler_desde(conn, TIPO, cursor, limite=200)
             lidos.extend(novos)
             if novos:
-                cursor = novos[-1].sequence_number
+                cursor = bus.posicao(novos[-1])
             elif terminou:
                 return
             else:
@@ -122,7 +124,8 @@ def test_event_log__reader_never_skips_with_out_of_order_commits(
     no_log = [
         row["event_id"]
         for row in conn.execute(
-            "SELECT event_id FROM core.event_log WHERE tipo = %(tipo)s ORDER BY sequence_number",
+            "SELECT event_id FROM core.event_log WHERE tipo = %(tipo)s"
+            " ORDER BY transacao, sequence_number",
             {"tipo": TIPO},
         )
     ]
@@ -130,11 +133,18 @@ def test_event_log__reader_never_skips_with_out_of_order_commits(
     assert len(confirmados) > 2000
     assert set(no_log) == confirmados
     assert len(lidos_ids) == len(set(lidos_ids))  # each once
-    assert lidos_ids == no_log  # in sequence order, nothing skipped
-    numeros = [evento.sequence_number for evento in lidos]
-    assert numeros == sorted(numeros)
-    # No transaction is numbered while open: nothing left unnumbered.
+    assert lidos_ids == no_log  # in the readers' order, nothing skipped
+    posicoes = [bus.posicao(evento) for evento in lidos]
+    assert posicoes == sorted(posicoes)
+    # Within one transaction, the order of insertion.
+    assert all(
+        a.sequencia < b.sequencia
+        for a, b in itertools.pairwise(posicoes)
+        if a.transacao == b.transacao
+    )
+    # Numbered at INSERT: nothing without a number, no transaction id missing.
     sem_numero = conn.execute(
-        "SELECT count(*) AS n FROM core.event_log WHERE sequence_number IS NULL"
+        "SELECT count(*) AS n FROM core.event_log"
+        " WHERE sequence_number IS NULL OR transacao IS NULL"
     ).fetchone()
     assert sem_numero == {"n": 0}

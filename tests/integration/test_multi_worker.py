@@ -24,6 +24,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from d2 import db
 from tests import invariantes
 from tests.chaos.processos import (
     STANDBY,
@@ -228,8 +229,10 @@ def test_leadership__a_cursor_moved_by_a_leader_that_lost_its_lock_is_refused(
             escrita.execute("UPDATE d2.consumer_offset SET last_sequence = 1")
     with psycopg.connect(db_url, autocommit=True) as escrita:
         escrita.execute("SELECT set_config('d2.lideranca_pid', %s, false)", [str(pid)])
-        with pytest.raises(psycopg.errors.SerializationFailure, match="liderança perdida"):
+        with pytest.raises(psycopg.Error, match="liderança perdida") as recusa:
             escrita.execute("UPDATE d2.consumer_offset SET last_sequence = 2")
+    assert recusa.value.sqlstate == db.LIDERANCA_PERDIDA  # transient, never dead-lettered
+    assert db.is_transient(recusa.value) and db.lideranca_perdida(recusa.value)
     assert conn.execute("SELECT last_sequence FROM d2.consumer_offset").fetchone() == {
         "last_sequence": 1
     }

@@ -22,7 +22,7 @@ import pytest
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import config, migrations, worker
+from d2 import bus, config, migrations, worker
 from tests import invariantes
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
@@ -242,19 +242,33 @@ def test_worker_role__cannot_create_or_write_outside_its_grants(
         como_worker.execute(PROIBIDO_FORA[acao])
 
 
-def test_worker_role__cannot_choose_a_sequence_number(conn: Conn, como_worker: Conn) -> None:
-    """INSERT is granted, but the number is still the database's (given at commit)."""
-    event_id = uuid.uuid4()
-    como_worker.execute(
-        "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload, "
-        "sequence_number) VALUES (%(id)s, 'demanda.georreferenciada', '1.0.0', 'x', '{}', "
-        "999999)",
-        {"id": event_id},
+def test_worker_role__a_chosen_position_hides_no_one_elses_event(
+    conn: Conn, como_worker: Conn
+) -> None:
+    """INSERT is granted and sequence_number is the table's plain default, so a producer
+    may write its own numbers (as on the monolith's log without D-2); the readers' order
+    is (transacao, sequence_number). Whatever a role writes there, it only misplaces its
+    own event: the others' are all read."""
+    tipo = "teste.posicao"
+    inserir = (
+        "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload)"
+        " VALUES (%(id)s, %(tipo)s, '1.0.0', 'x', '{}')"
     )
-    row = conn.execute(
-        "SELECT sequence_number FROM core.event_log WHERE event_id = %(id)s", {"id": event_id}
-    ).fetchone()
-    assert row is not None and row["sequence_number"] != 999999
+    primeiro = uuid.uuid4()
+    conn.execute(inserir, {"id": primeiro, "tipo": tipo})
+    [lido] = bus.ler_desde(conn, tipo, 0)
+    cursor = bus.posicao(lido)
+    for transacao, numero in (("1", 999_999), ("0", -1), ("99999999999", 5_000_000)):
+        como_worker.execute(
+            "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload,"
+            " transacao, sequence_number) VALUES (%(id)s, %(tipo)s, '1.0.0', 'x', '{}',"
+            " %(transacao)s::xid8, %(numero)s)",
+            {"id": uuid.uuid4(), "tipo": tipo, "transacao": transacao, "numero": numero},
+        )
+    outros = [uuid.uuid4() for _ in range(3)]
+    for event_id in outros:
+        conn.execute(inserir, {"id": event_id, "tipo": tipo})
+    assert [e.event_id for e in bus.ler_desde(conn, tipo, cursor)] == outros
 
 
 # --- secrets and personal data in the logs ----------------------------------------------
@@ -373,7 +387,10 @@ def test_definer_functions__search_path_pinned_with_pg_temp_last_and_no_public_e
 ) -> None:
     """Catalog-driven: covers definer functions added by any later migration too."""
     funcoes = conn.execute(_DEFINIDAS).fetchall()
-    assert len(funcoes) >= 8, funcoes  # the mirror's, the chains', the triggers'
+    nomes = {f["funcao"].split("(")[0] for f in funcoes}
+    # At least these, whatever migrations add: the mirror's applier, the change capture,
+    # the drawings' entry into core.uc_polygons.
+    assert {"d2.mirror_aplicar", "d2.uc_polygons_capturar", "d2.territorio_submeter"} <= nomes
     extensoes = {
         r["nspname"]
         for r in conn.execute(
@@ -472,95 +489,3 @@ def test_definer_functions__writers_of_uc_polygons_need_no_execute_grant(
     finally:
         conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(escritor)))
         conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(escritor)))
-
-
-# --- d2_worker sees only D-2's events and dead letters (issue 16 item 7) ------------------
-
-
-def test_worker_role__cannot_read_other_domains_payloads(conn: Conn, como_worker: Conn) -> None:
-    alheio = inserir_evento(conn, {"cpf": "000.000.000-00"}, tipo="saude.consulta_agendada")
-    nosso = inserir_evento(conn, payload_normalizada(-27.0, -49.0))
-    vistos = {r["event_id"] for r in como_worker.execute("SELECT event_id FROM core.event_log")}
-    assert nosso in vistos and alheio not in vistos
-    por_id = como_worker.execute(
-        "SELECT payload FROM core.event_log WHERE event_id = %(id)s", {"id": alheio}
-    ).fetchall()
-    assert por_id == []
-    # Every other role sees the log exactly as before.
-    assert conn.execute(
-        "SELECT count(*) AS n FROM core.event_log WHERE event_id = %(id)s", {"id": alheio}
-    ).fetchone() == {"n": 1}
-
-
-def test_worker_role__cannot_publish_another_domains_event(como_worker: Conn) -> None:
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        como_worker.execute(
-            "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload) "
-            "VALUES (gen_random_uuid(), 'demanda.normalizada', '1.0.0', 'falso', '{}')"
-        )
-
-
-def test_worker_role__cannot_read_or_rewrite_other_consumers_dead_letters(
-    conn: Conn, como_worker: Conn
-) -> None:
-    conn.execute(
-        "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro) "
-        "VALUES ('D-4', gen_random_uuid(), 'outro.tipo', 'segredo de outro consumidor'), "
-        "('D-2', gen_random_uuid(), 'demanda.normalizada', 'nosso')"
-    )
-    antes = conn.execute("SELECT * FROM core.dead_letter_queue ORDER BY id").fetchall()
-    vistos = como_worker.execute("SELECT consumidor, erro FROM core.dead_letter_queue").fetchall()
-    assert vistos == [{"consumidor": "D-2", "erro": "nosso"}]
-    alterados = como_worker.execute(
-        "UPDATE core.dead_letter_queue SET status = 'descartado', erro = 'apagado' "
-        "WHERE consumidor = 'D-4'"
-    )
-    assert alterados.rowcount == 0
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        como_worker.execute("UPDATE core.dead_letter_queue SET consumidor = 'D-4'")
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        como_worker.execute(
-            "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro) "
-            "VALUES ('D-4', gen_random_uuid(), 'outro.tipo', 'forjado')"
-        )
-    assert conn.execute("SELECT * FROM core.dead_letter_queue ORDER BY id").fetchall() == antes
-
-
-def test_rls__other_roles_see_and_write_core_tables_as_before(
-    conn: Conn, db_url: str, pg_server: Server
-) -> None:
-    """A colony's role (plain grants, not d2_worker) is not restricted by D-2's policies."""
-    colonia = f"colonia_{uuid.uuid4().hex[:10]}"
-    conn.execute(
-        sql.SQL(
-            "CREATE ROLE {0} LOGIN PASSWORD 'x'; GRANT USAGE ON SCHEMA core TO {0}; "
-            "GRANT SELECT, INSERT, UPDATE ON core.event_log, core.dead_letter_queue TO {0}; "
-            "GRANT USAGE ON SEQUENCE core.event_log_ordem_insercao_seq TO {0}"
-        ).format(sql.Identifier(colonia))
-    )
-    alheio = inserir_evento(conn, {"x": 1}, tipo="saude.consulta_agendada")
-    conn.execute(
-        "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro) "
-        "VALUES ('D-2', gen_random_uuid(), 'demanda.normalizada', 'nosso')"
-    )
-    try:
-        url = Server(colonia, pg_server.host, pg_server.port, "x").url(_nome_do_banco(db_url))
-        with psycopg.connect(url, autocommit=True, row_factory=dict_row) as c:
-            total = c.execute("SELECT count(*) AS n FROM core.event_log").fetchone()
-            assert total == conn.execute("SELECT count(*) AS n FROM core.event_log").fetchone()
-            assert c.execute(
-                "SELECT count(*) AS n FROM core.event_log WHERE event_id = %(id)s", {"id": alheio}
-            ).fetchone() == {"n": 1}
-            c.execute(
-                "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload) "
-                "VALUES (gen_random_uuid(), 'saude.outro', '1.0.0', 'colonia', '{}')"
-            )
-            c.execute(
-                "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro) "
-                "VALUES ('D-4', gen_random_uuid(), 'x', 'y')"
-            )
-            mudou = c.execute("UPDATE core.dead_letter_queue SET tentativas = tentativas + 1")
-            assert mudou.rowcount == 2
-    finally:
-        conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(colonia)))
-        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(colonia)))

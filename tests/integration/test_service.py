@@ -125,7 +125,7 @@ def test_t2__seed_never_overwrites_an_existing_cursor(
     inserir_evento(conn, payload_normalizada())
     servico = service.Servico(settings)
     with psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row) as c:
-        assert servico.iniciar(c) == 0
+        assert servico.iniciar(c) == bus.Posicao(0, 0)
 
 
 def test_t3__boot_with_lost_events_replays_them(
@@ -257,13 +257,27 @@ def test_t9__publish_failure_keeps_resolution_and_holds_cursor(
         eventos = bus.ler_desde(c, "demanda.normalizada", 0, 10)
         with pytest.raises(Exception) as caught:
             servico.processar(c, eventos)
-    assert "gave up after 4 tries" in str(caught.value)
+        assert "gave up after 4 tries" in str(caught.value)
+        # A second pass fails again: the same incident, the same record, one more try.
+        with pytest.raises(errors.PublishError):
+            servico.processar(c, bus.ler_desde(c, "demanda.normalizada", 0, 10))
     assert contar(conn, "d2.resolucoes_geo") == 1
     assert cursor(conn) == 0 and contar(conn, "d2.eventos_processados") == 0
+    cartas = conn.execute(
+        "SELECT event_id, status, tentativas, erro FROM core.dead_letter_queue"
+    ).fetchall()
+    assert [(r["event_id"], r["status"], r["tentativas"]) for r in cartas] == [
+        (eventos[0].event_id, "pendente", 2)
+    ]
+    assert cartas[0]["erro"].startswith("publish failed: ") and "4 tries" in cartas[0]["erro"]
     conn.execute("DROP TRIGGER falhar ON core.event_log")
+    # A new worker (after a restart) republishes from the held cursor and resolves it.
     result = drenar(db_url, settings)
     assert result.contagem["republicada"] == 1
     assert len(saidas(conn)) == 1 and cursor(conn) == maior_entrada(conn)
+    carta = conn.execute("SELECT status, reprocessado_em FROM core.dead_letter_queue").fetchone()
+    assert carta is not None and carta["status"] == "reprocessado"
+    assert carta["reprocessado_em"] is not None
 
 
 def test_t10__restart_starts_with_an_empty_cache(
