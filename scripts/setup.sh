@@ -10,6 +10,9 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt="$need_apt postg
 ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-postgis"
 ls /usr/share/postgresql/*/extension/unaccent.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-contrib"
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"
+# Headless Chromium for the map's browser tests (script injection, drawing): without it
+# they would skip, and CI would not try the attack.
+command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
 
 if [ -n "$need_apt" ]; then
     sudo=""
