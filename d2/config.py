@@ -40,6 +40,8 @@ class Settings:
     metrics_port: int
     max_payload_bytes: int
     max_payload_depth: int
+    # Loopback: the endpoints say how the worker is doing to whoever can reach them.
+    metrics_host: str = "127.0.0.1"
 
 
 def load() -> Settings:
@@ -52,6 +54,7 @@ def load() -> Settings:
         cache_max_entries=_int("D2_CACHE_MAX_ENTRIES", 100_000),
         cache_ttl_s=_int("D2_CACHE_TTL", 30 * 24 * 3600),
         metrics_port=_int("D2_METRICS_PORT", 0),
+        metrics_host=os.environ.get("D2_METRICS_HOST") or "127.0.0.1",
         max_payload_bytes=_int("D2_MAX_PAYLOAD_BYTES", 256 * 1024),
         max_payload_depth=_int("D2_MAX_PAYLOAD_DEPTH", 32),
     )
