@@ -202,8 +202,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server: Servidor
 
     def setup(self) -> None:
-        self.timeout = self.server.tempo_limite_s  # StreamRequestHandler sets it on the socket
         super().setup()
+        # Per read and write: an idle or trickling client cannot hold its thread for long.
+        self.connection.settimeout(self.server.tempo_limite_s)
 
     def do_GET(self) -> None:
         caminho = self.path.split("?", 1)[0]
