@@ -408,7 +408,11 @@ def _add_ops_commands(sub: Any) -> None:
     p_osm = sub.add_parser(
         "import-osm", help="OSM admin_level=10 bairros (GeoJSON) where IBGE has none"
     )
-    p_osm.add_argument("file", help="GeoJSON from Overpass (osmtogeojson) or osmium export")
+    p_osm.add_argument(
+        "file",
+        help="GeoJSON from Overpass (osmtogeojson) or osmium export, optionally .gz/.bz2; "
+        "at most D2_OSM_MAX_BYTES (default 1 GiB) once decompressed",
+    )
     p_osm.add_argument("--json", action="store_true")
     p_osm.set_defaults(handler=cmd_import_osm)
 
