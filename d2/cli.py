@@ -505,7 +505,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_sample.set_defaults(handler=cmd_sample)
 
     p_worker = sub.add_parser(
-        "worker", help="consume demanda.normalizada until SIGTERM (or --drain)"
+        "worker",
+        help="consume demanda.normalizada until SIGTERM (or --drain)",
+        description=(
+            "Consume demanda.normalizada until SIGTERM (or --drain). With D2_METRICS_PORT "
+            "set, serves /metrics, /healthz and /readyz on D2_METRICS_HOST (default "
+            "127.0.0.1)."
+        ),
     )
     p_worker.add_argument(
         "--drain", action="store_true", help="process everything pending, then exit 0"

@@ -116,6 +116,7 @@ def dom_depois_dos_scripts(pagina: Path, perfil: Path) -> str:
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
+        "--disable-quic",
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
