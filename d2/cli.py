@@ -53,8 +53,37 @@ def cmd_db_status(args: argparse.Namespace) -> int:
 
 
 def cmd_db_url(args: argparse.Namespace) -> int:
-    print(db.database_url())
+    url = db.database_url()
+    print(url if args.show_password else mascarar_senha(url))
     return 0
+
+
+def mascarar_senha(url: str) -> str:
+    """The URL or conninfo with its password (user:pw@, ?password=, password=) as ***:
+    terminals, shell histories and CI logs keep what is printed."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    import psycopg.conninfo
+
+    if url.startswith(("postgresql://", "postgres://")):
+        partes = urlsplit(url)
+        rede = partes.netloc
+        if "@" in rede:
+            credenciais, servidor = rede.rsplit("@", 1)
+            if ":" in credenciais:
+                rede = credenciais.split(":", 1)[0] + ":***@" + servidor
+        consulta = [
+            (k, "***" if k == "password" else v)
+            for k, v in parse_qsl(partes.query, keep_blank_values=True)
+        ]
+        return urlunsplit(partes._replace(netloc=rede, query=urlencode(consulta, safe="/*")))
+    try:
+        campos = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "(unparsable DATABASE_URL, not shown)"
+    if "password" in campos:
+        campos["password"] = "***"
+    return psycopg.conninfo.make_conninfo(**campos)  # type: ignore[arg-type]
 
 
 def cmd_db_verify(args: argparse.Namespace) -> int:
@@ -399,7 +428,11 @@ def _add_ops_commands(sub: Any) -> None:
     p_osm = sub.add_parser(
         "import-osm", help="OSM admin_level=10 bairros (GeoJSON) where IBGE has none"
     )
-    p_osm.add_argument("file", help="GeoJSON from Overpass (osmtogeojson) or osmium export")
+    p_osm.add_argument(
+        "file",
+        help="GeoJSON from Overpass (osmtogeojson) or osmium export, optionally .gz/.bz2; "
+        "at most D2_OSM_MAX_BYTES (default 1 GiB) once decompressed",
+    )
     p_osm.add_argument("--json", action="store_true")
     p_osm.set_defaults(handler=cmd_import_osm)
 
@@ -427,7 +460,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_status = db_sub.add_parser("status", help="is it running? (exit 3 when not)")
     p_status.add_argument("--json", action="store_true")
     p_status.set_defaults(handler=cmd_db_status)
-    db_sub.add_parser("url", help="print the database URL d2 uses").set_defaults(handler=cmd_db_url)
+    p_url = db_sub.add_parser("url", help="print the database URL d2 uses (password masked)")
+    p_url.add_argument(
+        "--show-password", action="store_true", help="print the password too, as it is"
+    )
+    p_url.set_defaults(handler=cmd_db_url)
     p_verify = db_sub.add_parser(
         "verify",
         help="are the migrations, functions and indexes in place, and no schema they"
@@ -513,9 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Consume demanda.normalizada until SIGTERM (or --drain). One worker per database"
             " leads (a lock only d2_worker may take); the others stand by. With"
-            " D2_METRICS_PORT set it serves /metrics, /healthz and /readyz; /healthz turns"
-            " 503 when the loop stalls or, with D2_STANDBY_MAX_SECONDS > 0, when it has"
-            " stood by for longer."
+            " D2_METRICS_PORT set it serves /metrics, /healthz and /readyz on D2_METRICS_HOST"
+            " (default 127.0.0.1); /healthz turns 503 when the loop stalls or, with"
+            " D2_STANDBY_MAX_SECONDS > 0, when it has stood by for longer."
         ),
     )
     p_worker.add_argument(

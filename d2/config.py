@@ -43,6 +43,10 @@ class Settings:
     standby_max_s: float = 0.0
     territorio_alerta_a_cada: int = 5
     max_batch_bytes: int = 16 * 1024 * 1024
+    # Loopback: the endpoints say how the worker is doing to whoever can reach them.
+    metrics_host: str = "127.0.0.1"
+    # The OSM importer holds the whole (decompressed) GeoJSON: a bound against bombs.
+    osm_max_bytes: int = 1 << 30
 
 
 def load() -> Settings:
@@ -55,6 +59,8 @@ def load() -> Settings:
         cache_max_entries=_int("D2_CACHE_MAX_ENTRIES", 100_000),
         cache_ttl_s=_int("D2_CACHE_TTL", 30 * 24 * 3600),
         metrics_port=_int("D2_METRICS_PORT", 0),
+        metrics_host=os.environ.get("D2_METRICS_HOST") or "127.0.0.1",
+        osm_max_bytes=_int("D2_OSM_MAX_BYTES", 1 << 30),
         max_payload_bytes=_int("D2_MAX_PAYLOAD_BYTES", 256 * 1024),
         max_payload_depth=_int("D2_MAX_PAYLOAD_DEPTH", 32),
         # 0: a standby may wait forever (several workers on purpose); set it where one
@@ -69,6 +75,8 @@ def load() -> Settings:
         raise errors.ConfigError("D2_POLL_INTERVAL must be positive")
     if settings.standby_max_s < 0:
         raise errors.ConfigError("D2_STANDBY_MAX_SECONDS must not be negative")
+    if settings.osm_max_bytes < 1:
+        raise errors.ConfigError("D2_OSM_MAX_BYTES must be at least 1")
     if settings.cache_max_entries < 0:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
     if settings.territorio_alerta_a_cada < 0:

@@ -4,6 +4,13 @@ PostgreSQL refuses to run as root, so when d2 runs as root the server runs as an
 unprivileged user (D2_PG_OS_USER, default `postgres`, which Debian's package creates).
 The cluster listens only on a Unix socket inside its own folder: no port to collide
 with, nothing reachable from the network.
+
+It holds citizens' locations and its role is a superuser (COPY ... TO PROGRAM runs
+commands as the server's OS user), so no other local account may reach it: the folders
+are 0700 and the socket 0700 (another user cannot even connect()), and authentication is
+`peer` mapped to exactly the OS users that run d2 (pg_ident.conf), not `trust`. D2_HOME
+must be owned by the user (when root: by root or by the server's user) and not writable
+by group or others; when root, no symlink is followed in it.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import glob
 import os
 import pwd
 import shutil
+import stat
 import subprocess
 import time
 from collections.abc import Iterator
@@ -99,14 +107,65 @@ def _run(
     return proc
 
 
-def _prepare_home(cluster: Cluster) -> None:
-    cluster.home.mkdir(parents=True, exist_ok=True)
-    cluster.socketdir.mkdir(exist_ok=True)
+def _pasta_privada(caminho: Path, dono: tuple[int, int] | None) -> None:
+    """Create `caminho` (one level) or take it as it is, refuse it when someone else could
+    have planted something in it, then make it 0700 (and owned by `dono`, when root).
+
+    Everything is done on a descriptor opened with O_NOFOLLOW: a symlink swapped in
+    between the check and the chown/chmod is never followed.
+    """
+    with contextlib.suppress(FileExistsError):
+        caminho.mkdir(mode=0o700)
+    try:
+        fd = os.open(caminho, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        motivo = "is a symlink" if caminho.is_symlink() else (exc.strerror or str(exc))
+        raise errors.EmbeddedClusterError(
+            f"refusing D2_HOME folder {caminho}: {motivo} (give a real folder)"
+        ) from None
+    try:
+        info = os.fstat(fd)
+        donos = {os.geteuid()} | ({dono[0]} if dono else set())
+        if info.st_uid not in donos:
+            raise errors.EmbeddedClusterError(
+                f"refusing D2_HOME folder {caminho}: owned by uid {info.st_uid}, not by "
+                "this user (another account could read or replace the database)"
+            )
+        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            raise errors.EmbeddedClusterError(
+                f"refusing D2_HOME folder {caminho}: writable by group or others "
+                f"(mode {stat.S_IMODE(info.st_mode):04o}); chmod 700 it"
+            )
+        if dono:
+            os.fchown(fd, *dono)
+        os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
+
+
+def _dono() -> tuple[int, int] | None:
+    """(uid, gid) of the server's OS user when we are root, else None (ourselves)."""
     user = _os_user()
+    if not user:
+        return None
+    entry = pwd.getpwnam(user)
+    return entry.pw_uid, entry.pw_gid
+
+
+def _checar_caminho(home: Path) -> None:
+    # postgresql.conf holds the socket path in a quoted string: no line breaks or NULs.
+    if any(ord(c) < 32 or c == "\x7f" for c in str(home)):
+        raise errors.EmbeddedClusterError(
+            f"refusing D2_HOME {str(home)!r}: control characters in the path"
+        )
+
+
+def _prepare_home(cluster: Cluster) -> None:
+    user = _os_user()
+    dono = _dono()
+    for path in (cluster.home, cluster.socketdir):
+        _pasta_privada(path, dono)
     if user:
-        entry = pwd.getpwnam(user)
-        for path in (cluster.home, cluster.socketdir):
-            os.chown(path, entry.pw_uid, entry.pw_gid)
         probe = _run(["test", "-w", str(cluster.home)], check=False)
         if probe.returncode != 0:
             raise errors.EmbeddedClusterError(
@@ -117,13 +176,21 @@ def _prepare_home(cluster: Cluster) -> None:
 
 @contextlib.contextmanager
 def _locked(cluster: Cluster) -> Iterator[None]:
-    cluster.home.mkdir(parents=True, exist_ok=True)
-    with open(cluster.home / ".lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    _checar_caminho(cluster.home)
+    cluster.home.parent.mkdir(parents=True, exist_ok=True)
+    _pasta_privada(cluster.home, _dono())
+    # O_NOFOLLOW, no O_TRUNC: a .lock planted as a symlink is refused, not written through.
+    try:
+        fd = os.open(cluster.home / ".lock", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise errors.EmbeddedClusterError(
+            f"cannot open {cluster.home / '.lock'}: {exc.strerror or exc}"
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def is_running(cluster: Cluster) -> bool:
@@ -141,14 +208,16 @@ def _initdb(cluster: Cluster, *, fast: bool) -> None:
             str(cluster.datadir),
             "-U",
             SUPERUSER,
-            "--auth=trust",
+            "--auth-local=peer",
+            "--auth-host=reject",
             "--encoding=UTF8",
             "--locale=C.UTF-8",
         ]
     )
     settings = [
         "listen_addresses = ''",
-        f"unix_socket_directories = '{cluster.socketdir}'",
+        f"unix_socket_directories = {_texto_conf(str(cluster.socketdir))}",
+        "unix_socket_permissions = 0700",
         f"port = {cluster.port}",
         "max_connections = 200",
         "shared_buffers = 256MB",
@@ -165,6 +234,40 @@ def _initdb(cluster: Cluster, *, fast: bool) -> None:
     _run(["sh", "-c", 'cat >> "$0"', str(conf)], stdin=text)
 
 
+def _escrever_autenticacao(cluster: Cluster) -> None:
+    """pg_hba.conf and pg_ident.conf, rewritten on every start: a cluster made before them
+    (trust for everyone) is closed too, and the map follows the user running d2."""
+    _run(["sh", "-c", 'cat > "$0"', str(cluster.datadir / "pg_hba.conf")], stdin=_PG_HBA)
+    _run(["sh", "-c", 'cat > "$0"', str(cluster.datadir / "pg_ident.conf")], stdin=_pg_ident())
+
+
+# Unix socket only, peer-authenticated through the d2 map: the OS user's name must be one
+# pg_ident.conf lets in as the role asked for.
+_PG_HBA = "# d2 embedded: written by d2\nlocal all all peer map=d2\n"
+
+
+def _pg_ident() -> str:
+    """The OS users that may log in as the superuser role: whoever runs d2 and, when that is
+    root, the server's own user (which runs pg_ctl)."""
+    try:
+        nomes = [pwd.getpwuid(os.geteuid()).pw_name]
+    except KeyError:
+        raise errors.EmbeddedClusterError(
+            f"uid {os.geteuid()} has no name (no passwd entry): the embedded cluster's peer "
+            "authentication needs one; add the user, or set DATABASE_URL"
+        ) from None
+    user = _os_user()
+    if user and user not in nomes:
+        nomes.append(user)
+    linhas = [f"d2 {nome} {SUPERUSER}" for nome in nomes]
+    return "# d2 embedded: written by d2\n" + "\n".join(linhas) + "\n"
+
+
+def _texto_conf(valor: str) -> str:
+    """A postgresql.conf string literal: quotes doubled, backslashes escaped."""
+    return "'" + valor.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
 def start(home: Path, *, fast: bool = False) -> Cluster:
     """Initialise (once) and start the cluster; create the database. Returns it."""
     cluster = Cluster(home.absolute())
@@ -173,6 +276,7 @@ def start(home: Path, *, fast: bool = False) -> Cluster:
         if not (cluster.datadir / "PG_VERSION").exists():
             _initdb(cluster, fast=fast)
         if not is_running(cluster):
+            _escrever_autenticacao(cluster)
             _run(
                 [
                     str(bindir() / "pg_ctl"),

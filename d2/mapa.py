@@ -9,8 +9,12 @@ internet); give `tiles` (e.g. "OpenStreetMap") to add one — offline it simply 
 
 from __future__ import annotations
 
+import contextlib
 import html
+import os
 import re
+import tempfile
+import uuid
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -43,13 +47,24 @@ def _cor(nivel: int) -> str:
 
 
 def _texto(valor: Any) -> Any:
+    """A property as the popups and tooltips show it. folium's GeoJsonPopup/GeoJsonTooltip
+    write property values into innerHTML as they are: every text is HTML-escaped here, since
+    names and ids come from files and events anyone upstream could write."""
     if valor is None:
         return "—"
     if isinstance(valor, datetime):
         return f"{valor:%Y-%m-%d %H:%M:%S}"
-    if isinstance(valor, int | float):
+    if isinstance(valor, int | float) and not isinstance(valor, bool):
         return valor
-    return str(valor)
+    return html.escape(str(valor), quote=True)
+
+
+def _uuid_ou_aviso(valor: Any) -> str:
+    """A dead letter's demanda_id is the payload's text as written: shown only when a uuid."""
+    try:
+        return str(uuid.UUID(str(valor)))
+    except ValueError:
+        return "(não é um uuid)"
 
 
 def _pontos(linhas: Iterable[dict[str, Any]], campos: list[str]) -> dict[str, Any]:
@@ -192,7 +207,7 @@ def gerar_mapa(
                     "type": "Feature",
                     "geometry": p["geometria"],
                     "properties": {
-                        "nome": p["nome"],
+                        "nome": _texto(p["nome"]),
                         "nivel": p["nivel"],
                         "unidade_civica_id": str(p["unidade_civica_id"]),
                     },
@@ -249,7 +264,11 @@ def gerar_mapa(
         classe="d2-revisao",
     )
 
-    com_coord = [d | {"uc": "—"} for d in dados["mortos"] if d["lat"] is not None]
+    com_coord = [
+        d | {"uc": "—", "demanda_id": _uuid_ou_aviso(d["demanda_id"])}
+        for d in dados["mortos"]
+        if d["lat"] is not None
+    ]
     sem_coordenadas = len(dados["mortos"]) - len(com_coord)
     campos_dl = [("demanda_id", "demanda_id"), ("event_id", "event_id"), ("uc", "UC")]
     campos_dl.append(("erro", "erro"))
@@ -280,8 +299,7 @@ def gerar_mapa(
 
     pagina = mapa.get_root().render()
     _checar_autocontido(pagina)
-    saida.parent.mkdir(parents=True, exist_ok=True)
-    saida.write_text(pagina, encoding="utf-8")
+    _gravar_privado(saida, pagina)
     return {
         "saida": str(saida),
         "revisoes": len(revisoes),
@@ -292,6 +310,21 @@ def gerar_mapa(
         "poligonos": len(dados["poligonos"]),
         "bytes": len(pagina.encode()),
     }
+
+
+def _gravar_privado(saida: Path, pagina: str) -> None:
+    """The page holds citizens' coordinates: mode 0600 from its first byte (mkstemp), then
+    renamed over `saida`, so an existing file's mode or a symlink there is not reused."""
+    saida.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporario = tempfile.mkstemp(prefix=".mapa-", suffix=".html", dir=saida.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as arquivo:
+            arquivo.write(pagina)
+        os.replace(temporario, saida)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporario)
+        raise
 
 
 def _checar_autocontido(pagina: str) -> None:

@@ -151,6 +151,12 @@ class Metricas:
 
 # --- HTTP: /metrics, /healthz, /readyz -------------------------------------------------------
 
+# An idle or slow client (slowloris) holds a thread for at most this long per read or write.
+TEMPO_LIMITE_S = 5.0
+# Connections served at once; more are closed at accept: a flood costs no thread and no
+# memory, and /healthz is back as soon as the held ones time out.
+MAX_CONEXOES = 16
+
 
 class Servidor(http.server.ThreadingHTTPServer):
     daemon_threads = True
@@ -161,12 +167,34 @@ class Servidor(http.server.ThreadingHTTPServer):
         metricas: Metricas | None,
         estado: Callable[[], EstadoWorker | None],
         limite_vivo_s: float,
+        *,
+        tempo_limite_s: float = TEMPO_LIMITE_S,
+        max_conexoes: int = MAX_CONEXOES,
     ) -> None:
         super().__init__(endereco, _Handler)
         self.metricas = metricas
         self.estado = estado
         self.limite_vivo_s = limite_vivo_s
+        self.tempo_limite_s = tempo_limite_s
+        self._vagas = threading.BoundedSemaphore(max_conexoes)
         self.thread: threading.Thread | None = None
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._vagas.acquire(blocking=False):
+            log.warning("metrics endpoint: connection refused, all slots busy")
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._vagas.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._vagas.release()
 
     @property
     def porta(self) -> int:
@@ -200,6 +228,11 @@ def vivo(estado: EstadoWorker | None, limite_s: float) -> tuple[bool, dict[str, 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     server: Servidor
+
+    def setup(self) -> None:
+        super().setup()
+        # Per read and write: an idle or trickling client cannot hold its thread for long.
+        self.connection.settimeout(self.server.tempo_limite_s)
 
     def do_GET(self) -> None:
         caminho = self.path.split("?", 1)[0]
@@ -236,8 +269,10 @@ def iniciar_servidor(
     estado_provider: Callable[[], EstadoWorker | None],
     *,
     metricas: Metricas | None = None,
-    host: str = "0.0.0.0",
+    host: str = "127.0.0.1",
     limite_vivo_s: float = 60.0,
+    tempo_limite_s: float = TEMPO_LIMITE_S,
+    max_conexoes: int = MAX_CONEXOES,
 ) -> Servidor | None:
     """Serve /metrics, /healthz and /readyz on a daemon thread; port 0 means disabled
     (returns None).
@@ -246,10 +281,20 @@ def iniciar_servidor(
     (estado.pronto). /healthz is 200 while the loop moved within limite_vivo_s (the
     worker moves it after every batch and every idle poll, a standby on every check);
     give it a few poll intervals plus the longest batch and reconnect backoff.
+
+    host: loopback by default (D2_METRICS_HOST); each connection gets tempo_limite_s per
+    read or write, and at most max_conexoes are served at once.
     """
     if port == 0:
         return None
-    servidor = Servidor((host, port), metricas, estado_provider, limite_vivo_s)
+    servidor = Servidor(
+        (host, port),
+        metricas,
+        estado_provider,
+        limite_vivo_s,
+        tempo_limite_s=tempo_limite_s,
+        max_conexoes=max_conexoes,
+    )
     servidor.thread = threading.Thread(
         target=servidor.serve_forever, name="d2-metrics-http", daemon=True
     )

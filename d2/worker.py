@@ -91,6 +91,7 @@ class Worker:
             self.settings.metrics_port,
             lambda: self.estado,
             metricas=self.metricas,
+            host=self.settings.metrics_host,
             limite_vivo_s=max(60.0, 10 * self.settings.poll_interval_s),
         )
         try:

@@ -10,6 +10,9 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt="$need_apt postg
 ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-postgis"
 ls /usr/share/postgresql/*/extension/unaccent.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-contrib"
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"
+# Headless Chromium for the map's browser tests (script injection, drawing): without it
+# they would skip, and CI would not try the attack.
+command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
 
 if [ -n "$need_apt" ]; then
     sudo=""
@@ -21,10 +24,19 @@ if [ -n "$need_apt" ]; then
     # The distribution may start a system cluster; d2 does not use it.
 fi
 
-if [ ! -x .venv/bin/d2 ] || [ pyproject.toml -nt .venv/.installed ]; then
-    echo "setup: creating .venv and installing d2" >&2
+# Exact versions from requirements.lock (scripts/lock.sh writes it from pyproject.toml),
+# then d2 itself without resolving anything; pip check fails when the lock misses a
+# dependency pyproject.toml gained (rerun scripts/lock.sh).
+if [ ! -x .venv/bin/d2 ] || [ pyproject.toml -nt .venv/.installed ] \
+    || [ requirements.lock -nt .venv/.installed ]; then
+    echo "setup: creating .venv and installing d2 from requirements.lock" >&2
     python3 -m venv .venv
     .venv/bin/pip install -q --upgrade pip >/dev/null
-    .venv/bin/pip install -q -e '.[dev]'
+    .venv/bin/pip install -q -r requirements.lock
+    .venv/bin/pip install -q --no-deps -e .
+    .venv/bin/pip check >&2 || {
+        echo "setup: requirements.lock is out of date with pyproject.toml: run scripts/lock.sh" >&2
+        exit 1
+    }
     touch .venv/.installed
 fi

@@ -26,6 +26,7 @@ from d2 import db, errors, mirror
 from d2.importers import ibge_read
 
 FONTE = "ibge"
+NOME_MAX = 255  # core.uc_polygons.nome is varchar(255)
 
 NAMESPACE = uuid.UUID("5b0f2d8e-3c1a-5e47-9d2b-6a8c4e1f7d30")
 """Fixed forever: changing it would give every IBGE UC a new id on the next import."""
@@ -300,7 +301,8 @@ def _linhas_copy(nivel: int, gdf: geopandas.GeoDataFrame) -> Iterator[tuple[Any,
             nivel_pai if tem_pai else None,
             pai if tem_pai else None,
             _CHAVE_DO_NIVEL[nivel_pai] if tem_pai and nivel_pai else None,
-            nome,
+            # The column is varchar(255): one longer name would abort the whole import.
+            nome[:NOME_MAX] if isinstance(nome, str) else nome,
             texto,
             FONTE,
             json.dumps(metadados, ensure_ascii=False, sort_keys=True),

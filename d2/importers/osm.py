@@ -10,6 +10,7 @@ Ids are uuid5 over ("osm", 2, OSM id): a rerun of the same file writes nothing.
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import gzip
 import json
@@ -24,7 +25,7 @@ import numpy
 import shapely
 import shapely.geometry
 
-from d2 import db, errors, mirror
+from d2 import config, db, errors, mirror
 from d2.importers import ibge
 
 FONTE = "osm"
@@ -103,14 +104,26 @@ class Summary:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _carregar(arquivo: Path) -> list[dict[str, Any]]:
+def _carregar(arquivo: Path, max_bytes: int) -> list[dict[str, Any]]:
     if not arquivo.exists():
         raise errors.ImportFailed(f"file not found: {arquivo}")
+    abrir: Any = open
+    if arquivo.name.endswith(".gz"):
+        abrir = gzip.open
+    elif arquivo.name.endswith(".bz2"):
+        abrir = bz2.open
     try:
-        abrir = gzip.open if arquivo.name.endswith(".gz") else open
-        with abrir(arquivo, "rt", encoding="utf-8") as fh:
-            dados = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        # At most max_bytes + 1 decompressed bytes are ever held: a small .gz can expand
+        # to gigabytes (a compression bomb), and json would need several times that.
+        with abrir(arquivo, "rb") as fh:
+            bruto = fh.read(max_bytes + 1)
+        if len(bruto) > max_bytes:
+            raise errors.ImportFailed(
+                f"{arquivo}: larger than {max_bytes} bytes once decompressed "
+                "(D2_OSM_MAX_BYTES; raise it for a file you trust)"
+            )
+        dados = json.loads(bruto)
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise errors.ImportFailed(f"{arquivo}: not readable GeoJSON: {exc}") from exc
     if not isinstance(dados, dict) or dados.get("type") != "FeatureCollection":
         raise errors.ImportFailed(f"{arquivo}: expected a GeoJSON FeatureCollection")
@@ -262,13 +275,15 @@ def _escrever(
             conn.execute(db.q("osm_upsert"))
 
 
-def importar_osm(url: str, arquivo: Path) -> Summary:
-    """Import the admin_level=10 boundaries of `arquivo` (GeoJSON, optionally .gz) as OSM
-    bairros, in one transaction. Raises ImportFailed for a missing or unreadable file
-    before touching the database."""
+def importar_osm(url: str, arquivo: Path, *, max_bytes: int | None = None) -> Summary:
+    """Import the admin_level=10 boundaries of `arquivo` (GeoJSON, optionally .gz or .bz2)
+    as OSM bairros, in one transaction. Raises ImportFailed for a missing or unreadable
+    file, or one larger than max_bytes decompressed (default D2_OSM_MAX_BYTES), before
+    touching the database."""
     inicio = time.monotonic()
     summary = Summary(arquivo=Path(arquivo).name)
-    features = _carregar(Path(arquivo))
+    limite = config.load().osm_max_bytes if max_bytes is None else max_bytes
+    features = _carregar(Path(arquivo), limite)
     summary.read = len(features)
     prontas = _preparar(_ler(features, summary), summary)
     if prontas:

@@ -207,6 +207,25 @@ def test_import__orphans_counted_when_parent_missing(
     assert row == {"n": 5}
 
 
+def test_import__a_10000_character_name_is_cut_not_fatal(
+    db_url: str, conn: Conn, amostra: Path
+) -> None:
+    """One hostile or broken name (the column is varchar(255)) must not abort the import."""
+    path = amostra / "BR_Municipios_2025.geojson"
+    longo = "Serra Clara " + "x" * 10_000
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("Serra Clara", longo), encoding="utf-8"
+    )
+
+    resumo = ibge.run_import(db_url, directory=amostra, progress=False)
+
+    assert resumo.camadas["municipios"].total.inserted == resumo.camadas["municipios"].total.read
+    row = conn.execute(
+        "SELECT nome FROM core.uc_polygons WHERE id = %(id)s", {"id": ibge.uc_id(4, "2100063")}
+    ).fetchone()
+    assert row == {"nome": longo[:255]}
+
+
 def test_import__invalid_geometry_repaired_and_tiny_one_dropped_both_listed(
     db_url: str, conn: Conn, amostra: Path
 ) -> None:

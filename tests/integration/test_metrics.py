@@ -254,3 +254,82 @@ def test_worker__serves_metrics_and_health_on_d2_metrics_port(
         w.parar.set()
         fio.join(20)
     assert pedir("/healthz")[0] == 0  # the endpoint stops with the worker
+
+
+# --- The endpoint under attack: where it listens, idle clients, floods ------------------------
+
+
+def _conectar(srv: metrics.Servidor, inicio: bytes = b"") -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", srv.porta), timeout=10)
+    if inicio:
+        s.sendall(inicio)
+    return s
+
+
+def _fechada_em(s: socket.socket, limite_s: float) -> float | None:
+    """Seconds until the server closed `s` (None: still open after limite_s)."""
+    inicio = time.monotonic()
+    s.settimeout(limite_s)
+    try:
+        while s.recv(4096):
+            pass
+    except TimeoutError:
+        return None
+    except ConnectionResetError:
+        pass
+    return time.monotonic() - inicio
+
+
+def test_http__listens_on_loopback_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    srv = metrics.iniciar_servidor(porta_livre(), lambda: None)
+    assert srv is not None
+    try:
+        assert srv.server_address[0] == "127.0.0.1"
+    finally:
+        srv.parar()
+    monkeypatch.delenv("D2_METRICS_HOST", raising=False)
+    assert config.load().metrics_host == "127.0.0.1"
+    monkeypatch.setenv("D2_METRICS_HOST", "0.0.0.0")
+    assert config.load().metrics_host == "0.0.0.0"
+
+
+def test_http__an_idle_client_neither_blocks_healthz_nor_stays_forever() -> None:
+    estado = EstadoFalso()
+    srv = metrics.iniciar_servidor(
+        porta_livre(), lambda: estado, tempo_limite_s=0.5, max_conexoes=4
+    )
+    assert srv is not None
+    try:
+        lento = _conectar(srv, b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finishes
+        assert get(srv, "/healthz")[0] == 200
+        fechada = _fechada_em(lento, 5.0)
+        assert fechada is not None and fechada < 3.0
+        lento.close()
+    finally:
+        srv.parar()
+
+
+def test_http__connections_beyond_the_bound_are_closed_and_the_server_stays_up() -> None:
+    estado = EstadoFalso()
+    srv = metrics.iniciar_servidor(
+        porta_livre(), lambda: estado, tempo_limite_s=8.0, max_conexoes=3
+    )
+    assert srv is not None
+    try:
+        ocupadas = [_conectar(srv) for _ in range(3)]
+        time.sleep(1.0)  # accepted, each holding a slot
+        excesso = [_conectar(srv) for _ in range(20)]
+        for s in excesso:
+            fechada = _fechada_em(s, 4.0)  # well before the held ones time out
+            assert fechada is not None, "a connection beyond the bound was kept open"
+            s.close()
+        # The held ones time out; then the endpoint answers again.
+        for s in ocupadas:
+            assert _fechada_em(s, 15.0) is not None
+            s.close()
+        assert get(srv, "/healthz")[0] == 200
+        assert srv.thread is not None and srv.thread.is_alive()
+    finally:
+        srv.parar()
