@@ -145,10 +145,11 @@ def cmd_import_ibge(args: argparse.Namespace) -> int:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from d2.importers import sample
+    from d2.importers import sample, sample_osm
 
     for path in sample.write_sample(Path(args.saida)):
         print(path)
+    print(sample_osm.write_osm(Path(args.saida) / "amostra.osm"))
     return 0
 
 
@@ -462,7 +463,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_import.set_defaults(handler=cmd_import_ibge)
 
     p_sample = sub.add_parser(
-        "sample", help="write the synthetic IBGE-shaped sample territory (GeoJSON files)"
+        "sample",
+        help="write the synthetic IBGE-shaped sample territory (GeoJSON files, and an OSM file"
+        " of it for Nominatim)",
     )
     p_sample.add_argument("--saida", required=True, metavar="DIR", help="output folder")
     p_sample.set_defaults(handler=cmd_sample)
@@ -513,6 +516,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_retry.add_argument("--log-level", default="INFO")
     p_retry.set_defaults(handler=cmd_dlq_retry)
     _add_ops_commands(sub)
+    from d2 import cli_geocoder  # textual addresses (issue 14)
+
+    cli_geocoder.add_commands(sub)
 
     p_bench = sub.add_parser(
         "bench",

@@ -22,13 +22,14 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
 from d2 import bus, config, db, errors, metrics, service
+from d2.geocoder import estagio as geocodificacao
 
 log = logging.getLogger("d2.worker")
 
@@ -62,6 +63,15 @@ class Worker:
         self._ultimo_purge = time.monotonic()
         self._espera_s = 0.5
         self.metricas = metrics.Metricas() if settings.metrics_port else None
+        # Address demands (issue 14): the geocoding stage, its metrics and cache, kept
+        # across reconnects.
+        self._estagio: geocodificacao.Estagio | None = None
+        self._metricas_geo = (
+            geocodificacao.Metricas(self.metricas.registry) if self.metricas else None
+        )
+        self._cache_enderecos = geocodificacao.CacheEnderecos(
+            settings.geocoder_cache_max, settings.geocoder_cache_ttl_s
+        )
 
     def instalar_sinais(self) -> None:
         """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
@@ -118,11 +128,18 @@ class Worker:
             try:
                 cursor = self.servico.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
-                with bus.Listener(self.url) as ouvinte, self._leitura(conn) as leitura:
+                with (
+                    bus.Listener(self.url) as ouvinte,
+                    self._leitura(conn) as leitura,
+                    self._geocodificacao(drain=drain),
+                ):
                     self._replay(conn, leitura)
                     self.estado.pronto = True
                     log.info("D-2 Georreferenciamento inicializado")
                     if drain:
+                        if self._estagio is not None:
+                            rodada = self._estagio.drenar(conn)
+                            self.estado.resultado.somar(rodada.resultado)
                         return
                     while not self.parar.is_set():
                         ouvinte.esperar(self.settings.poll_interval_s)
@@ -132,6 +149,41 @@ class Worker:
                 if self.estado.lider and not conn.closed:
                     conn.execute(db.q("leader_unlock"))
                 self.estado.lider = False
+
+    @contextlib.contextmanager
+    def _geocodificacao(self, *, drain: bool) -> Iterator[None]:
+        """The geocoding stage while this worker leads: its own thread and connection
+        (with drain, run by the caller after the log is drained)."""
+        if not self.settings.geocoder_ativo:
+            yield
+            return
+        observar = self._metricas_geo.duracao.observe if self._metricas_geo else None
+        geocodificador = geocodificacao.criar_geocodificador(self.settings, self.url, observar)
+        self._estagio = geocodificacao.Estagio(
+            self.settings,
+            geocodificador,
+            metricas=self._metricas_geo,
+            cache=self._cache_enderecos,
+        )
+        parar = threading.Event()
+        thread = None
+        if not drain:
+            thread = threading.Thread(
+                target=self._estagio.executar,
+                args=(self.url, parar, max(self.settings.poll_interval_s, 1.0)),
+                name="d2-geocodificacao",
+                daemon=True,
+            )
+            thread.start()
+        try:
+            yield
+        finally:
+            parar.set()
+            self._estagio.acordar()
+            if thread is not None:
+                thread.join()
+            geocodificador.fechar()
+            self._estagio = None
 
     def _aguardar_lideranca(self, conn: db.Connection) -> None:
         avisado = False
@@ -176,6 +228,10 @@ class Worker:
                     leitura.pedir(eventos[-1].sequence_number)
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
+                if self._estagio is not None and resultado.contagem.get(
+                    service.Desfecho.GEOCODIFICACAO_PENDENTE
+                ):
+                    self._estagio.acordar()
                 if self.metricas is not None:
                     self.metricas.observar_lote(
                         resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None
