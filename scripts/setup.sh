@@ -10,6 +10,10 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt="$need_apt postg
 ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-postgis"
 ls /usr/share/postgresql/*/extension/unaccent.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-contrib"
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"
+# Nominatim's importer (d2 nominatim import, the tests' sample geocoder) runs osm2pgsql.
+command -v osm2pgsql >/dev/null 2>&1 || need_apt="$need_apt osm2pgsql"
+# PyICU (Nominatim's tokenizer) builds from source against the system's ICU.
+pkg-config --exists icu-i18n 2>/dev/null || need_apt="$need_apt libicu-dev pkg-config g++"
 
 if [ -n "$need_apt" ]; then
     sudo=""

@@ -293,10 +293,9 @@ class Estagio:
             elif inf.uc is not None:
                 por_inferencia.append((plano, inf))
             else:
-                contradiz = res is not None and inf.motivo is None
-                motivo = (
-                    inferencia.Motivo.CONTRADITORIO if contradiz else inf.motivo
-                ) or inferencia.Motivo.NAO_ENCONTRADO
+                motivo = inf.motivo or inferencia.Motivo.NAO_ENCONTRADO
+                if res is not None and motivo == inferencia.Motivo.NAO_ENCONTRADO:
+                    motivo = inferencia.Motivo.AMBIGUO  # a street, in no place named
                 self._descartar(plano, str(motivo), rodada)
         self._inferir(conn, por_inferencia, rodada)
         return adiados

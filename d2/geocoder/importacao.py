@@ -84,6 +84,24 @@ def importar(
     """Build (or rebuild) the Nominatim database from an OSM file; record the import in
     D-2's database, which empties the workers' address caches."""
     alvo = verificar(settings, database_url, arquivo, criar_papel_web=criar_papel_web)
+    duracao = construir(settings, alvo, arquivo, threads=threads, progresso=progresso)
+    with db.connect(database_url, autocommit=True) as conn, db.mapped_errors():
+        row = conn.execute(
+            db.q("nominatim_importacao_registrar"),
+            {"arquivo": arquivo.name[:255], "bytes": arquivo.stat().st_size, "duracao_s": duracao},
+        ).fetchone()
+    return {"importacao": row["id"] if row else None, "arquivo": arquivo.name, "segundos": duracao}
+
+
+def construir(
+    settings: config.Settings,
+    alvo: str,
+    arquivo: Path,
+    *,
+    threads: int = 2,
+    progresso: Callable[[str], None] | None = None,
+) -> float:
+    """Drop the database at alvo and run Nominatim's importer into it; its seconds."""
     manutencao, banco = _manutencao(alvo)
     inicio = time.monotonic()
     with db.connect(manutencao, autocommit=True) as conn, db.mapped_errors():
@@ -102,28 +120,25 @@ def importar(
         "--threads",
         str(max(1, threads)),
     ]
-    processo = subprocess.Popen(
-        comando, env=ambiente, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    assert processo.stdout is not None
     ultimas: list[str] = []
-    for linha in processo.stdout:
-        linha = linha.rstrip()
-        if not linha:
-            continue
-        ultimas = [*ultimas[-4:], linha]
-        if progresso is not None:
-            progresso(linha)
+    with subprocess.Popen(
+        comando, env=ambiente, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as processo:
+        assert processo.stdout is not None
+        for linha in processo.stdout:
+            linha = linha.rstrip()
+            if not linha:
+                continue
+            ultimas = [*ultimas[-4:], linha]
+            if progresso is not None:
+                progresso(linha)
     if processo.wait() != 0:
-        motivo = next((u for u in reversed(ultimas) if "FATAL" in u or "rror" in u), ultimas[-1:])
+        motivo = next(
+            (u for u in reversed(ultimas) if "FATAL" in u or "rror" in u),
+            ultimas[-1] if ultimas else "no output",
+        )
         raise errors.ImportFailed(f"nominatim import failed: {motivo}")
-    duracao = time.monotonic() - inicio
-    with db.connect(database_url, autocommit=True) as conn, db.mapped_errors():
-        row = conn.execute(
-            db.q("nominatim_importacao_registrar"),
-            {"arquivo": arquivo.name[:255], "bytes": arquivo.stat().st_size, "duracao_s": duracao},
-        ).fetchone()
-    return {"importacao": row["id"] if row else None, "arquivo": arquivo.name, "segundos": duracao}
+    return time.monotonic() - inicio
 
 
 def status(settings: config.Settings, database_url: str) -> dict[str, Any]:
