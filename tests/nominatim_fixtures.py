@@ -19,9 +19,12 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import psycopg
+import psycopg.conninfo
 import pytest
+from psycopg import sql
 
 from d2 import config
 from d2.geocoder import importacao, nominatim
@@ -52,6 +55,23 @@ def nominatim_amostra(
     importacao.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
     importacao.construir(settings, dsn, arquivo, threads=1)
     yield NominatimAmostra(dsn, home / "nominatim")
+
+
+def ligar_nominatim(
+    admin: psycopg.Connection[Any], amostra: NominatimAmostra, ligado: bool
+) -> None:
+    """Stop the sample Nominatim (no new connections, its sessions ended) or start it
+    again; admin is a superuser connection to the same server."""
+    banco = str(psycopg.conninfo.conninfo_to_dict(amostra.dsn)["dbname"])
+    admin.execute(
+        sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS {}").format(
+            sql.Identifier(banco), sql.SQL("true" if ligado else "false")
+        )
+    )
+    if not ligado:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", [banco]
+        )
 
 
 @pytest.fixture

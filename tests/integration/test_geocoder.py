@@ -12,7 +12,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import config, worker
-from tests import eventos, invariantes
+from tests import eventos, invariantes, nominatim_fixtures
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -250,30 +250,18 @@ def test_geocoder__replay_of_an_address_event_republishes_once(geocoder_url: str
         invariantes.verificar(conn)
 
 
-def _nominatim(conn: Conn, banco: str, ligado: bool) -> None:
-    """Stop (no new connections, sessions ended) or start the sample Nominatim."""
-    conn.execute(
-        f'ALTER DATABASE "{banco}" WITH ALLOW_CONNECTIONS {str(ligado).lower()}'  # test constant
-    )
-    if not ligado:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", [banco]
-        )
-
-
 def test_geocoder__stopped_mid_drain_then_back(
     geocoder_url: str, nominatim_amostra: Any, pg_server: Any
 ) -> None:
     """Parked while it is down (GPS demands go through), resolved once it is back:
     nothing lost, nothing doubled."""
-    banco = nominatim_amostra.dsn.split("@/")[1].split("?")[0]
     with (
         psycopg.connect(geocoder_url, autocommit=True, row_factory=dict_row) as conn,
         psycopg.connect(pg_server.url("postgres"), autocommit=True) as admin,
     ):
         antes = [_publicar(conn, {"endereco": "Jardim das Flores, Vila Aurora"}) for _ in range(3)]
         _drenar()
-        _nominatim(admin, banco, ligado=False)
+        nominatim_fixtures.ligar_nominatim(admin, nominatim_amostra, ligado=False)
         try:
             durante = [
                 _publicar(conn, {"endereco": "Rua das Palmeiras, 123, Vila Aurora"}),
@@ -294,7 +282,7 @@ def test_geocoder__stopped_mid_drain_then_back(
             # Parked is a state: the checker counts them, none lost or doubled.
             assert invariantes.verificar(conn)["geocodificacoes_pendentes"] == 2
         finally:
-            _nominatim(admin, banco, ligado=True)
+            nominatim_fixtures.ligar_nominatim(admin, nominatim_amostra, ligado=True)
         conn.execute("UPDATE d2.geocodificacoes_pendentes SET proxima_tentativa = now()")
         _drenar()
         for event_id in [*antes, *durante]:
