@@ -331,3 +331,53 @@ def test_geocoder__http_server_down_parks(
         ).fetchone()
         assert parado is not None and parado["tentativas"] == 1
         assert "Serra" not in (parado["ultimo_erro"] or "")
+
+
+def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> None:
+    """d2_geocodificacoes_total{resultado} and the request histogram count what happened,
+    with no address in them; the cache answers repeats and empties on a new import."""
+    import prometheus_client
+
+    from d2 import bus, metrics, service
+    from d2.geocoder import estagio
+
+    settings = config.load()
+    registro = metrics.Metricas().registry
+    medidas = estagio.Metricas(registro)
+    geocodificador = estagio.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
+    est = estagio.Estagio(settings, geocodificador, metricas=medidas)
+    servico = service.Servico(settings)
+
+    def rodar(conn: Conn, *enderecos: str) -> None:
+        for endereco in enderecos:
+            _publicar(conn, {"endereco": endereco})
+        lidos = bus.ler_desde(conn, service.TIPO_ENTRADA, servico.cursor(conn), 100)
+        servico.processar(conn, lidos)  # the handler parks them
+        est.drenar(conn)
+
+    casa = "Rua das Palmeiras, 123, Vila Aurora"
+    try:
+        with psycopg.connect(geocoder_url, autocommit=True, row_factory=dict_row) as conn:
+            rodar(conn, casa, "Centro", casa)
+
+            def valor(nome: str, **labels: str) -> float | None:
+                return registro.get_sample_value(nome, labels)
+
+            assert valor("d2_geocodificacoes_total", resultado="endereco") == 2
+            assert valor("d2_geocodificacoes_total", resultado="ambiguo") == 1
+            assert valor("d2_geocodificacao_duracao_seconds_count") == 2  # one query per text
+            texto = prometheus_client.generate_latest(registro).decode()
+            assert "Palmeiras" not in texto and "Centro" not in texto
+            # The repeated text in one round was asked once (both lookups missed).
+            assert (est.cache.hits, est.cache.misses) == (0, 3)
+            rodar(conn, casa)
+            assert (est.cache.hits, est.cache.misses) == (1, 3)
+            conn.execute(
+                "INSERT INTO d2.nominatim_importacoes (arquivo, bytes, duracao_s) "
+                "VALUES ('novo.osm', 1, 1)"
+            )
+            rodar(conn, casa)
+            assert (est.cache.hits, est.cache.misses) == (1, 4)
+            invariantes.verificar(conn)
+    finally:
+        geocodificador.fechar()
