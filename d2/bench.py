@@ -19,7 +19,7 @@ from typing import Any
 
 from d2 import errors
 
-NAMES = ("pip", "drain", "memory", "latency", "import")
+NAMES = ("pip", "drain", "memory", "latency", "import", "geocode")
 
 # Sizes: (full run, --quick).
 _PONTOS = (20_000, 4_000)
@@ -28,6 +28,10 @@ _BAIRROS = (17_500, 3_000)
 _BACKLOG = (100_000, 10_000)
 _POR_EVENTO = (5_000, 1_000)
 _TRICKLE = (2_000, 300)
+# geocode: addresses through the batch path, one at a time, GPS events of the mixed drain.
+_ENDERECOS = (2_000, 600)
+_ENDERECOS_UM = (300, 100)
+_GPS_MISTO = (20_000, 5_000)
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
 CAP = 64  # = the migration's MAX_VERTICES
@@ -45,7 +49,8 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
         raise errors.InvalidInput(
             f"unknown benchmark {desconhecidos[0]!r}; choose from {', '.join(NAMES)}"
         )
-    if not (common.SHARED_DATA / "br_municipios.geojson.gz").exists():
+    # geocode runs on the sample territory: it alone needs no shared data.
+    if escolhidos != ["geocode"] and not (common.SHARED_DATA / "br_municipios.geojson.gz").exists():
         raise errors.D2Error(f"the benchmarks need the shared data at {common.SHARED_DATA}")
     i = 1 if quick else 0
     with common.server(url) as srv, contextlib.ExitStack() as pilha:
@@ -53,6 +58,11 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
         for nome in escolhidos:
             if nome == "import":
                 yield from _importar(srv)
+                continue
+            if nome == "geocode":
+                from bench import geocode
+
+                yield from geocode.medir(srv, _ENDERECOS[i], _ENDERECOS_UM[i], _GPS_MISTO[i])
                 continue
             if template is None:
                 # Polygons loaded once; every benchmark works on its own clone.

@@ -531,14 +531,17 @@ def build_parser() -> argparse.ArgumentParser:
             "draining a backlog, batch path against the per-event path, with the share of "
             "CPU busy meanwhile, and the machine's ceiling (two workers draining copies "
             "at once). memory: the worker's peak RSS. latency: commit to commit under a "
-            "trickle, p50 and p99. import: the shared data from empty, and again unchanged."
+            "trickle, p50 and p99. import: the shared data from empty, and again unchanged. "
+            "geocode: addresses/s through the handler against the sample Nominatim, against "
+            "one request at a time with no cache, the cache's effect, and GPS throughput "
+            "with 10% address-only events (needs no shared data)."
         ),
     )
     p_bench.add_argument(
         "names",
         nargs="*",
         metavar="NAME",
-        help="pip, drain, memory, latency, import (default: all)",
+        help="pip, drain, memory, latency, import, geocode (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
     p_bench.set_defaults(handler=cmd_bench)

@@ -45,7 +45,7 @@ class Settings:
     nominatim_url: str | None = None  # an existing Nominatim server (HTTP mode)
     nominatim_dsn: str | None = None  # its database (in-process mode); None: derived
     geocoder_timeout_s: float = 5.0
-    geocoder_concorrencia: int = 8
+    geocoder_concorrencia: int = 2
     geocoder_lote: int = 200
     geocoder_espera_max_s: float = 300.0
     geocoder_cache_max: int = 50_000
@@ -69,7 +69,7 @@ def load() -> Settings:
         nominatim_url=os.environ.get("D2_NOMINATIM_URL") or None,
         nominatim_dsn=os.environ.get("D2_NOMINATIM_DSN") or None,
         geocoder_timeout_s=_float("D2_GEOCODER_TIMEOUT", 5.0),
-        geocoder_concorrencia=_int("D2_GEOCODER_CONCURRENCY", 8),
+        geocoder_concorrencia=_int("D2_GEOCODER_CONCURRENCY", 2),
         geocoder_lote=_int("D2_GEOCODER_BATCH", 200),
         geocoder_espera_max_s=_float("D2_GEOCODER_RETRY_MAX", 300.0),
         geocoder_cache_max=_int("D2_GEOCODER_CACHE_MAX_ENTRIES", 50_000),

@@ -157,8 +157,11 @@ class Estagio:
         self.settings = settings
         self.geocodificador = geocodificador
         self.metricas = metricas
-        self.cache = cache or CacheEnderecos(
-            settings.geocoder_cache_max, settings.geocoder_cache_ttl_s
+        # Not `cache or ...`: an empty cache is falsy (it has a length).
+        self.cache = (
+            cache
+            if cache is not None
+            else CacheEnderecos(settings.geocoder_cache_max, settings.geocoder_cache_ttl_s)
         )
         self.servico = service.Servico(settings)
         self.total = Rodada()

@@ -83,7 +83,7 @@ class NominatimLocal:
         dsn: str,
         projeto: Path,
         *,
-        concorrencia: int = 8,
+        concorrencia: int = 2,
         timeout_s: float = 5.0,
         observar: Callable[[float], None] | None = None,
     ) -> None:
@@ -177,7 +177,7 @@ class NominatimHTTP:
         self,
         url: str,
         *,
-        concorrencia: int = 8,
+        concorrencia: int = 2,
         timeout_s: float = 5.0,
         observar: Callable[[float], None] | None = None,
     ) -> None:

@@ -100,3 +100,15 @@ def test_cache__bounded_expires_and_empties_on_a_new_import() -> None:
     cache.definir("d", None)
     cache.observar_geracao(2)
     assert len(cache) == 0
+
+
+def test_estagio__keeps_the_cache_it_is_given_even_empty() -> None:
+    """The worker's cache outlives a reconnect: an empty one (falsy) is still the one."""
+    from d2 import config
+
+    cache = estagio.CacheEnderecos(10, 10)
+    http = nominatim.NominatimHTTP("http://127.0.0.1:9")
+    try:
+        assert estagio.Estagio(config.load(), http, cache=cache).cache is cache
+    finally:
+        http.fechar()
