@@ -16,3 +16,8 @@ SELECT lag FROM d2.v_consumer_lag WHERE tipo_evento = 'demanda.normalizada';
 -- A point that resolved at the finest level, to try the resolver by hand.
 SELECT round(coordenadas_lat::numeric, 5) AS lat, round(coordenadas_lng::numeric, 5) AS lng
 FROM d2.resolucoes_geo ORDER BY nivel_minimo_resolvido, criado_em DESC LIMIT 1;
+
+-- name: demo_resolved_by_method
+-- Resolutions per method: gps, endereco (geocoded address), inferencia (a place named).
+SELECT metodo_resolucao AS metodo, count(*) AS n
+FROM d2.resolucoes_geo GROUP BY 1 ORDER BY 1;
