@@ -159,13 +159,15 @@ class Worker:
             return
         observar = self._metricas_geo.duracao.observe if self._metricas_geo else None
         geocodificador = geocodificacao.criar_geocodificador(self.settings, self.url, observar)
+        # With drain the stage runs on this thread: the worker's own stop stops it.
+        parar = self.parar if drain else threading.Event()
         self._estagio = geocodificacao.Estagio(
             self.settings,
             geocodificador,
             metricas=self._metricas_geo,
             cache=self._cache_enderecos,
+            parar=parar,
         )
-        parar = threading.Event()
         thread = None
         if not drain:
             thread = threading.Thread(
@@ -178,7 +180,8 @@ class Worker:
         try:
             yield
         finally:
-            parar.set()
+            if not drain:
+                parar.set()
             self._estagio.acordar()
             if thread is not None:
                 thread.join()

@@ -153,8 +153,13 @@ class Estagio:
         *,
         metricas: Metricas | None = None,
         cache: CacheEnderecos | None = None,
+        parar: threading.Event | None = None,
     ) -> None:
         self.settings = settings
+        # Set when the worker stops: a round then asks nothing more of the geocoder (what
+        # it did not ask waits for the next worker), so a slow geocoder cannot hold a
+        # shutdown longer than one block of requests.
+        self.parar = parar or threading.Event()
         self.geocodificador = geocodificador
         self.metricas = metricas
         # Not `cache or ...`: an empty cache is falsy (it has a length).
@@ -177,11 +182,12 @@ class Estagio:
         """Rounds until nothing parked is due; a round in which the geocoder answered
         nothing at all ends it too (what is left waits for its backoff)."""
         soma = Rodada()
-        while True:
+        while not self.parar.is_set():
             rodada = self.rodada(conn)
             _somar(soma, rodada)
             if rodada.concluidas == 0:
-                return soma
+                break
+        return soma
 
     def executar(self, url: str, parar: threading.Event, espera_max_s: float) -> None:
         """The worker's thread: rounds while there is work due, else sleep until the next
@@ -315,9 +321,7 @@ class Estagio:
             else:
                 faltam.setdefault(endereco.consulta, []).append(i)
         consultas = list(faltam)
-        for consulta, resposta in zip(
-            consultas, self.geocodificador.buscar_muitos(consultas), strict=True
-        ):
+        for consulta, resposta in zip(consultas, self._buscar(consultas), strict=True):
             for i in faltam[consulta]:
                 respostas[i] = resposta
         self._por_cep(enderecos, [i for c in consultas for i in faltam[c]], respostas)
@@ -325,6 +329,18 @@ class Estagio:
             for i in faltam[consulta]:
                 if not isinstance(respostas[i], nominatim.Indisponivel):
                     self.cache.definir(enderecos[i].chave, respostas[i])  # type: ignore[arg-type]
+        return respostas
+
+    def _buscar(self, consultas: list[str]) -> list[nominatim.Resposta]:
+        """The geocoder's answers, asked in blocks; once the worker stops, the rest are
+        left for later (unavailable now)."""
+        bloco = max(1, self.settings.geocoder_concorrencia * 4)
+        respostas: list[nominatim.Resposta] = []
+        for inicio in range(0, len(consultas), bloco):
+            if self.parar.is_set():
+                faltam = len(consultas) - inicio
+                return respostas + [nominatim.Indisponivel("worker parando")] * faltam
+            respostas += self.geocodificador.buscar_muitos(consultas[inicio : inicio + bloco])
         return respostas
 
     def _por_cep(
@@ -343,7 +359,7 @@ class Estagio:
             if sem_rua and cep is not None and cep != enderecos[i].consulta:
                 por_cep.setdefault(cep, []).append(i)
         ceps = list(por_cep)
-        for cep, resposta in zip(ceps, self.geocodificador.buscar_muitos(ceps), strict=True):
+        for cep, resposta in zip(ceps, self._buscar(ceps), strict=True):
             if isinstance(resposta, nominatim.Indisponivel) or (
                 isinstance(resposta, nominatim.Achado) and resposta.de_rua
             ):
