@@ -5,7 +5,13 @@ COPY pyproject.toml README.md ./
 COPY d2 ./d2
 COPY sql ./sql
 COPY alembic ./alembic
-RUN pip install --no-cache-dir . && useradd --system --no-create-home d2
+# nominatim-db needs PyICU, built here against the system's ICU (issue 14).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libicu-dev pkg-config g++ \
+    && pip install --no-cache-dir . \
+    && apt-get purge -y --auto-remove g++ pkg-config \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --no-create-home d2
 USER d2
 ENTRYPOINT ["d2"]
 CMD ["worker"]

@@ -281,3 +281,23 @@ FROM core.event_log
 WHERE tipo = 'bench.produtor' AND sequence_number > %(apos)s
 ORDER BY sequence_number
 LIMIT 1000;
+-- name: eventos_endereco_inserir
+-- A backlog of address-only demanda.normalizada events (issue 14), in one transaction.
+INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
+SELECT gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
+       jsonb_build_object(
+           'demanda_id', gen_random_uuid(),
+           'titulo', 'Buraco na rua',
+           'descricao_limpa', 'Há um buraco grande na rua principal',
+           'tipo_midia_processada', 'texto',
+           'coordenadas_validadas', NULL,
+           'entidades_extraidas', jsonb_build_object('endereco', e.endereco),
+           'confianca_normalizacao', 0.9,
+           'origem_normalizacao', 'automatico',
+           'conteudo_suspeito', false
+       )
+FROM unnest(%(enderecos)s::text[]) AS e (endereco);
+
+-- name: geocode_resultados
+-- How the address demands of a geocode bench ended, by method.
+SELECT metodo_resolucao, count(*) AS n FROM d2.resolucoes_geo GROUP BY 1;

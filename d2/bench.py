@@ -19,7 +19,7 @@ from typing import Any
 
 from d2 import errors
 
-NAMES = ("pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo")
+NAMES = ("pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo", "geocode")
 
 # Sizes: (full run, --quick).
 _PONTOS = (20_000, 4_000)
@@ -32,6 +32,10 @@ _RESOLUCOES = (1_000_000, 100_000)
 _REGEO_BASE = (50_000, 10_000)
 _INSERCOES = (7, 5)  # runs of each kind of the writer's bulk insert
 _ESCRITAS = (60, 20)  # single-row writes timed for the mirror's staleness
+# geocode: addresses through the batch path, one at a time, GPS events of the mixed drain.
+_ENDERECOS = (2_000, 600)
+_ENDERECOS_UM = (300, 100)
+_GPS_MISTO = (20_000, 5_000)
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
 CAP = 64  # = the migration's MAX_VERTICES
@@ -49,26 +53,20 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
         raise errors.InvalidInput(
             f"unknown benchmark {desconhecidos[0]!r}; choose from {', '.join(NAMES)}"
         )
-    if not (common.SHARED_DATA / "br_municipios.geojson.gz").exists():
+    # geocode runs on the sample territory: it alone needs no shared data.
+    if escolhidos != ["geocode"] and not (common.SHARED_DATA / "br_municipios.geojson.gz").exists():
         raise errors.D2Error(f"the benchmarks need the shared data at {common.SHARED_DATA}")
     i = 1 if quick else 0
     with common.server(url) as srv, contextlib.ExitStack() as pilha:
         template: str | None = None
         for nome in escolhidos:
-            if nome == "import":
-                yield from _importar(srv)
+            if nome in ("import", "eventlog", "geocode"):
+                yield from _sem_modelo(nome, srv, url, quick)
                 continue
             if nome == "capture":
                 from bench import captura
 
                 yield from captura.escritor(srv, _INSERCOES[i], anterior=not quick)
-            if nome == "eventlog":
-                from bench import event_log
-
-                # A cluster of its own with fsync on (or the server given): commits/s
-                # of a throw-away cluster without fsync say nothing about producers.
-                yield from event_log.run(url, quick)
-                continue
             if template is None:
                 # Polygons loaded once; every benchmark works on its own clone.
                 base_url = pilha.enter_context(common.scratch_db(srv, "base"))
@@ -76,18 +74,30 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
                 yield {"bench": "setup", "figure": "load shared data into core.uc_polygons",
                        "value": round(segundos, 1), "unit": "s", "rows": n}  # fmt: skip
                 template = common.dbname(base_url)
-            if nome == "pip":
-                yield from _pip(srv, template, i)
-            elif nome == "drain":
-                yield from _drain(srv, template, i)
-            elif nome == "memory":
-                yield from _memory(srv, template, i)
-            elif nome == "latency":
-                yield from _latency(srv, template, i)
-            elif nome == "regeo":
-                yield from _regeo(srv, template, i)
-            elif nome == "capture":
-                yield from captura.staleness(srv, template, _ESCRITAS[i])
+            yield from _COM_MODELO[nome](srv, template, i)
+
+
+def _sem_modelo(nome: str, srv: Any, url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
+    """The benchmarks that do not start from the shared data loaded once."""
+    i = 1 if quick else 0
+    if nome == "import":
+        yield from _importar(srv)
+    elif nome == "eventlog":
+        from bench import event_log
+
+        # A cluster of its own with fsync on (or the server given): commits/s of a
+        # throw-away cluster without fsync say nothing about producers.
+        yield from event_log.run(url, quick)
+    elif nome == "geocode":
+        from bench import geocode
+
+        yield from geocode.medir(srv, _ENDERECOS[i], _ENDERECOS_UM[i], _GPS_MISTO[i])
+
+
+def _captura(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
+    from bench import captura
+
+    yield from captura.staleness(srv, template, _ESCRITAS[i])
 
 
 def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
@@ -238,3 +248,13 @@ def _importar(srv: Any) -> Iterator[dict[str, Any]]:
         "import", "re-import, nothing changed", segunda, "s", 20.0, "target",
         higher_is_better=False, rows_written=escritos,
     )  # fmt: skip
+
+
+_COM_MODELO = {
+    "pip": _pip,
+    "drain": _drain,
+    "memory": _memory,
+    "latency": _latency,
+    "regeo": _regeo,
+    "capture": _captura,
+}

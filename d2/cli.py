@@ -194,10 +194,11 @@ def cmd_import_ibge(args: argparse.Namespace) -> int:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from d2.importers import sample
+    from d2.importers import sample, sample_osm
 
     for path in sample.write_sample(Path(args.saida)):
         print(path)
+    print(sample_osm.write_osm(Path(args.saida) / "amostra.osm"))
     return 0
 
 
@@ -539,7 +540,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_import.set_defaults(handler=cmd_import_ibge)
 
     p_sample = sub.add_parser(
-        "sample", help="write the synthetic IBGE-shaped sample territory (GeoJSON files)"
+        "sample",
+        help="write the synthetic IBGE-shaped sample territory (GeoJSON files, and an OSM file"
+        " of it for Nominatim)",
     )
     p_sample.add_argument("--saida", required=True, metavar="DIR", help="output folder")
     p_sample.set_defaults(handler=cmd_sample)
@@ -598,9 +601,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_retry.add_argument("--log-level", default="INFO")
     p_retry.set_defaults(handler=cmd_dlq_retry)
     _add_ops_commands(sub)
-    from d2 import cli_territorio
+    from d2 import cli_geocoder, cli_territorio
 
     cli_territorio.add_commands(sub)
+    cli_geocoder.add_commands(sub)  # textual addresses (issue 14)
 
     p_bench = sub.add_parser(
         "bench",
@@ -622,14 +626,18 @@ def build_parser() -> argparse.ArgumentParser:
             "commit to delivery p50/p99); the delay a long write transaction causes. "
             "regeo: over 1,000,000 stored resolutions, the full re-georeferencing pass "
             "against one resolver call per row, and the follow-up after one município "
-            "changes (rows examined against rows inside, seconds)."
+            "changes (rows examined against rows inside, seconds). "
+            "geocode: addresses/s through the handler against the sample Nominatim, against "
+            "one request at a time with no cache, the cache's effect, and GPS throughput "
+            "with 10% address-only events (needs no shared data)."
         ),
     )
     p_bench.add_argument(
         "names",
         nargs="*",
         metavar="NAME",
-        help="pip, drain, memory, latency, import, capture, eventlog, regeo (default: all)",
+        help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode "
+        "(default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
     p_bench.set_defaults(handler=cmd_bench)

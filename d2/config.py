@@ -47,6 +47,17 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     # The OSM importer holds the whole (decompressed) GeoJSON: a bound against bombs.
     osm_max_bytes: int = 1 << 30
+    # Textual addresses (issue 14). Off: address demands are discarded as in the MVP.
+    geocoder_ativo: bool = True
+    nominatim_url: str | None = None  # an existing Nominatim server (HTTP mode)
+    nominatim_dsn: str | None = None  # its database (in-process mode); None: derived
+    geocoder_timeout_s: float = 5.0
+    geocoder_concorrencia: int = 2
+    geocoder_lote: int = 200
+    geocoder_espera_max_s: float = 300.0
+    geocoder_cache_max: int = 50_000
+    geocoder_cache_ttl_s: int = 24 * 3600
+    nominatim_web_user: str = "www-data"  # Nominatim's NOMINATIM_DATABASE_WEBUSER
 
 
 def load() -> Settings:
@@ -68,6 +79,16 @@ def load() -> Settings:
         standby_max_s=_float("D2_STANDBY_MAX_SECONDS", 0.0),
         territorio_alerta_a_cada=_int("D2_TERRITORIO_ALERTA_A_CADA", 5),
         max_batch_bytes=_int("D2_MAX_BATCH_BYTES", 16 * 1024 * 1024),
+        geocoder_ativo=os.environ.get("D2_GEOCODER", "on").lower() not in ("off", "0", "false"),
+        nominatim_url=os.environ.get("D2_NOMINATIM_URL") or None,
+        nominatim_dsn=os.environ.get("D2_NOMINATIM_DSN") or None,
+        geocoder_timeout_s=_float("D2_GEOCODER_TIMEOUT", 5.0),
+        geocoder_concorrencia=_int("D2_GEOCODER_CONCURRENCY", 2),
+        geocoder_lote=_int("D2_GEOCODER_BATCH", 200),
+        geocoder_espera_max_s=_float("D2_GEOCODER_RETRY_MAX", 300.0),
+        geocoder_cache_max=_int("D2_GEOCODER_CACHE_MAX_ENTRIES", 50_000),
+        geocoder_cache_ttl_s=_int("D2_GEOCODER_CACHE_TTL", 24 * 3600),
+        nominatim_web_user=os.environ.get("NOMINATIM_DATABASE_WEBUSER") or "www-data",
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
@@ -77,6 +98,10 @@ def load() -> Settings:
         raise errors.ConfigError("D2_STANDBY_MAX_SECONDS must not be negative")
     if settings.osm_max_bytes < 1:
         raise errors.ConfigError("D2_OSM_MAX_BYTES must be at least 1")
+    if settings.geocoder_timeout_s <= 0:
+        raise errors.ConfigError("D2_GEOCODER_TIMEOUT must be positive")
+    if settings.geocoder_concorrencia < 1 or settings.geocoder_lote < 1:
+        raise errors.ConfigError("D2_GEOCODER_CONCURRENCY and D2_GEOCODER_BATCH must be at least 1")
     if settings.cache_max_entries < 0:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
     if settings.territorio_alerta_a_cada < 0:

@@ -5,11 +5,26 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 import uuid
+from pathlib import Path
 from typing import Any
 
-from d2 import bus, config, db, service, territorio, worker
-from d2.importers import sample
+from d2 import bus, config, db, errors, service, territorio, worker
+from d2.importers import sample, sample_osm
+
+# Address-only demands (issue 14): by street and house, by CEP, by bairro or município
+# named, and two that name no credible place ("Centro" alone, a UF that contradicts).
+ENDERECOS: list[dict[str, str]] = [
+    {"endereco": "Rua das Palmeiras, 123, Vila Aurora"},
+    {"endereco": "Avenida Brasil, 250 - Porto Sereno"},
+    {"nomeRua": "Rua Marechal Floriano", "endereco": "Rua Marechal Floriano, 456, Campo Largo"},
+    {"cep": "78300-200"},
+    {"endereco": "Jardim das Flores, Vila Aurora"},
+    {"endereco": "Serra Clara - BO"},
+    {"endereco": "Centro"},
+    {"endereco": "Rua das Palmeiras, 123, Vila Aurora, BO"},
+]
 
 # The drawn bairro: a square of 0.1 degree (~120 km² here), then a confirmation shifted
 # by 2% of its side and an alternative shifted by 25% (overlap ~0.6).
@@ -52,17 +67,50 @@ def eventos_de_exemplo(n: int, seed: int = 2026) -> list[tuple[dict[str, Any] | 
     return eventos
 
 
-def executar(n: int = 300) -> dict[str, Any]:
-    """Load the sample, publish n demands like D-1b does, drain them, summarise."""
+def eventos_com_endereco(seed: int = 2026) -> list[tuple[dict[str, Any], str]]:
+    """Address-only demands (no coordinates), one per ENDERECOS entry."""
+    rng = random.Random(seed)
+    eventos: list[tuple[dict[str, Any], str]] = []
+    for entidades in ENDERECOS:
+        payload = _payload(rng, None, None)
+        payload["coordenadas_validadas"] = None
+        payload["entidades_extraidas"] = entidades
+        eventos.append((payload, "1.2.0"))
+    return eventos
+
+
+def carregar_nominatim(settings: config.Settings, url: str) -> str | None:
+    """The sample OSM file into Nominatim, unless it is what is loaded already; None when
+    done, else why not (osm2pgsql missing, ...)."""
+    from d2.geocoder import importacao
+
+    try:
+        estado = importacao.status(settings, url)
+        ultima = estado.get("ultima_importacao") or {}
+        if estado.get("carregado") and ultima.get("arquivo") == "amostra.osm":
+            return None
+        with tempfile.TemporaryDirectory(prefix="d2-demo-osm-") as tmp:
+            arquivo = sample_osm.write_osm(Path(tmp) / "amostra.osm")
+            importacao.importar(settings, url, arquivo, criar_papel_web=True, threads=2)
+    except errors.D2Error as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
+def executar(n: int = 300, *, enderecos: bool = True) -> dict[str, Any]:
+    """Load the sample (and its OSM file into Nominatim), publish n demands like D-1b
+    does plus some with only an address, drain them, summarise."""
     settings = config.load()
     url = db.database_url(settings)
     importacao = sample.load_sample(url)
+    sem_nominatim = carregar_nominatim(settings, url) if enderecos else "not asked"
+    extras = eventos_com_endereco() if sem_nominatim is None else []
     with db.connect(url, autocommit=True) as conn:
         with conn.transaction():
             # A fresh start for the demo's consumer: replay what we publish now.
             inicio = bus.maior_sequencia(conn, service.TIPO_ENTRADA)
             conn.execute(db.q("cursor_seed"), {"tipo": service.TIPO_ENTRADA, "seq": inicio})
-            for payload, versao in eventos_de_exemplo(n):
+            for payload, versao in eventos_de_exemplo(n) + extras:
                 conn.execute(
                     db.q("demo_publish_upstream"),
                     {
@@ -77,13 +125,19 @@ def executar(n: int = 300) -> dict[str, Any]:
     with db.connect(url) as conn:
         territorio_comunitario = _desenhos_resumo(conn, desenhos)
         por_nivel = conn.execute(db.q("demo_resolved_by_level")).fetchall()
+        por_metodo = conn.execute(db.q("demo_resolved_by_method")).fetchall()
         lag = conn.execute(db.q("demo_lag")).fetchone()
         exemplo = conn.execute(db.q("demo_example_point")).fetchone()
     return {
         "territorio": importacao.total().read,
-        "eventos": sum(resultado.contagem.values()),
+        # A parked address demand is counted again where it ends.
+        "eventos": sum(resultado.contagem.values())
+        - resultado.contagem.get(str(service.Desfecho.GEOCODIFICACAO_PENDENTE), 0),
         "desfechos": dict(resultado.contagem),
         "resolvidos_por_nivel": {str(r["nivel"]): r["n"] for r in por_nivel},
+        "resolvidos_por_metodo": {r["metodo"]: r["n"] for r in por_metodo},
+        "enderecos": len(extras),
+        "enderecos_sem_nominatim": sem_nominatim,
         "lag": lag["lag"] if lag else None,
         "exemplo": (exemplo["lat"], exemplo["lng"]) if exemplo else (-10.0, -50.0),
         "database_url": url,
@@ -174,6 +228,7 @@ def formatar(report: dict[str, Any]) -> str:
         "georreferenciada": "georeferenced now",
         "republicada": "republished (replay)",
         "sem_coordenadas": "discarded: no coordinates",
+        "endereco_nao_resolvido": "discarded: no credible place",
         "coordenadas_invalidas": "discarded: invalid coordinates",
         "revisao_pendente": "pending manual review",
         "dead_letter": "dead letters",
@@ -191,6 +246,14 @@ def formatar(report: dict[str, Any]) -> str:
             f"awaiting a moderator: d2 territorio list",
         }.get(d["decisao"], d["decisao"])
         linhas.append(f"    {d['nome']}: {detalhe}")
+    metodos = report["resolvidos_por_metodo"]
+    if report["enderecos_sem_nominatim"] is None:
+        linhas.append(
+            f"  address-only demands: {report['enderecos']}; resolutions by method (whole "
+            "database): " + ", ".join(f"{k} {v}" for k, v in sorted(metodos.items()))
+        )
+    else:
+        linhas.append(f"  address demands skipped: {report['enderecos_sem_nominatim']}")
     linhas += [
         f"  consumer lag:         {report['lag']}",
         "",
@@ -199,6 +262,8 @@ def formatar(report: dict[str, Any]) -> str:
         "    SELECT * FROM d2.v_resolucoes LIMIT 10;",
         "    SELECT * FROM d2.v_revisoes_pendentes;",
         "    SELECT * FROM d2.v_consumer_lag;",
+        "    SELECT metodo_resolucao, confianca_geo, endereco_original, endereco_geocodificado"
+        " FROM d2.resolucoes_geo WHERE metodo_resolucao <> 'gps';",
         "    SELECT * FROM d2.resolver_territorio({}, {});".format(*report["exemplo"]),
         "  .venv/bin/d2 dlq list",
     ]

@@ -54,6 +54,13 @@ OBJETOS: tuple[Objeto, ...] = (
         "`DROP EXTENSION unaccent` after removing the nome_busca trigger",
     ),
     Objeto(
+        "extension",
+        "pg_trgm",
+        "territorial inference of textual addresses: names matched by trigram similarity",
+        "none (created only where missing)",
+        "`DROP EXTENSION pg_trgm` after the index below",
+    ),
+    Objeto(
         "table",
         "public.d2_alembic_version",
         "D-2's migration state (a wide column: the spec's migration names)",
@@ -122,6 +129,13 @@ OBJETOS: tuple[Objeto, ...] = (
         "the spec's index (§2.6)",
         "one B-tree entry per written row",
         "`DROP INDEX core.uc_polygons_nivel_idx`",
+    ),
+    Objeto(
+        "index",
+        "core.uc_polygons.uc_polygons_nome_busca_trgm_idx",
+        "GIN trigram index on nome_busca: a place named in an address, by similarity",
+        "one GIN entry per written name (pending list, merged by autovacuum)",
+        "`DROP INDEX core.uc_polygons_nome_busca_trgm_idx` (inference then scans the table)",
     ),
     Objeto(
         "trigger",

@@ -84,6 +84,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
         ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
         acompanhamento = conn.execute(db.q("regeo_pendencias")).fetchone()
         territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
+        enderecos = conn.execute(db.q("geocoder_resumo")).fetchone()
     cerca = bus.cerca(conn, service.TIPO_ENTRADA)
     assert geral is not None and acompanhamento is not None
     por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
@@ -116,6 +117,11 @@ def status(conn: db.Connection) -> dict[str, Any]:
             "reprocessado": dead.get("reprocessado", 0),
             "descartado": dead.get("descartado", 0),
             "ultimo_erro_em": geral["ultimo_dead_letter_em"],
+        },
+        "geocodificacoes_pendentes": {
+            "total": int(enderecos["total"]) if enderecos else 0,
+            "mais_antiga": enderecos["mais_antiga"] if enderecos else None,
+            "tentativas_max": enderecos["tentativas_max"] if enderecos else None,
         },
         "eventos_processados": geral["eventos_processados"],
         "ultimo_evento": {
@@ -165,6 +171,15 @@ def _quando(valor: datetime | None) -> str:
     return f"{valor.astimezone():%Y-%m-%d %H:%M:%S} ({idade} ago)"
 
 
+def _linha_geocodificacoes(g: dict[str, Any]) -> str:
+    if not g["total"]:
+        return "addresses 0 waiting for the geocoder"
+    return (
+        f"addresses {g['total']} waiting for the geocoder, oldest {_quando(g['mais_antiga'])}, "
+        f"up to {g['tentativas_max']} tries  → d2 geocodificacoes list / retry"
+    )
+
+
 def formatar_status(d: dict[str, Any]) -> str:
     """`d2 status` for a person: one screen."""
     c, r, x, rv = d["cursor"], d["resolucoes"], d["descartes"], d["revisoes_pendentes"]
@@ -199,6 +214,7 @@ def formatar_status(d: dict[str, Any]) -> str:
         f"review    {rv['total']} pending"
         + (f", oldest {_quando(rv['mais_antiga'])}" if rv["total"] else "")
         + ("  → d2 revisoes list / d2 revisoes reprocessar" if rv["total"] else ""),
+        _linha_geocodificacoes(d["geocodificacoes_pendentes"]),
         f"dead      {dl['pendente']} pending, {dl['reprocessado']} retried, "
         f"{dl['descartado']} dropped" + ("  → d2 dlq list" if dl["pendente"] else ""),
         "",

@@ -26,6 +26,7 @@ from typing import Any
 from psycopg.rows import tuple_row
 
 from d2 import bus, cache, config, db, errors, geo
+from d2.geocoder import texto
 
 log = logging.getLogger("d2.service")
 
@@ -44,6 +45,10 @@ class Desfecho(enum.StrEnum):
     COORDENADAS_INVALIDAS = "coordenadas_invalidas"
     REVISAO_PENDENTE = "revisao_pendente"
     DEAD_LETTER = "dead_letter"
+    # No usable GPS but an address: parked for the geocoding stage (not terminal yet).
+    GEOCODIFICACAO_PENDENTE = "geocodificacao_pendente"
+    # The geocoding stage found nothing credible: discarded like sem_coordenadas.
+    ENDERECO_NAO_RESOLVIDO = "endereco_nao_resolvido"
 
 
 # The level _registrar_logs logs each outcome at.
@@ -54,6 +59,8 @@ _NIVEL_LOG: dict[Desfecho, int] = {
     Desfecho.COORDENADAS_INVALIDAS: logging.ERROR,
     Desfecho.REVISAO_PENDENTE: logging.WARNING,
     Desfecho.DEAD_LETTER: logging.ERROR,
+    Desfecho.GEOCODIFICACAO_PENDENTE: logging.DEBUG,
+    Desfecho.ENDERECO_NAO_RESOLVIDO: logging.WARNING,
 }
 
 
@@ -70,6 +77,11 @@ class Plano:
     gravada: dict[str, Any] | None = None  # the resolution row as stored
     saida: bus.Preparado | None = None  # its demanda.georreferenciada, validated
     motivo: str = ""
+    endereco: texto.Endereco | None = None  # the address, when GPS is missing or invalid
+    metodo: str = "gps"
+    confianca: str = "alta"
+    endereco_geocodificado: str | None = None
+    da_fila: bool = False  # from d2.geocodificacoes_pendentes: leaves it when concluded
 
     @property
     def correlacao_id(self) -> uuid.UUID | None:
@@ -179,17 +191,22 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plano:
     coordenadas = payload.get("coordenadas_validadas")
     if coordenadas is None:
         plano.desfecho = Desfecho.SEM_COORDENADAS
-        return plano
-    if not isinstance(coordenadas, dict):
+    elif not isinstance(coordenadas, dict):
         plano.desfecho = Desfecho.COORDENADAS_INVALIDAS
         plano.motivo = f"coordenadas_validadas is not an object (got {type(coordenadas).__name__})"
-        return plano
-    try:
-        plano.lat = geo.coordenada(coordenadas.get("lat"), "lat", 90)
-        plano.lng = geo.coordenada(coordenadas.get("lng"), "lng", 180)
-    except errors.InvalidInput as exc:
-        plano.desfecho = Desfecho.COORDENADAS_INVALIDAS
-        plano.motivo = str(exc)
+    else:
+        try:
+            plano.lat = geo.coordenada(coordenadas.get("lat"), "lat", 90)
+            plano.lng = geo.coordenada(coordenadas.get("lng"), "lng", 180)
+        except errors.InvalidInput as exc:
+            plano.desfecho = Desfecho.COORDENADAS_INVALIDAS
+            plano.motivo = str(exc)
+    if plano.desfecho is not None and settings.geocoder_ativo:
+        # Spec 3.3 step 2, Phase 2: no usable GPS, but an address → the geocoding stage.
+        plano.endereco = texto.do_payload(payload)
+        if plano.endereco is not None:
+            plano.lat = plano.lng = None
+            plano.desfecho = Desfecho.GEOCODIFICACAO_PENDENTE
     return plano
 
 
@@ -228,6 +245,7 @@ def _colunas_resolucoes(linhas: list[dict[str, Any]]) -> dict[str, list[Any]]:
         for coluna in (
             "demanda_id", "unidade_civica_id", "nivel_minimo_resolvido", "metodo_resolucao",
             "confianca_geo", "coordenadas_lat", "coordenadas_lng", "event_id", "correlacao_id",
+            "endereco_original", "endereco_geocodificado",
         )
     }  # fmt: skip
     # An array literal per chain: its uuids hold neither commas, braces nor quotes.
@@ -438,12 +456,14 @@ class Servico:
             "unidade_civica_id": plano.resolucao.unidade_civica_id,
             "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
             "cadeia_ucs": list(plano.resolucao.cadeia_ucs),
-            "metodo_resolucao": "gps",
-            "confianca_geo": "alta",
+            "metodo_resolucao": plano.metodo,
+            "confianca_geo": plano.confianca,
             "coordenadas_lat": plano.lat,
             "coordenadas_lng": plano.lng,
             "event_id": plano.event_id_texto,
             "correlacao_id": plano.correlacao_id_texto,
+            "endereco_original": plano.endereco.original if plano.endereco else None,
+            "endereco_geocodificado": plano.endereco_geocodificado,
         }
 
     def _gravar_resolucoes(self, conn: db.Connection, planos: list[Plano]) -> None:
@@ -505,8 +525,25 @@ class Servico:
                 or f"demanda_id {p.demanda_id} already resolved or pending under another event"
                 for p in mortos
             }
+            estacionados = [p for p in planos if p.desfecho == Desfecho.GEOCODIFICACAO_PENDENTE]
+            if estacionados:
+                conn.execute(
+                    db.q("geocoder_estacionar"),
+                    {
+                        "event_ids": [p.event_id_texto for p in estacionados],
+                        "demanda_ids": [p.demanda_id_texto for p in estacionados],
+                        "seqs": [p.evento.sequence_number for p in estacionados],
+                    },
+                )
+            da_fila = [p.event_id_texto for p in planos if p.da_fila]
+            if da_fila:
+                conn.execute(db.q("geocoder_retirar"), {"event_ids": da_fila})
             processados = [
-                p for p in planos if p.evento.event_id not in motivos and p.demanda_id is not None
+                p
+                for p in planos
+                if p.evento.event_id not in motivos
+                and p.demanda_id is not None
+                and p.desfecho != Desfecho.GEOCODIFICACAO_PENDENTE
             ]
             if processados:
                 conn.execute(
@@ -613,6 +650,14 @@ class Servico:
                     )
                 case Desfecho.SEM_COORDENADAS:
                     log.warning("Demanda sem coordenadas — descartando", extra=base)
+                case Desfecho.GEOCODIFICACAO_PENDENTE:
+                    log.debug("Demanda com endereço aguardando o geocodificador", extra=base)
+                case Desfecho.ENDERECO_NAO_RESOLVIDO:
+                    # The reason only: the address itself is personal data (LGPD).
+                    log.warning(
+                        "Endereço sem local confiável — descartando",
+                        extra=base | {"motivo": plano.motivo},
+                    )
                 case Desfecho.COORDENADAS_INVALIDAS:
                     coordenadas = (
                         plano.evento.payload.get("coordenadas_validadas")

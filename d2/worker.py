@@ -24,13 +24,14 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
 from d2 import bus, config, db, errors, metrics, mirror, regeo, service, territorio
+from d2.geocoder import estagio as geocodificacao
 
 log = logging.getLogger("d2.worker")
 
@@ -73,6 +74,15 @@ class Worker:
         self._espera_s = 0.5
         self.metricas = metrics.Metricas() if settings.metrics_port else None
         self._gauges_em = 0.0
+        # Address demands (issue 14): the geocoding stage, its metrics and cache, kept
+        # across reconnects.
+        self._estagio: geocodificacao.Estagio | None = None
+        self._metricas_geo = (
+            geocodificacao.Metricas(self.metricas.registry) if self.metricas else None
+        )
+        self._cache_enderecos = geocodificacao.CacheEnderecos(
+            settings.geocoder_cache_max, settings.geocoder_cache_ttl_s
+        )
 
     def instalar_sinais(self) -> None:
         """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
@@ -136,12 +146,19 @@ class Worker:
                     conn.execute(db.q("leader_fence"), {"tipo": service.TIPO_ENTRADA})
                 cursor = self.servico.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
-                with bus.Listener(self.url) as ouvinte, self._leitura(conn) as leitura:
+                with (
+                    bus.Listener(self.url) as ouvinte,
+                    self._leitura(conn) as leitura,
+                    self._geocodificacao(drain=drain),
+                ):
                     mirror.acompanhar(conn)  # the mirror first: events resolve against it
                     self._replay(conn, leitura)
                     self.estado.pronto = True
                     log.info("D-2 Georreferenciamento inicializado")
                     if drain:
+                        if self._estagio is not None:
+                            rodada = self._estagio.drenar(conn)
+                            self.estado.resultado.somar(rodada.resultado)
                         self._acompanhar(conn, fatia_s=None)
                         return
                     espera, ultimo = _ESPERA_MIN_S, time.monotonic()
@@ -167,6 +184,44 @@ class Worker:
             finally:
                 self.estado.pronto = False
                 self.estado.lider = False  # the lock goes when Lideranca closes
+
+    @contextlib.contextmanager
+    def _geocodificacao(self, *, drain: bool) -> Iterator[None]:
+        """The geocoding stage while this worker leads: its own thread and connection
+        (with drain, run by the caller after the log is drained)."""
+        if not self.settings.geocoder_ativo:
+            yield
+            return
+        observar = self._metricas_geo.duracao.observe if self._metricas_geo else None
+        geocodificador = geocodificacao.criar_geocodificador(self.settings, self.url, observar)
+        # With drain the stage runs on this thread: the worker's own stop stops it.
+        parar = self.parar if drain else threading.Event()
+        self._estagio = geocodificacao.Estagio(
+            self.settings,
+            geocodificador,
+            metricas=self._metricas_geo,
+            cache=self._cache_enderecos,
+            parar=parar,
+        )
+        thread = None
+        if not drain:
+            thread = threading.Thread(
+                target=self._estagio.executar,
+                args=(self.url, parar, max(self.settings.poll_interval_s, 1.0)),
+                name="d2-geocodificacao",
+                daemon=True,
+            )
+            thread.start()
+        try:
+            yield
+        finally:
+            if not drain:
+                parar.set()
+            self._estagio.acordar()
+            if thread is not None:
+                thread.join()
+            geocodificador.fechar()
+            self._estagio = None
 
     def _aguardar_lideranca(self, lideranca: Lideranca) -> None:
         avisado = False
@@ -218,6 +273,10 @@ class Worker:
                     leitura.pedir(bus.posicao(eventos[-1]))
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
+                if self._estagio is not None and resultado.contagem.get(
+                    service.Desfecho.GEOCODIFICACAO_PENDENTE
+                ):
+                    self._estagio.acordar()
                 if self.metricas is not None:
                     self.metricas.observar_lote(
                         resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None

@@ -13,6 +13,10 @@ python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt="$need_apt pytho
 # Headless Chromium for the map's browser tests (script injection, drawing): without it
 # they would skip, and CI would not try the attack.
 command -v chromium >/dev/null 2>&1 || need_apt="$need_apt chromium"
+# Nominatim's importer (d2 nominatim import, the tests' sample geocoder) runs osm2pgsql.
+command -v osm2pgsql >/dev/null 2>&1 || need_apt="$need_apt osm2pgsql"
+# PyICU (Nominatim's tokenizer) builds from source against the system's ICU.
+pkg-config --exists icu-i18n 2>/dev/null || need_apt="$need_apt libicu-dev pkg-config g++"
 
 if [ -n "$need_apt" ]; then
     sudo=""

@@ -72,6 +72,7 @@ GRANT EXECUTE
                 d2.lideranca_tentar(),
                 d2.consumer_posicao(varchar),
                 d2.regeo_comparar(uuid[]),
+                d2.candidatos_territorio(integer[], integer[], text[]),
                 -- SECURITY DEFINER: the worker applies what writers of core.uc_polygons
                 -- recorded (d2/mirror.py); it may not write the mirror itself.
                 d2.mirror_aplicar(),
@@ -108,6 +109,9 @@ GRANT SELECT
 GRANT UPDATE ON d2.worker_lideranca TO d2_worker;
 -- The change capture's table: how many changes wait (the worker's poll).
 GRANT SELECT ON d2.mirror_mudancas TO d2_worker;
+-- Address demands waiting for the geocoder (issue 14), and what Nominatim holds.
+GRANT SELECT, INSERT, UPDATE, DELETE ON d2.geocodificacoes_pendentes TO d2_worker;
+GRANT SELECT ON d2.nominatim_importacoes TO d2_worker;
 -- Citizen drawings: read back what d2.territorio_submeter decided, to publish it.
 GRANT SELECT ON d2.territorio_submissoes, d2.territorio_ucs TO d2_worker;
 -- The re-georeferencing follow-up (d2/regeo.py). UPDATE on the queues only because taking

@@ -25,6 +25,9 @@ from pytest_postgresql.janitor import DatabaseJanitor
 
 from d2 import embedded, migrations
 
+# The sample Nominatim (issue 14), shared by the suites that geocode addresses.
+pytest_plugins = ["tests.nominatim_fixtures"]
+
 TEMPLATE = "d2_template"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 _counter = itertools.count()

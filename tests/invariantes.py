@@ -35,6 +35,12 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
             "SELECT event_id FROM core.dead_letter_queue WHERE status = 'pendente'"
         )
     }
+    # Address demands waiting for the geocoder (issue 14): not terminal yet, but a state:
+    # nothing else may have happened to them.
+    estacionados = {
+        r["event_id"] for r in conn.execute("SELECT event_id FROM d2.geocodificacoes_pendentes")
+    }
+    assert not estacionados & processados, "a parked address demand marked processed"
     # Terminal: resolution (+ processed), processed discard, pending review (+ processed), DLQ.
     perdidos = 0
     duplicados = 0
@@ -47,6 +53,8 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
         if event_id in processados and not resolvidos[event_id] and event_id not in pendentes:
             estados += 1  # a discard
         if event_id in mortos:
+            estados += 1
+        if event_id in estacionados:
             estados += 1
         if estados == 0:
             perdidos += 1
@@ -61,6 +69,13 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
         r["demanda_id"] for r in conn.execute("SELECT demanda_id FROM d2.resolucoes_geo")
     )
     assert all(n == 1 for n in por_demanda.values()), "a demanda_id with two resolutions"
+    # An address resolution keeps its text; a GPS one has none (spec 2.2, Phase 2).
+    incoerentes = conn.execute(
+        "SELECT count(*) AS n FROM d2.resolucoes_geo WHERE (metodo_resolucao = 'gps') "
+        "<> (endereco_original IS NULL) OR (metodo_resolucao, confianca_geo) NOT IN "
+        "(('gps', 'alta'), ('endereco', 'media'), ('inferencia', 'baixa'))"
+    ).fetchone()
+    assert incoerentes == {"n": 0}, "a resolution whose method, confidence and text disagree"
 
     saidas: dict[str, list[dict[str, Any]]] = {}
     for r in conn.execute(
@@ -113,4 +128,5 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
         "publicacoes_extra": sum(len(v) - 1 for v in saidas.values()),
         "pendentes": len(pendentes),
         "dead_letters": len(mortos),
+        "geocodificacoes_pendentes": len(estacionados),
     }

@@ -20,7 +20,7 @@ from alembic import op
 from d2 import migrations
 
 revision = "20261203150000_d2_territorio_comunitario"
-down_revision = "20261203120010_worker_lideranca"
+down_revision = "20261203130000_d2_geocodificacao"
 branch_labels = None
 depends_on = None
 

@@ -49,3 +49,7 @@ ORDER BY s.criado_em;
 -- name: demo_regeo_historico
 -- Resolutions the follow-up rewrote because the demo's drawing created a bairro.
 SELECT count(*) AS n FROM d2.resolucoes_geo_historico WHERE unidade_civica_id_nova = %(uc)s;
+-- name: demo_resolved_by_method
+-- Resolutions per method: gps, endereco (geocoded address), inferencia (a place named).
+SELECT metodo_resolucao AS metodo, count(*) AS n
+FROM d2.resolucoes_geo GROUP BY 1 ORDER BY 1;

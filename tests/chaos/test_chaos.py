@@ -25,7 +25,8 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import embedded
-from tests import invariantes
+from d2.importers import sample
+from tests import invariantes, nominatim_fixtures
 from tests.chaos.conftest import FULL, Linha, Relatorio
 from tests.chaos.processos import ProcessoWorker, backlog, esperar, lag, semear_cursor
 from tests.conftest import Server
@@ -287,3 +288,93 @@ def test_chaos__publishing_fails_for_a_while_then_recovers(
         preparado.execute(FIM_DA_FALHA)
         recuperacoes.append(medir_recuperacao(db_url, time.monotonic(), timeout_s=90))
     concluir(db_url, relatorio, "publish_failure", recuperacoes, worker)
+
+
+ENDERECOS = [
+    {"endereco": "Rua das Palmeiras, 123, Vila Aurora"},
+    {"endereco": "Jardim das Flores, Vila Aurora"},
+    {"endereco": "Serra Clara - BO"},
+    {"endereco": "Centro"},
+    {"cep": "78300-200"},
+    {"endereco": "Avenida Brasil, Porto Sereno"},
+]
+
+
+def _backlog_com_enderecos(conn: Conn, n: int, seed: int) -> None:
+    """n events over the sample territory: a third carry only an address."""
+    rng = random.Random(seed)
+    for i, (lat, lng) in enumerate(sample.sample_points(n, seed=seed)):
+        if i % 3 == 0:
+            payload = payload_normalizada(entidades_extraidas=rng.choice(ENDERECOS))
+            payload["coordenadas_validadas"] = None
+        else:
+            payload = payload_normalizada(lat, lng)
+        inserir_evento(conn, payload)
+
+
+def test_chaos__geocoder_stopped_and_worker_killed_then_both_back(
+    conn: Conn,
+    db_url: str,
+    tmp_path: Path,
+    relatorio: Relatorio,
+    pg_server: Server,
+    nominatim_amostra: nominatim_fixtures.NominatimAmostra,
+) -> None:
+    """Issue 14: the geocoder goes down and up while the worker is SIGKILLed and
+    restarted. GPS demands never wait for it; address demands wait parked and end once."""
+    sample.load_sample(db_url)
+    semear_cursor(conn)
+    ambiente = {
+        "D2_NOMINATIM_DSN": nominatim_amostra.dsn,
+        "D2_HOME": str(tmp_path / "home"),
+        "D2_GEOCODER_RETRY_MAX": "1",
+        "D2_GEOCODER_TIMEOUT": "2",
+    }
+    rng = random.Random(14)
+    log = tmp_path / "worker.log"
+    repeticoes = 4 if not FULL else 16
+    worker = ProcessoWorker(db_url, log, "--batch-size", "20", **ambiente)
+    with psycopg.connect(pg_server.url("postgres"), autocommit=True) as admin:
+        try:
+            for rep in range(repeticoes):
+                ligado = rep % 2 == 1
+                nominatim_fixtures.ligar_nominatim(admin, nominatim_amostra, ligado)
+                _backlog_com_enderecos(conn, POR_REPETICAO, seed=600 + rep)
+                worker = ProcessoWorker(db_url, log, "--batch-size", "20", **ambiente).iniciar()
+                # GPS demands go through while the geocoder is down.
+                esperar(lambda: lag(conn) == 0, timeout_s=60, passo_s=0.05)
+                time.sleep(rng.uniform(0.0, 0.5))
+                worker.matar()
+        finally:
+            nominatim_fixtures.ligar_nominatim(admin, nominatim_amostra, True)
+    inicio = time.monotonic()
+    worker = ProcessoWorker(db_url, log.with_name("final.log"), **ambiente).iniciar()
+    esperar(worker.lider, timeout_s=30)
+    try:
+        esperar(
+            lambda: (
+                lag(conn) == 0
+                and conn.execute(
+                    "SELECT count(*) AS n FROM d2.geocodificacoes_pendentes"
+                ).fetchone()
+                == {"n": 0}
+            ),
+            timeout_s=CONCLUIR_S,
+            passo_s=0.1,
+        )
+    finally:
+        codigo = worker.terminar()
+    recuperacao = time.monotonic() - inicio
+    eventos, perdidos, duplicados = contar(conn)
+    relatorio.adicionar(
+        Linha("geocoder_stopped", repeticoes, eventos, perdidos, duplicados, [recuperacao])
+    )
+    assert codigo == 0, worker.cauda()
+    contagens = invariantes.verificar(conn)
+    assert contagens["geocodificacoes_pendentes"] == 0
+    assert (perdidos, duplicados) == (0, 0)
+    metodos = {
+        r["metodo_resolucao"]
+        for r in conn.execute("SELECT DISTINCT metodo_resolucao FROM d2.resolucoes_geo")
+    }
+    assert metodos == {"gps", "endereco", "inferencia"}

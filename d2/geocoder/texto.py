@@ -1,0 +1,78 @@
+"""The address text of a demanda.normalizada and what is derived from it: the query
+sent to the geocoder, the segments the inference reads, the cache key."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+# Longer texts are cut: a real address fits, and 100 kB of text must cost no more than
+# an address does (the geocoder, the SQL inference and the stored column all see this).
+LIMITE = 300
+_CEP = re.compile(r"(?<!\d)(\d{5})[-.\s]?(\d{3})(?!\d)")
+_PALAVRA_CEP = re.compile(r"\bcep\b[:.]?", re.IGNORECASE)
+# Control characters, and the format/surrogate/private-use ones, become spaces.
+_CATEGORIAS_FORA = {"Cc", "Cf", "Cs", "Co", "Cn"}
+_SEPARADORES = re.compile("[,;/|()\\[\\]\\n]+|\\s[-\u2013\u2014]\\s")
+_ESPACOS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Endereco:
+    original: str  # what a resolution stores as endereco_original
+    consulta: str  # what the geocoder is asked
+    cep: str | None  # "ddddd-ddd"
+    segmentos: tuple[str, ...]  # what the territorial inference reads
+
+    @property
+    def chave(self) -> str:
+        """The cache key: the query, case and accents folded, spaces collapsed."""
+        return normalizar(self.consulta)
+
+
+def limpar(texto: str) -> str:
+    """Control characters out, whitespace collapsed, cut to LIMITE characters."""
+    limpo = "".join(
+        " " if unicodedata.category(c) in _CATEGORIAS_FORA else c for c in texto[: LIMITE * 4]
+    )
+    return _ESPACOS.sub(" ", limpo).strip()[:LIMITE].strip()
+
+
+def normalizar(texto: str) -> str:
+    sem_acento = unicodedata.normalize("NFKD", texto.casefold())
+    return _ESPACOS.sub(" ", "".join(c for c in sem_acento if not unicodedata.combining(c))).strip()
+
+
+def _cep(texto: str) -> str | None:
+    achado = _CEP.search(texto)
+    return f"{achado.group(1)}-{achado.group(2)}" if achado else None
+
+
+def do_payload(payload: Any) -> Endereco | None:
+    """The address of a payload's entidades_extraidas (endereco, nomeRua, cep), or None
+    when it has no usable text."""
+    if not isinstance(payload, dict):
+        return None
+    entidades = payload.get("entidades_extraidas")
+    if not isinstance(entidades, dict):
+        return None
+    partes: list[str] = []
+    for campo in ("endereco", "nomeRua"):
+        valor = entidades.get(campo)
+        if isinstance(valor, str):
+            limpo = limpar(valor)
+            if limpo and not any(normalizar(limpo) in normalizar(p) for p in partes):
+                partes.append(limpo)
+    cep_campo = entidades.get("cep")
+    cep = _cep(cep_campo) if isinstance(cep_campo, str) else None
+    texto = limpar(", ".join(partes))
+    cep = cep or _cep(texto)
+    if cep is not None and _cep(texto) is None:
+        texto = limpar(f"{texto}, {cep}" if texto else cep)
+    if not any(c.isalnum() for c in texto):
+        return None
+    consulta = _ESPACOS.sub(" ", _PALAVRA_CEP.sub(" ", texto)).strip(" ,")
+    segmentos = tuple(s.strip() for s in _SEPARADORES.split(texto) if s.strip())
+    return Endereco(texto, consulta or texto, cep, segmentos)

@@ -1,0 +1,114 @@
+"""The address text, the inference's rules and the address cache, without a database."""
+
+from __future__ import annotations
+
+from d2.geocoder import estagio, inferencia, nominatim, texto
+
+AU, BO = "uf-au", "uf-bo"
+VILA, NOVA = "mun-vila", "mun-nova"
+
+
+def _c(
+    uc: str, nivel: int, cadeia: tuple[str, ...], seg: int = 0, ini: int = 1, fim: int = 1
+) -> inferencia.Candidato:
+    return inferencia.Candidato(uc, nivel, uc, (uc, *cadeia), seg, ini, fim)
+
+
+def test_texto__fields_joined_cleaned_and_bounded() -> None:
+    e = texto.do_payload(
+        {
+            "entidades_extraidas": {
+                "endereco": "Rua A,\x00 10\u200b - Centro",
+                "nomeRua": "rua a",
+                "cep": "78010100",
+            }
+        }
+    )
+    assert e is not None
+    assert e.original == "Rua A, 10 - Centro, 78010-100"
+    assert e.cep == "78010-100"
+    assert e.segmentos == ("Rua A", "10", "Centro", "78010-100")
+    longo = texto.do_payload({"entidades_extraidas": {"endereco": "x " * 100_000}})
+    assert longo is not None and len(longo.original) <= texto.LIMITE
+
+
+def test_texto__nothing_usable_is_no_address() -> None:
+    for entidades in ({}, {"endereco": "   "}, {"endereco": "🙂🙂"}, {"cep": 123}, "x", None):
+        assert texto.do_payload({"entidades_extraidas": entidades}) is None
+    assert texto.do_payload([]) is None
+
+
+def test_texto__the_word_cep_is_not_sent_and_the_key_folds_case_and_accents() -> None:
+    a = texto.do_payload({"entidades_extraidas": {"endereco": "CEP: 78300-200"}})
+    b = texto.do_payload({"entidades_extraidas": {"endereco": "cep 78300-200"}})
+    assert a is not None and b is not None
+    assert a.consulta == b.consulta == "78300-200"
+    assert texto.normalizar("São  JOÃO") == "sao joao"
+
+
+def test_inferencia__bairro_needs_its_municipio() -> None:
+    centro = _c("b-centro", 2, (VILA, AU))
+    assert inferencia.decidir([centro]).motivo == inferencia.Motivo.AMBIGUO
+    r = inferencia.decidir([centro, _c(VILA, 4, (AU,), seg=1, fim=2)])
+    assert r.uc is not None and r.uc.unidade_civica_id == "b-centro"
+
+
+def test_inferencia__a_name_inside_a_longer_one_is_not_a_name() -> None:
+    # "Nova Boreal": the UF "Boreal" is its second word, not a UF named.
+    r = inferencia.decidir([_c(NOVA, 4, (BO,), ini=1, fim=2), _c(BO, 5, (), ini=2, fim=2)])
+    assert r.uc is not None and r.uc.unidade_civica_id == NOVA and r.motivo is None
+
+
+def test_inferencia__municipio_outside_the_uf_named_is_a_contradiction() -> None:
+    r = inferencia.decidir([_c(NOVA, 4, (BO,), fim=2), _c(AU, 5, (), seg=1)])
+    assert (r.uc, r.motivo) == (None, inferencia.Motivo.CONTRADITORIO)
+
+
+def test_inferencia__two_municipios_or_homonyms_without_uf_are_ambiguous() -> None:
+    r = inferencia.decidir([_c(VILA, 4, (AU,)), _c("mun-vila-2", 4, (BO,))])
+    assert (r.uc, r.motivo) == (None, inferencia.Motivo.AMBIGUO)
+    r = inferencia.decidir([_c(VILA, 4, (AU,)), _c("mun-vila-2", 4, (BO,)), _c(AU, 5, (), 1)])
+    assert r.uc is not None and r.uc.unidade_civica_id == VILA
+
+
+def test_inferencia__only_a_uf_gives_the_uf_and_nothing_gives_nothing() -> None:
+    r = inferencia.decidir([_c(AU, 5, ())])
+    assert r.uc is not None and r.uc.nivel == 5
+    assert inferencia.decidir([]).motivo == inferencia.Motivo.NAO_ENCONTRADO
+
+
+def test_inferencia__street_segments_are_read_only_when_alone() -> None:
+    e = texto.do_payload({"entidades_extraidas": {"endereco": "Rua Bahia, 10, Vila Aurora"}})
+    assert e is not None
+    assert [s for _, s in inferencia.segmentos_lidos(e)] == ["10", "Vila Aurora"]
+    so = texto.do_payload({"entidades_extraidas": {"endereco": "Rua Bahia 10 Vila Aurora"}})
+    assert so is not None and len(inferencia.segmentos_lidos(so)) == 1
+
+
+def test_cache__bounded_expires_and_empties_on_a_new_import() -> None:
+    agora = [0.0]
+    cache = estagio.CacheEnderecos(2, 10, clock=lambda: agora[0])
+    achado = nominatim.Achado(-1, -2, 30, "place", "house", "br", "x")
+    cache.observar_geracao(1)
+    cache.definir("a", achado)
+    cache.definir("b", None)
+    assert cache.obter("a") == (True, achado)
+    cache.definir("c", None)  # "b" was the least recently used
+    assert cache.obter("b") == (False, None) and len(cache) == 2
+    agora[0] = 11
+    assert cache.obter("a") == (False, None)
+    cache.definir("d", None)
+    cache.observar_geracao(2)
+    assert len(cache) == 0
+
+
+def test_estagio__keeps_the_cache_it_is_given_even_empty() -> None:
+    """The worker's cache outlives a reconnect: an empty one (falsy) is still the one."""
+    from d2 import config
+
+    cache = estagio.CacheEnderecos(10, 10)
+    http = nominatim.NominatimHTTP("http://127.0.0.1:9")
+    try:
+        assert estagio.Estagio(config.load(), http, cache=cache).cache is cache
+    finally:
+        http.fechar()
