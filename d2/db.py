@@ -24,6 +24,7 @@ _NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
 # deadlock, admin shutdown / crash shutdown / cannot connect now.
 _CONFIG_FAILURES = (
     "password authentication failed",
+    "Peer authentication failed",
     "does not exist",
     "no password supplied",
     "no pg_hba.conf entry",
