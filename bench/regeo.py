@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from bench import common
-from d2 import config, regeo
+from d2 import config, mirror, regeo
 
 LOTE_GUARDAR = 50_000
 LOTE_PAGINA = 5_000
@@ -79,10 +79,13 @@ def acompanhamento(url: str) -> dict[str, Any]:
             common.q("regeo_encolher_municipio"), {"uc": alvo["municipio"]}
         ).fetchone()
         assert mudou is not None
+        mirror.aplicar(conn)  # what the worker does at its next poll
+        aplicado = time.perf_counter()
         relatorio = regeo.acompanhar(conn)
-        segundos = time.perf_counter() - inicio
+        fim = time.perf_counter()
     return {
-        "segundos": segundos,
+        "segundos": fim - aplicado,
+        "mirror_s": aplicado - inicio,
         "examinadas": relatorio["examinadas"],
         "dentro": int(mudou["dentro"]),
         "alteradas": relatorio["alteradas"],
