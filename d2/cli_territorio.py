@@ -86,27 +86,11 @@ def cmd_consumir(args: argparse.Namespace) -> int:
     total = territorio.Resultado()
     with db.connect(autocommit=True, application_name="d2-territorio") as conn:
         while True:
-            r = territorio.drenar(conn, settings)
-            for chave, n in r.por_decisao.items():
-                total.por_decisao[chave] += n
-            total.ignorados += r.ignorados
-            total.ja_registrados += r.ja_registrados
-            total.dead_letters += r.dead_letters
-            total.alertas += r.alertas
-            total.canonicas_mudadas += r.canonicas_mudadas
+            total.somar(territorio.drenar(conn, settings))
             if args.drain:
                 break
             time.sleep(settings.poll_interval_s)
-    _json(
-        {
-            **total.por_decisao,
-            "ignorados": total.ignorados,
-            "ja_registrados": total.ja_registrados,
-            "dead_letters": total.dead_letters,
-            "alertas": total.alertas,
-            "canonicas_mudadas": total.canonicas_mudadas,
-        }
-    )
+    _json(total.as_json())
     return 0
 
 

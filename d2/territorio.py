@@ -58,6 +58,26 @@ class Resultado:
     alertas: int = 0
     canonicas_mudadas: int = 0
 
+    def somar(self, outro: Resultado) -> None:
+        """Add another drain's counts to these."""
+        for decisao, n in outro.por_decisao.items():
+            self.por_decisao[decisao] += n
+        self.ignorados += outro.ignorados
+        self.ja_registrados += outro.ja_registrados
+        self.dead_letters += outro.dead_letters
+        self.alertas += outro.alertas
+        self.canonicas_mudadas += outro.canonicas_mudadas
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            **self.por_decisao,
+            "ignorados": self.ignorados,
+            "ja_registrados": self.ja_registrados,
+            "dead_letters": self.dead_letters,
+            "alertas": self.alertas,
+            "canonicas_mudadas": self.canonicas_mudadas,
+        }
+
     @property
     def eventos(self) -> int:
         return (
