@@ -36,7 +36,7 @@ from bench import common
 from d2 import bus, embedded, migrations
 
 PRODUTORES = 8
-TIPO = "bench.produtor"
+TIPO = "demanda.normalizada"  # producers of what D-2 reads: its readers serve only those
 ANTES = "20261203010000_event_log_numerar_na_insercao"
 PAYLOAD = json.dumps({"demanda_id": str(uuid.UUID(int=1)), "texto": "x" * 200})
 

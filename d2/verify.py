@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from d2 import db, footprint, migrations
+from d2 import db, errors, footprint, migrations
 
 # (description, query returning one boolean column "ok")
 _CHECKS = "verify_checks"
@@ -18,7 +18,18 @@ def fora_do_d2(conn: db.Connection) -> list[tuple[str, str]]:
 
 
 def verify(url: str) -> dict[str, Any]:
-    """Run every check of sql/queries/verify.sql; ok only when all pass."""
+    """Run every check of sql/queries/verify.sql; ok only when all pass.
+
+    Raises errors.D2Error (one line) when the role cannot read the migration state, as
+    d2_worker cannot: verify is the migrating role's check of its own work.
+    """
+    with db.connect(url) as conn:
+        papel = conn.execute(db.q("verify_papel")).fetchone()
+    if papel is not None and not papel["ok"]:
+        raise errors.D2Error(
+            f"d2 db verify needs the role that runs the migrations: {papel['papel']} "
+            "cannot read public.d2_alembic_version"
+        )
     results: list[dict[str, Any]] = []
     at = migrations.current(url)
     expected = migrations.head()

@@ -80,14 +80,33 @@ GRANT EXECUTE
                 -- SECURITY DEFINER: the worker's only way to add a UC to core.uc_polygons,
                 -- and only one that passed validation and consensus (citizen drawings).
                 d2.territorio_submeter(uuid, uuid, uuid, text, integer, jsonb, uuid, uuid,
-                                       uuid, integer)
+                                       uuid, integer),
+                -- The log, for D-2's types only (below): the views' own condition, and
+                -- the SECURITY DEFINER reads in (transacao, sequence_number) order.
+                d2.eventos_tipos_lidos(),
+                d2.eventos_tipos_publicados(),
+                d2.eventos_ler(varchar, xid8, bigint, integer, bigint, bigint),
+                d2.eventos_cerca(varchar),
+                d2.eventos_apos(varchar, xid8, bigint),
+                d2.eventos_ultimo_visivel(varchar)
     TO d2_worker;
 
 GRANT USAGE ON SCHEMA core, d2 TO d2_worker;
 GRANT SELECT ON core.uc_polygons TO d2_worker;
-GRANT SELECT, INSERT ON core.event_log TO d2_worker;
+-- The event log and the dead letters are shared by every colony: d2_worker holds nothing
+-- on them (earlier revisions granted it SELECT, INSERT and UPDATE; taken back here) and
+-- sees D-2's rows only, through views in d2 (sql/views/eventos*.sql, dead_letters.sql).
+REVOKE ALL ON core.event_log, core.dead_letter_queue FROM d2_worker;
+GRANT SELECT ON d2.eventos TO d2_worker;
+-- INSERT of the event's own columns only: sequence_number, transacao and publicado_em
+-- take the table's defaults, so the worker cannot place an event behind the cursors.
+REVOKE ALL ON d2.eventos_publicar FROM d2_worker;
+GRANT INSERT (event_id, tipo, versao_schema, origem, correlacao_id, payload)
+    ON d2.eventos_publicar TO d2_worker;
+GRANT SELECT, INSERT, UPDATE ON d2.dead_letters TO d2_worker;
 -- The sequence behind sequence_number's default (the monolith's serial, or the one D-2
--- made where it created the log): the worker publishes with a plain INSERT.
+-- made where it created the log): an INSERT through a view evaluates the table's
+-- defaults as the inserting role, so publishing needs USAGE on it.
 DO $$
 DECLARE
     serial text := pg_catalog.pg_get_serial_sequence('core.event_log', 'sequence_number');
@@ -97,7 +116,6 @@ BEGIN
     END IF;
 END
 $$;
-GRANT SELECT, INSERT, UPDATE ON core.dead_letter_queue TO d2_worker;
 GRANT SELECT, INSERT, UPDATE, DELETE
     ON d2.resolucoes_geo, d2.eventos_processados, d2.revisoes_geo_pendentes,
        d2.consumer_offset, d2.consumer_offset_transacao

@@ -120,7 +120,7 @@ def upgrade() -> None:
         SELECT tipo_evento, last_sequence, '0'::xid8 FROM d2.consumer_offset;
         """,
     )
-    migrations.apply_file(op, "functions/consumer_posicao.sql")
+    migrations.apply_frozen(op, revision, "functions/consumer_posicao.sql")
     migrations.execute_sql(
         op,
         """

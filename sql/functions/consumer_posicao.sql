@@ -20,7 +20,7 @@ AS $$
     WITH cursor AS (
         SELECT o.last_sequence AS s,
                coalesce(
-                   (SELECT coalesce(e.transacao, '0'::xid8) FROM core.event_log e
+                   (SELECT coalesce(e.transacao, '0'::xid8) FROM d2.eventos e
                     WHERE e.sequence_number = o.last_sequence),
                    '0'::xid8) AS t
         FROM d2.consumer_offset o

@@ -33,7 +33,7 @@ LIMIT %(limite)s;
 -- name: geocoder_orfas
 -- Parked rows whose event is no longer in the log (nothing to geocode: they leave).
 DELETE FROM d2.geocodificacoes_pendentes p
-WHERE NOT EXISTS (SELECT 1 FROM core.event_log e WHERE e.event_id = p.event_id)
+WHERE NOT EXISTS (SELECT 1 FROM d2.eventos e WHERE e.event_id = p.event_id)
 RETURNING p.event_id;
 
 -- name: geocoder_adiar

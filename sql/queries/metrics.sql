@@ -4,12 +4,12 @@
 -- it), as epoch seconds. Cheap: index range scans and small tables only.
 SELECT
     coalesce((
-        SELECT count(*) FROM core.event_log e, d2.consumer_posicao(%(tipo)s) p
-        WHERE e.tipo = %(tipo)s AND p.sequencia IS NOT NULL
-          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (p.transacao, p.sequencia)
+        SELECT d2.eventos_apos(%(tipo)s::varchar, p.transacao, p.sequencia)
+        FROM d2.consumer_posicao(%(tipo)s) p
+        WHERE p.sequencia IS NOT NULL
     ), 0) AS lag,
     (
-        SELECT count(*) FROM core.dead_letter_queue d
+        SELECT count(*) FROM d2.dead_letters d
         WHERE d.consumidor = %(consumidor)s AND d.status = 'pendente'
     ) AS dead_letters,
     (SELECT count(*) FROM d2.revisoes_geo_pendentes) AS revisoes_pendentes,

@@ -2,9 +2,8 @@
 -- The consumer's cursor, how many committed events wait after it in the readers'
 -- (transacao, sequence) order, when it last moved.
 SELECT v.cursor, v.maior_sequencia, v.lag, v.cursor_movido_em,
-       (SELECT count(*) FROM core.event_log e, d2.consumer_posicao(v.tipo_evento) p
-        WHERE e.tipo = v.tipo_evento
-          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (p.transacao, p.sequencia)
+       (SELECT d2.eventos_apos(v.tipo_evento, p.transacao, p.sequencia)
+        FROM d2.consumer_posicao(v.tipo_evento) p
        ) AS eventos_pendentes
 FROM d2.v_consumer_lag v
 WHERE v.tipo_evento = %(tipo)s;
@@ -26,7 +25,7 @@ SELECT CASE
        END AS motivo,
        count(*) AS quantidade
 FROM d2.eventos_processados e
-LEFT JOIN core.event_log l ON l.event_id = e.event_id
+LEFT JOIN d2.eventos l ON l.event_id = e.event_id
 WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo r WHERE r.event_id = e.event_id)
   AND NOT EXISTS (SELECT 1 FROM d2.revisoes_geo_pendentes p WHERE p.event_id = e.event_id)
 GROUP BY 1
@@ -40,9 +39,11 @@ SELECT
     (SELECT count(*) FROM d2.eventos_processados) AS eventos_processados,
     (SELECT max(processado_em) FROM d2.eventos_processados) AS ultimo_processado_em,
     (
-        SELECT max(ultimo_erro_em) FROM core.dead_letter_queue WHERE consumidor = %(consumidor)s
+        SELECT max(ultimo_erro_em) FROM d2.dead_letters WHERE consumidor = %(consumidor)s
     ) AS ultimo_dead_letter_em,
     (
+        -- The table itself (d2 status runs as the owner): through the barrier view this
+        -- would sort every event D-2 ever published instead of one backward index probe.
         SELECT l.publicado_em FROM core.event_log l
         WHERE l.tipo = %(tipo_saida)s AND l.origem = %(origem)s
         ORDER BY l.sequence_number DESC NULLS LAST
@@ -63,7 +64,7 @@ FROM d2.mirror_state s;
 -- name: ops_status_dead_letters
 -- The consumer's dead letters by status.
 SELECT status, count(*) AS quantidade
-FROM core.dead_letter_queue
+FROM d2.dead_letters
 WHERE consumidor = %(consumidor)s
 GROUP BY status
 ORDER BY status;
@@ -98,7 +99,7 @@ LEFT JOIN LATERAL (
     LIMIT 1
 ) perto ON true
 -- Demands queued in one batch share criado_em: the event log's order breaks the tie.
-LEFT JOIN core.event_log e ON e.event_id = p.event_id
+LEFT JOIN d2.eventos e ON e.event_id = p.event_id
 ORDER BY p.criado_em, e.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
@@ -116,7 +117,7 @@ LEFT JOIN LATERAL (
     LIMIT 1
 ) perto ON true
 -- Demands queued in one batch share criado_em: the event log's order breaks the tie.
-LEFT JOIN core.event_log e ON e.event_id = p.event_id
+LEFT JOIN d2.eventos e ON e.event_id = p.event_id
 ORDER BY p.criado_em, e.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
@@ -128,8 +129,8 @@ SELECT d.event_id, d.erro, d.ultimo_erro_em,
            AS demanda_id,
        CASE WHEN abs(c.lat) <= 90 AND abs(c.lng) <= 180 THEN c.lat::double precision END AS lat,
        CASE WHEN abs(c.lat) <= 90 AND abs(c.lng) <= 180 THEN c.lng::double precision END AS lng
-FROM core.dead_letter_queue d
-LEFT JOIN core.event_log l ON l.event_id = d.event_id
+FROM d2.dead_letters d
+LEFT JOIN d2.eventos l ON l.event_id = d.event_id
 LEFT JOIN LATERAL (
     SELECT CASE WHEN jsonb_typeof(l.payload -> 'coordenadas_validadas' -> 'lat') = 'number'
                 THEN (l.payload -> 'coordenadas_validadas' ->> 'lat')::numeric END AS lat,

@@ -137,7 +137,7 @@ FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
     demanda_id uuid, event_id uuid, unidade_civica_id uuid, nivel_minimo_resolvido integer,
     cadeia_ucs uuid[], lat double precision, lng double precision
 )
-LEFT JOIN core.event_log l ON l.event_id = r.event_id
+LEFT JOIN d2.eventos l ON l.event_id = r.event_id
 ON CONFLICT (demanda_id) DO NOTHING
 RETURNING id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
           metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id,

@@ -2,12 +2,7 @@
 -- Boot (spec 4.4): create the cursor at the last event readers can see now (below the
 -- snapshot's xmin, see bus_ler_desde), never overwriting one.
 WITH ultimo AS (
-    SELECT coalesce(e.transacao, '0'::xid8) AS transacao, e.sequence_number
-    FROM core.event_log e
-    WHERE e.tipo = %(tipo)s
-      AND coalesce(e.transacao, '0'::xid8) < pg_snapshot_xmin(pg_current_snapshot())
-    ORDER BY coalesce(e.transacao, '0'::xid8) DESC, e.sequence_number DESC
-    LIMIT 1
+    SELECT u.transacao, u.sequence_number FROM d2.eventos_ultimo_visivel(%(tipo)s::varchar) u
 ),
 semeado AS (
     INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)

@@ -99,3 +99,10 @@ WHERE c.relnamespace = 'core'::regnamespace AND c.relkind = 'S'
         AND a.attname = ANY (t.base)
   )
 ORDER BY 1, 2;
+
+-- name: verify_papel
+-- Whether the connected role can see what d2 db verify reads: the migration state
+-- (owned by the migrating role; d2_worker has no reason to read it).
+SELECT current_user AS papel,
+       to_regclass('public.d2_alembic_version') IS NULL
+       OR has_table_privilege('public.d2_alembic_version', 'SELECT') AS ok;

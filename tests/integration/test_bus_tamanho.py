@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import uuid
 from typing import Any
 
 import psycopg
@@ -16,6 +15,9 @@ from hypothesis import strategies as st
 
 from d2 import bus
 from tests.eventos import JsonBruto, inserir_evento
+
+# The readers serve only the types D-2 reads (d2.eventos_tipos_lidos).
+TIPO = "demanda.normalizada"
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -104,14 +106,16 @@ def _conferir(conn: Conn, tipo: str) -> int:
 )
 @given(st.lists(valores, min_size=1, max_size=40))
 def test_tamanho_max__bounds_the_python_size(conn: Conn, payloads: list[Any]) -> None:
-    tipo = f"teste.tamanho.{uuid.uuid4()}"
+    tipo = TIPO
+    # Hypothesis runs every example in the same database: each starts from an empty log.
+    conn.execute("DELETE FROM core.event_log WHERE tipo = %(tipo)s", {"tipo": tipo})
     for payload in payloads:
         inserir_evento(conn, payload, tipo=tipo)
     assert _conferir(conn, tipo) == len(payloads)
 
 
 def test_tamanho_max__numbers_printed_differently(conn: Conn) -> None:
-    tipo = "teste.tamanho.numeros"
+    tipo = TIPO
     for numero in NUMEROS_CRUS:
         inserir_evento(conn, JsonBruto(numero), tipo=tipo)
         inserir_evento(
@@ -124,14 +128,14 @@ def test_tamanho_max__numbers_printed_differently(conn: Conn) -> None:
 
 
 def test_tamanho_max__unreadable_payload_still_gets_a_bound(conn: Conn) -> None:
-    inserir_evento(conn, JsonBruto("[" * 5000 + "]" * 5000), tipo="teste.tamanho.fundo")
-    [evento] = bus.ler_desde(conn, "teste.tamanho.fundo", 0)
+    inserir_evento(conn, JsonBruto("[" * 5000 + "]" * 5000), tipo=TIPO)
+    [evento] = bus.ler_desde(conn, TIPO, 0)
     assert isinstance(evento.payload, bus.PayloadIlegivel)
     assert evento.tamanho_max_bytes == 10_000
 
 
 def test_tamanho_max__strings_and_structure_written_alike(conn: Conn) -> None:
-    tipo = "teste.tamanho.textos"
+    tipo = TIPO
     todos = "".join(map(chr, range(1, 256))) + "\u2028\u2029\ufeff😀"
     inserir_evento(
         conn,

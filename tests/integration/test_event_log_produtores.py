@@ -19,7 +19,8 @@ from d2 import bus, db, metrics, migrations, ops, service
 
 Conn = psycopg.Connection[dict[str, Any]]
 
-TIPO = "colonia.evento"
+# A colony producing what D-2 reads (the readers serve only those types).
+TIPO = "demanda.normalizada"
 # The revision this branch's migration starts from (today's installations).
 ANTES = "20261203010000_event_log_numerar_na_insercao"
 

@@ -98,9 +98,11 @@ def test_atualizar_gauges__lag_dead_letters_reviews_from_the_database(conn: Conn
                 sequence_number=None,
                 erro="bad",
             )
-        bus.registrar_dead_letter(
-            conn, consumidor="D-4", event_id=uuid.uuid4(), tipo="x", sequence_number=None, erro="x"
-        )
+    # Another colony's dead letter (D-2 cannot write one: d2.dead_letters); not D-2's count.
+    conn.execute(
+        "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro)"
+        " VALUES ('D-4', gen_random_uuid(), 'x', 'x')"
+    )
     m = metrics.Metricas()
     m.atualizar_gauges(conn)
     assert valor(m, "d2_consumer_lag") == 3

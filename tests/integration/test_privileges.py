@@ -22,7 +22,7 @@ import pytest
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import bus, config, migrations, worker
+from d2 import config, migrations, worker
 from tests import invariantes
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
@@ -242,33 +242,34 @@ def test_worker_role__cannot_create_or_write_outside_its_grants(
         como_worker.execute(PROIBIDO_FORA[acao])
 
 
-def test_worker_role__a_chosen_position_hides_no_one_elses_event(
+def test_worker_role__cannot_choose_the_position_of_what_it_publishes(
     conn: Conn, como_worker: Conn
 ) -> None:
-    """INSERT is granted and sequence_number is the table's plain default, so a producer
-    may write its own numbers (as on the monolith's log without D-2); the readers' order
-    is (transacao, sequence_number). Whatever a role writes there, it only misplaces its
-    own event: the others' are all read."""
-    tipo = "teste.posicao"
+    """d2_worker publishes through d2.eventos_publicar with INSERT on the event's own
+    columns only: sequence_number, transacao and publicado_em take the table's defaults,
+    so it cannot place an event behind the other consumers' cursors."""
     inserir = (
-        "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload)"
-        " VALUES (%(id)s, %(tipo)s, '1.0.0', 'x', '{}')"
+        "INSERT INTO d2.eventos_publicar (event_id, tipo, versao_schema, origem, payload{})"
+        " VALUES (%(id)s, 'demanda.georreferenciada', '1.0.0', 'D-2', '{{}}'{})"
     )
-    primeiro = uuid.uuid4()
-    conn.execute(inserir, {"id": primeiro, "tipo": tipo})
-    [lido] = bus.ler_desde(conn, tipo, 0)
-    cursor = bus.posicao(lido)
-    for transacao, numero in (("1", 999_999), ("0", -1), ("99999999999", 5_000_000)):
-        como_worker.execute(
-            "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload,"
-            " transacao, sequence_number) VALUES (%(id)s, %(tipo)s, '1.0.0', 'x', '{}',"
-            " %(transacao)s::xid8, %(numero)s)",
-            {"id": uuid.uuid4(), "tipo": tipo, "transacao": transacao, "numero": numero},
-        )
-    outros = [uuid.uuid4() for _ in range(3)]
-    for event_id in outros:
-        conn.execute(inserir, {"id": event_id, "tipo": tipo})
-    assert [e.event_id for e in bus.ler_desde(conn, tipo, cursor)] == outros
+    for coluna, valor in (
+        ("transacao", "'1'::xid8"),
+        ("sequence_number", "-1"),
+        ("publicado_em", "'2000-01-01'"),
+    ):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            como_worker.execute(
+                cast(LiteralString, inserir.format(f", {coluna}", f", {valor}")),
+                {"id": uuid.uuid4()},
+            )
+    proprio = uuid.uuid4()
+    como_worker.execute(cast(LiteralString, inserir.format("", "")), {"id": proprio})
+    row = conn.execute(
+        "SELECT transacao IS NOT NULL AND transacao::text::bigint > 1 AS ok FROM core.event_log"
+        " WHERE event_id = %(id)s",
+        {"id": proprio},
+    ).fetchone()
+    assert row == {"ok": True}
 
 
 # --- secrets and personal data in the logs ----------------------------------------------
@@ -354,12 +355,18 @@ def test_logs__malformed_database_url_is_a_config_error_without_the_password(
 
 # --- definer functions: pinned search_path, no EXECUTE for PUBLIC (issue 16 items 2, 3) ---
 
-# Definer functions d2_worker calls: each validates what it writes (tests of its own).
+# Definer functions d2_worker calls: each validates what it writes or reads (tests of
+# its own).
 _DO_WORKER = frozenset(
     {
         "d2.territorio_submeter(uuid,uuid,uuid,text,integer,jsonb,uuid,uuid,uuid,integer)",
         "d2.mirror_aplicar()",
         "d2.mirror_faixas_construir()",
+        # Reads of the log, D-2's types only (tests/integration/test_vistas_do_log.py).
+        "d2.eventos_ler(character varying,xid8,bigint,integer,bigint,bigint)",
+        "d2.eventos_cerca(character varying)",
+        "d2.eventos_apos(character varying,xid8,bigint)",
+        "d2.eventos_ultimo_visivel(character varying)",
     }
 )
 

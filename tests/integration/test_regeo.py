@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from d2 import bus, config, db, mirror, regeo, worker
+from tests.eventos import inserir_evento
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -254,21 +255,19 @@ def test_regeo__the_worker_follows_a_drawn_bairro_by_itself(
         "coordenadas_lng) VALUES (gen_random_uuid(), gen_random_uuid(), -5.0, -60.0)"
     )
     esvaziar_areas(conn)
-    with conn.transaction():
-        bus.publicar(
-            conn,
-            "lugar.cadastrado",
-            {
-                "lugar_id": str(uuid.uuid4()),
-                "tipo_lugar": "poligono_uc",
-                "geometria": poligono(quadrado(-44.51, -29.51, -44.44, -29.44)),
-                "nivel": 2,
-                "nome": "Desenhado",
-                "autor_id": str(uuid.uuid4()),
-            },
-            origem="L-1",
-            correlacao_id=None,
-        )
+    inserir_evento(  # what L-1 publishes: a citizen's drawing
+        conn,
+        {
+            "lugar_id": str(uuid.uuid4()),
+            "tipo_lugar": "poligono_uc",
+            "geometria": poligono(quadrado(-44.51, -29.51, -44.44, -29.44)),
+            "nivel": 2,
+            "nome": "Desenhado",
+            "autor_id": str(uuid.uuid4()),
+        },
+        tipo="lugar.cadastrado",
+        versao="1.0.0",
+    )
 
     worker.Worker(config.load(), url=db_url, batch_size=50).executar(drain=True)
 

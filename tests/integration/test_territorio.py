@@ -21,7 +21,8 @@ import psycopg
 import pytest
 from shapely.geometry import shape
 
-from d2 import bus, config, db, errors, territorio
+from d2 import bus, config, db, errors, registry, territorio
+from tests.eventos import inserir_evento
 from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -81,10 +82,10 @@ def submeter(
     }
     if geometria is None:  # another kind of place: L-1 sends no drawing
         payload = {k: payload[k] for k in ("lugar_id", "tipo_lugar", "nome")}
-    with conn.transaction():
-        return bus.publicar(
-            conn, territorio.TIPO_ENTRADA, payload, origem="L-1", correlacao_id=uuid.uuid4()
-        )
+    registry.validar(territorio.TIPO_ENTRADA, payload)  # what L-1 publishes is valid
+    return inserir_evento(
+        conn, payload, tipo=territorio.TIPO_ENTRADA, versao="1.0.0", correlacao_id=uuid.uuid4()
+    )
 
 
 def quadrado_em(x0: float, y0: float, lado: float = LADO) -> dict[str, Any]:
