@@ -396,14 +396,15 @@ def com_retry(
 
 def ler_desde(
     conn: db.Connection,
-    tipo: str,
+    tipo: str | Sequence[str],
     apos: int | Posicao,
     limite: int = 1000,
     *,
     max_payload_bytes: int = SEM_LIMITE,
     max_lote_bytes: int = SEM_LIMITE,
 ) -> list[Evento]:
-    """Committed events of tipo after apos, in the readers' order, at most limite.
+    """Committed events of tipo (one type, or several merged into one stream) after
+    apos, in the readers' order, at most limite.
 
     apos is a Posicao, or the sequence number of the last event read (its transaction is
     then looked up). Gap-safe: a reader may move its cursor to the last event it read.
@@ -418,7 +419,7 @@ def ler_desde(
         rows = cur.execute(
             db.q("bus_ler_desde"),
             {
-                "tipo": tipo,
+                "tipos": [tipo] if isinstance(tipo, str) else list(tipo),
                 "apos": sequencia,
                 "transacao": transacao,
                 "limite": limite,

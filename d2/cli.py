@@ -486,7 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_mirror = sub.add_parser("mirror", help="the PostGIS mirror of core.uc_polygons")
     mirror_sub = p_mirror.add_subparsers(dest="mirror_command", required=True, metavar="ACTION")
-    mirror_sub.add_parser("rebuild", help="rebuild it whole from core.uc_polygons").set_defaults(
+    mirror_sub.add_parser("rebuild", help="rebuild it whole from its source").set_defaults(
         handler=cmd_mirror_rebuild
     )
     p_sync = mirror_sub.add_parser(
@@ -507,6 +507,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_sync.add_argument("--json", action="store_true")
     p_sync.set_defaults(handler=cmd_mirror_sync)
+    from d2 import cli_replica
+
+    cli_replica.add_commands(mirror_sub)  # the event-synced replica (spec Phase 2)
     p_import = sub.add_parser(
         "import-ibge",
         help="import IBGE meshes (país, regiões, UFs, municípios, bairros) into core.uc_polygons",

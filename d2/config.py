@@ -58,6 +58,8 @@ class Settings:
     geocoder_cache_max: int = 50_000
     geocoder_cache_ttl_s: int = 24 * 3600
     nominatim_web_user: str = "www-data"  # Nominatim's NOMINATIM_DATABASE_WEBUSER
+    # uc.poligono_* carry a polygon's whole GeoJSON (a big município is several MB).
+    max_payload_bytes_uc: int = 64 * 1024 * 1024
 
 
 def load() -> Settings:
@@ -79,6 +81,7 @@ def load() -> Settings:
         standby_max_s=_float("D2_STANDBY_MAX_SECONDS", 0.0),
         territorio_alerta_a_cada=_int("D2_TERRITORIO_ALERTA_A_CADA", 5),
         max_batch_bytes=_int("D2_MAX_BATCH_BYTES", 16 * 1024 * 1024),
+        max_payload_bytes_uc=_int("D2_MAX_PAYLOAD_BYTES_UC", 64 * 1024 * 1024),
         geocoder_ativo=os.environ.get("D2_GEOCODER", "on").lower() not in ("off", "0", "false"),
         nominatim_url=os.environ.get("D2_NOMINATIM_URL") or None,
         nominatim_dsn=os.environ.get("D2_NOMINATIM_DSN") or None,

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
-from d2 import bus, config, db, errors, metrics, mirror, regeo, service, territorio
+from d2 import bus, config, db, errors, metrics, mirror, regeo, replica, service, territorio
 from d2.geocoder import estagio as geocodificacao
 
 log = logging.getLogger("d2.worker")
@@ -288,9 +288,12 @@ class Worker:
         return veio
 
     def _acompanhar(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
-        """Between batches of demands: citizen-drawn polygons, then a slice of the
-        re-georeferencing follow-up. True when follow-up work is left for the next turn."""
+        """Between batches of demands: citizen-drawn polygons, the replica's events (when
+        the mirror reads them), then a slice of the re-georeferencing follow-up. True when
+        follow-up work is left for the next turn."""
         territorio.drenar(conn, self.settings)
+        if replica.fonte(conn) == "eventos":
+            replica.drenar(conn, self.settings)  # the mirror's polygons, from the log
         mirror.acompanhar(conn)  # a drawing just accepted is in force before the follow-up
         feito = regeo.acompanhar(conn, prazo_s=fatia_s)
         if feito["alteradas"] or feito["revisoes_resolvidas"]:

@@ -85,10 +85,14 @@ GRANT EXECUTE
                 -- the SECURITY DEFINER reads in (transacao, sequence_number) order.
                 d2.eventos_tipos_lidos(),
                 d2.eventos_tipos_publicados(),
-                d2.eventos_ler(varchar, xid8, bigint, integer, bigint, bigint),
+                d2.eventos_ler(varchar[], xid8, bigint, integer, bigint, bigint),
                 d2.eventos_cerca(varchar),
                 d2.eventos_apos(varchar, xid8, bigint),
-                d2.eventos_ultimo_visivel(varchar)
+                d2.eventos_ultimo_visivel(varchar),
+                -- The event-synced replica: the mirror's source, and the one way the
+                -- worker writes the replica (SECURITY DEFINER).
+                d2.mirror_fonte(),
+                d2.replica_aplicar(uuid, varchar, jsonb)
     TO d2_worker;
 
 GRANT USAGE ON SCHEMA core, d2 TO d2_worker;
@@ -137,3 +141,6 @@ GRANT SELECT ON d2.territorio_submissoes, d2.territorio_ucs TO d2_worker;
 GRANT SELECT, INSERT, DELETE ON d2.regeo_areas TO d2_worker;
 GRANT SELECT, INSERT, UPDATE, DELETE ON d2.regeo_fila, d2.regeo_fila_revisoes TO d2_worker;
 GRANT INSERT ON d2.resolucoes_geo_historico TO d2_worker;
+-- The event-synced replica (d2/replica.py): read back its outcomes; the polygons the
+-- mirror functions read (d2.cadeia_ucs runs as the worker).
+GRANT SELECT ON d2.replica_uc, d2.replica_eventos, d2.uc_fonte TO d2_worker;

@@ -62,12 +62,9 @@ def upgrade() -> None:
         INSERT INTO d2.mirror_state DEFAULT VALUES;
         """,
     )
-    for name in (
-        "functions/arredondar_coordenada.sql",
-        "functions/cadeia_ucs.sql",
-        "functions/mirror_sync.sql",
-    ):
-        migrations.apply_file(op, name)
+    migrations.apply_file(op, "functions/arredondar_coordenada.sql")
+    for name in ("functions/cadeia_ucs.sql", "functions/mirror_sync.sql"):
+        migrations.apply_frozen(op, revision, name)
     # Versions later migrations replaced, frozen with this one.
     for name in ("functions/mirror_rebuild.sql", "triggers/uc_polygons_mirror.sql"):
         migrations.apply_frozen(op, revision, name)

@@ -127,7 +127,7 @@ def upgrade() -> None:
         "functions/mirror_cadeias_atualizar.sql",
         "functions/mirror_cadeias_rebuild.sql",
     ):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
     # Replaced by the change capture (20261203110000): frozen with this migration.
     for name in ("functions/uc_polygons_cadeias.sql", "triggers/uc_polygons_cadeias.sql"):
         migrations.apply_frozen(op, revision, name)

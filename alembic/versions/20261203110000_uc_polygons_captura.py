@@ -59,13 +59,10 @@ def upgrade() -> None:
         DROP FUNCTION IF EXISTS d2.uc_polygons_cadeias();
         """,
     )
-    for name in (
-        "functions/uc_polygons_capturar.sql",
-        "triggers/uc_polygons_capturar.sql",
-        "functions/mirror_aplicar.sql",
-        "functions/mirror_rebuild.sql",
-    ):
+    for name in ("functions/uc_polygons_capturar.sql", "triggers/uc_polygons_capturar.sql"):
         migrations.apply_file(op, name)
+    for name in ("functions/mirror_aplicar.sql", "functions/mirror_rebuild.sql"):
+        migrations.apply_frozen(op, revision, name)
     migrations.execute_sql(
         op,
         """

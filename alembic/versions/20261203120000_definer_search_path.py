@@ -76,9 +76,16 @@ $$;
 """
 
 
+# Replaced by the event-synced replica's source view (20261203161000): frozen here.
+FROZEN = ("functions/cadeia_ucs.sql", "functions/mirror_cadeias_atualizar.sql")
+
+
 def upgrade() -> None:
     for name in FILES:
-        migrations.apply_file(op, name)
+        if name in FROZEN:
+            migrations.apply_frozen(op, revision, name)
+        else:
+            migrations.apply_file(op, name)
     migrations.execute_sql(
         op,
         NOME_BUSCA

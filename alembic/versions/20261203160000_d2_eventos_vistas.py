@@ -61,7 +61,7 @@ def downgrade() -> None:
     migrations.execute_sql(
         op,
         """
-        DROP FUNCTION IF EXISTS d2.eventos_ler(varchar, xid8, bigint, integer, bigint, bigint);
+        DROP FUNCTION IF EXISTS d2.eventos_ler(varchar[], xid8, bigint, integer, bigint, bigint);
         DROP FUNCTION IF EXISTS d2.eventos_cerca(varchar);
         DROP FUNCTION IF EXISTS d2.eventos_apos(varchar, xid8, bigint);
         DROP FUNCTION IF EXISTS d2.eventos_ultimo_visivel(varchar);

@@ -22,7 +22,7 @@ import numpy
 import shapely
 import tqdm
 
-from d2 import db, errors, mirror
+from d2 import db, errors, mirror, replica
 from d2.importers import ibge_read
 
 FONTE = "ibge"
@@ -97,6 +97,8 @@ class Summary:
     camadas: dict[str, ResumoCamada] = field(default_factory=dict)
     segundos: float = 0.0
     espelho: mirror.Aplicacao | None = None
+    eventos: dict[str, int] = field(default_factory=dict)
+    """uc.poligono_* events published with the changes (replica.publicar_estado)."""
 
     def total(self) -> Contagem:
         soma = Contagem()
@@ -112,6 +114,7 @@ class Summary:
             "total": asdict(self.total()),
             "camadas": {nome: asdict(c) for nome, c in self.camadas.items()},
             "espelho": self.espelho.as_json() if self.espelho else None,
+            "eventos": self.eventos,
         }
 
     def format_text(self) -> str:
@@ -352,6 +355,9 @@ def _escrever(
             # Skipped when nothing changed: even a zero-row statement records a change
             # for the mirror, which would move its version and empty every worker's cache.
             conn.execute(db.q("importer_upsert"))
+            # Replicas follow core.uc_polygons by events (spec Phase 2): the changes
+            # commit with their uc.poligono_* events.
+            summary.eventos = replica.publicar_estado(conn)
 
 
 # --- the run -------------------------------------------------------------------------------

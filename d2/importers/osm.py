@@ -25,7 +25,7 @@ import numpy
 import shapely
 import shapely.geometry
 
-from d2 import config, db, errors, mirror
+from d2 import config, db, errors, mirror, replica
 from d2.importers import ibge
 
 FONTE = "osm"
@@ -61,6 +61,8 @@ class Summary:
     simplificacao: str = ""
     segundos: float = 0.0
     espelho: mirror.Aplicacao | None = None
+    eventos: dict[str, int] = field(default_factory=dict)
+    """uc.poligono_* events published with the changes (replica.publicar_estado)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,7 @@ class Summary:
             "skipped_examples": [vars(o) for o in self.exemplos],
             "simplificacao": self.simplificacao,
             "espelho": self.espelho.as_json() if self.espelho else None,
+            "eventos": self.eventos,
         }
 
     def format_text(self) -> str:
@@ -273,6 +276,8 @@ def _escrever(
             # Skipped when nothing changed: any write on core.uc_polygons records a change
             # that moves the mirror version and empties every worker's cache.
             conn.execute(db.q("osm_upsert"))
+            # Replicas follow core.uc_polygons by events (spec Phase 2).
+            summary.eventos = replica.publicar_estado(conn)
 
 
 def importar_osm(url: str, arquivo: Path, *, max_bytes: int | None = None) -> Summary:

@@ -10,7 +10,7 @@ AS $$
         SELECT inicio.unidade_civica_id, inicio.parent_uc_id, ARRAY[inicio.unidade_civica_id]
         FROM (
             SELECT u.unidade_civica_id, u.parent_uc_id
-            FROM core.uc_polygons u
+            FROM d2.uc_fonte u
             WHERE u.unidade_civica_id = uc
             ORDER BY u.id
             LIMIT 1
@@ -20,7 +20,7 @@ AS $$
         FROM subida s
         CROSS JOIN LATERAL (
             SELECT u.unidade_civica_id, u.parent_uc_id
-            FROM core.uc_polygons u
+            FROM d2.uc_fonte u
             WHERE u.unidade_civica_id = s.pai
             ORDER BY u.id
             LIMIT 1

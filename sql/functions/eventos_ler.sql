@@ -1,4 +1,4 @@
--- The readers' batch (bus.ler_desde, the worker): events of one type after a position
+-- The readers' batch (bus.ler_desde, the worker): events of some types after a position
 -- (transacao, sequence_number), in that order, and only from transactions below the
 -- statement's snapshot xmin: every transaction below it has finished, and a new one
 -- always gets a higher id, so no event can later appear behind what was read (gap safety
@@ -6,7 +6,9 @@
 -- transacao NULL and read as 0. The position's transacao, when NULL, is that of the
 -- event numbered p_apos. Payloads whose text exceeds p_max_payload come without it
 -- (NULL, with their size), and the batch stops before p_max_lote bytes of payloads (one
--- event at least): a huge payload is never sent to the worker.
+-- event at least): a huge payload is never sent to the worker. Several types (the
+-- replica reads the three uc.poligono_* as one stream) are merged in the readers' order,
+-- each read by its own ordered index range.
 --
 -- SECURITY DEFINER, for d2_worker, which holds no privilege on core.event_log: only the
 -- types of d2.eventos_tipos_lidos(). A function rather than a query over the
@@ -15,7 +17,7 @@
 -- barrier lets through only conditions PostgreSQL knows to be leakproof (coalesce is not
 -- one of them). PL/pgSQL keeps the plan for the session.
 CREATE OR REPLACE FUNCTION d2.eventos_ler(
-    p_tipo varchar, p_transacao xid8, p_apos bigint, p_limite integer,
+    p_tipos varchar[], p_transacao xid8, p_apos bigint, p_limite integer,
     p_max_payload bigint, p_max_lote bigint
 )
 RETURNS TABLE (
@@ -30,24 +32,33 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN
-    PERFORM d2.eventos_exigir_tipo(p_tipo);
+    IF coalesce(cardinality(p_tipos), 0) = 0 THEN
+        RAISE EXCEPTION 'no event type to read' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM d2.eventos_exigir_tipo(t) FROM unnest(p_tipos) t;
     RETURN QUERY
     WITH candidatos AS MATERIALIZED (
-        SELECT e.sequence_number, coalesce(e.transacao, '0'::xid8) AS transacao,
-               octet_length(t.texto) AS tamanho,
-               CASE WHEN octet_length(t.texto) <= p_max_payload THEN t.texto END AS texto
-        FROM core.event_log e
-        CROSS JOIN LATERAL (SELECT e.payload::text AS texto OFFSET 0) t
-        WHERE e.tipo = p_tipo
-          AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (
-              coalesce(
-                  p_transacao,
-                  (SELECT coalesce(a.transacao, '0'::xid8) FROM core.event_log a
-                   WHERE a.sequence_number = p_apos),
-                  '0'::xid8),
-              p_apos)
-          AND coalesce(e.transacao, '0'::xid8) < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY coalesce(e.transacao, '0'::xid8), e.sequence_number
+        SELECT c.*
+        FROM unnest(p_tipos) AS tipos (tipo)
+        CROSS JOIN LATERAL (
+            SELECT e.sequence_number, coalesce(e.transacao, '0'::xid8) AS transacao,
+                   octet_length(t.texto) AS tamanho,
+                   CASE WHEN octet_length(t.texto) <= p_max_payload THEN t.texto END AS texto
+            FROM core.event_log e
+            CROSS JOIN LATERAL (SELECT e.payload::text AS texto OFFSET 0) t
+            WHERE e.tipo = tipos.tipo
+              AND (coalesce(e.transacao, '0'::xid8), e.sequence_number) > (
+                  coalesce(
+                      p_transacao,
+                      (SELECT coalesce(a.transacao, '0'::xid8) FROM core.event_log a
+                       WHERE a.sequence_number = p_apos),
+                      '0'::xid8),
+                  p_apos)
+              AND coalesce(e.transacao, '0'::xid8) < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY coalesce(e.transacao, '0'::xid8), e.sequence_number
+            LIMIT p_limite
+        ) c
+        ORDER BY c.transacao, c.sequence_number
         LIMIT p_limite
     ),
     medidos AS (

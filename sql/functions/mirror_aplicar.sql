@@ -1,6 +1,7 @@
 -- Brings the mirror (d2.mirror_uc, d2.mirror_pieces, d2.mirror_rejected) and the chains
--- (d2.mirror_cadeias) up to date with every change of core.uc_polygons that
--- d2.uc_polygons_capturar recorded and this transaction sees, drops the clean intervals
+-- (d2.mirror_cadeias) up to date with every change recorded in d2.mirror_mudancas (by
+-- d2.uc_polygons_capturar for core.uc_polygons, by d2.replica_aplicar for the replica)
+-- that this transaction sees, reading the polygons from d2.uc_fonte; drops the clean intervals
 -- (d2.mirror_faixas) of the bands it touched, then moves the mirror version; returns how many change rows it consumed, how
 -- many polygons it synced and the version now. With nothing recorded it writes nothing
 -- and the version stays.
@@ -59,7 +60,7 @@ BEGIN
         -- polygon mirrored or there. Row by row rather than TRUNCATE, whose lock would
         -- stop the resolver's readers until this transaction ends.
         ids := ARRAY(
-            SELECT u.id FROM core.uc_polygons u
+            SELECT u.id FROM d2.uc_fonte u
             UNION SELECT m.uc_polygon_id FROM d2.mirror_uc m
             UNION SELECT r.uc_polygon_id FROM d2.mirror_rejected r
         );
@@ -78,7 +79,7 @@ BEGIN
             LEFT JOIN d2.mirror_cadeias c ON c.unidade_civica_id = m.uc
             LEFT JOIN LATERAL (
                 SELECT true AS existe, u.parent_uc_id
-                FROM core.uc_polygons u
+                FROM d2.uc_fonte u
                 WHERE u.unidade_civica_id = m.uc
                 ORDER BY u.id
                 LIMIT 1

@@ -10,7 +10,7 @@ BEGIN
     LOCK TABLE d2.mirror_cadeias IN SHARE ROW EXCLUSIVE MODE;
     DELETE FROM d2.mirror_cadeias;
     RETURN d2.mirror_cadeias_atualizar(
-        ARRAY(SELECT DISTINCT u.unidade_civica_id FROM core.uc_polygons u)
+        ARRAY(SELECT DISTINCT u.unidade_civica_id FROM d2.uc_fonte u)
     );
 END
 $$;

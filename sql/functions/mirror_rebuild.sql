@@ -1,4 +1,5 @@
--- Rebuilds the whole mirror, its chains and its clean intervals from core.uc_polygons
+-- Rebuilds the whole mirror, its chains and its clean intervals from d2.uc_fonte
+-- (core.uc_polygons or the event-synced replica, as d2.mirror_fonte() says)
 -- (after changing max_vertices, or to recover from anything), consuming every recorded
 -- change it sees; returns how many rows ended in each state. Same rules as
 -- d2.mirror_aplicar: REPEATABLE READ (one snapshot for the changes and the polygons),
@@ -21,7 +22,7 @@ BEGIN
     TRUNCATE d2.mirror_pieces, d2.mirror_uc, d2.mirror_rejected;
     RETURN QUERY
         SELECT s.estado, count(*)
-        FROM (SELECT d2.mirror_sync(u.id) AS estado FROM core.uc_polygons u) s
+        FROM (SELECT d2.mirror_sync(u.id) AS estado FROM d2.uc_fonte u) s
         GROUP BY s.estado
         ORDER BY s.estado;
     PERFORM d2.mirror_cadeias_rebuild();

@@ -1,4 +1,5 @@
--- Brings the PostGIS mirror of one core.uc_polygons row up to date (DESIGN decision 3).
+-- Brings the PostGIS mirror of one polygon of d2.uc_fonte (core.uc_polygons, or the
+-- event-synced replica) up to date (DESIGN decision 3).
 -- GeoJSON -> geometry 4326, repaired with ST_MakeValid (polygonal parts kept), cut into
 -- pieces of at most d2.mirror_state.max_vertices vertices. A row that cannot be read or
 -- repaired is recorded in d2.mirror_rejected with the reason and a WARNING, never an
@@ -15,7 +16,7 @@ SET search_path = pg_catalog, public
 SET jit = off
 AS $$
 DECLARE
-    origem core.uc_polygons%ROWTYPE;
+    origem d2.uc_fonte%ROWTYPE;
     bruta geometry;
     valida geometry;
     reparada boolean := false;
@@ -25,7 +26,7 @@ BEGIN
     DELETE FROM d2.mirror_uc WHERE uc_polygon_id = p_id;
     DELETE FROM d2.mirror_rejected WHERE uc_polygon_id = p_id;
 
-    SELECT * INTO origem FROM core.uc_polygons WHERE id = p_id;
+    SELECT * INTO origem FROM d2.uc_fonte WHERE id = p_id;
     IF NOT FOUND THEN
         RETURN 'removido';
     END IF;

@@ -16,12 +16,12 @@ FROM jsonb_array_elements(%(itens)s::jsonb) WITH ORDINALITY AS item (valor, posi
 ORDER BY item.posicao;
 
 -- name: bus_ler_desde
--- Events of one type after a position (transacao, sequence_number), in that order, gap
+-- Events of some types after a position (transacao, sequence_number), in that order, gap
 -- safe, with payloads over max_payload left out and the batch bounded by max_lote bytes:
 -- see sql/functions/eventos_ler.sql.
 SELECT sequence_number, event_id, tipo, versao_schema, origem, correlacao_id, payload,
        publicado_em, transacao, tamanho
-FROM d2.eventos_ler(%(tipo)s::varchar, %(transacao)s::text::xid8, %(apos)s::bigint,
+FROM d2.eventos_ler(%(tipos)s::varchar[], %(transacao)s::text::xid8, %(apos)s::bigint,
                     %(limite)s::integer, %(max_payload)s::bigint, %(max_lote)s::bigint);
 
 -- name: bus_ler_eventos

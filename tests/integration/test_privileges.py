@@ -363,7 +363,8 @@ _DO_WORKER = frozenset(
         "d2.mirror_aplicar()",
         "d2.mirror_faixas_construir()",
         # Reads of the log, D-2's types only (tests/integration/test_vistas_do_log.py).
-        "d2.eventos_ler(character varying,xid8,bigint,integer,bigint,bigint)",
+        "d2.eventos_ler(character varying[],xid8,bigint,integer,bigint,bigint)",
+        "d2.replica_aplicar(uuid,character varying,jsonb)",
         "d2.eventos_cerca(character varying)",
         "d2.eventos_apos(character varying,xid8,bigint)",
         "d2.eventos_ultimo_visivel(character varying)",

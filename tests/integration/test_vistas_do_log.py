@@ -134,7 +134,7 @@ def test_read_view__a_leaky_function_sees_no_other_domain_payload(
 @pytest.mark.parametrize(
     "chamada",
     [
-        "SELECT * FROM d2.eventos_ler(%(t)s, NULL, 0, 500, 262144, 16777216)",
+        "SELECT * FROM d2.eventos_ler(ARRAY[%(t)s], NULL, 0, 500, 262144, 16777216)",
         "SELECT * FROM d2.eventos_cerca(%(t)s)",
         "SELECT d2.eventos_apos(%(t)s, '0'::xid8, 0)",
         "SELECT * FROM d2.eventos_ultimo_visivel(%(t)s)",
