@@ -28,8 +28,8 @@ _CAPTURA = (
 )
 _CAPTURA_CUSTO = (
     "one INSERT … SELECT of the statement's transition table into an unindexed table "
-    "(a bulk insert of the 5,564 municipalities: 1.01 times its time without D-2, see "
-    "Performance); no lock a writer waits on, no NOTIFY"
+    "(within the noise of the writer's own time: README, Performance); no lock a writer "
+    "waits on, no NOTIFY"
 )
 _CAPTURA_FORA = (
     "`DROP TRIGGER … ON core.uc_polygons` (the mirror then stops following the table; "
