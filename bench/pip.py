@@ -148,6 +148,13 @@ def medir(
                 strtree_build_s=round(arvore.construcao_s, 2),
                 strtree_resolved=arv[1], **extra,
             )  # fmt: skip
+            um = _best(functools.partial(_sql_rate, conn, common.q("resolver_um_a_um"), p), vezes)
+            assert um[2] == lote[2], "the one-point resolver must answer the same points"
+            yield common.figure(
+                "pip", f"resolver_territorio one point per LATERAL row {nome} {tipo}", um[0],
+                "points/s", lote[0], "resolver_territorios, the batch form, same points",
+                **extra,
+            )  # fmt: skip
             cru = arvore.rate_predicado(p)
             yield common.figure(
                 "pip", f"resolver_territorios {nome} {tipo} vs STRtree predicate", lote[0],

@@ -111,6 +111,13 @@ SELECT setseed(%(seed)s);
 SELECT count(*) AS resolvidos
 FROM d2.resolver_territorios(%(lats)b::double precision[], %(lngs)b::double precision[]);
 
+-- name: resolver_um_a_um
+-- The one-point resolver as psql users and other colonies call it, once per point
+-- through LATERAL: the same points, the same arrays.
+SELECT count(*) AS resolvidos
+FROM unnest(%(lats)b::double precision[], %(lngs)b::double precision[]) AS p (lat, lng)
+CROSS JOIN LATERAL d2.resolver_territorio(p.lat, p.lng) r;
+
 -- name: contains_sem_subdividir
 -- Baseline (a): the same answer from plain ST_Contains over the unsubdivided mirror.
 SELECT count(*) AS resolvidos

@@ -101,3 +101,32 @@ class Territorio:
         self.bairro_a2 = inserir_uc(
             conn, 2, "Bairro A2", poligono(quadrado(-47.5, -30, -45, -25)), self.mun_a
         )
+
+
+def resolver_ingenuo(
+    conn: psycopg.Connection[Any], pontos: list[tuple[float, float]]
+) -> dict[int, tuple[Any, ...]]:
+    """The resolver's definition written the plainest way, as the oracle the resolver is
+    held to: every piece of the mirror that holds the point (boundary-inclusive,
+    coordinates rounded to 5 decimals), smallest nivel, then unidade_civica_id; the chain
+    by the recursive d2.cadeia_ucs. No clean interval, no tier, no precomputed chain.
+    Returns {1-based position: (unidade_civica_id, nivel, cadeia)} for points that resolve."""
+    rows = conn.execute(
+        """
+        SELECT p.ordem::integer AS ordem, a.unidade_civica_id, a.nivel,
+               d2.cadeia_ucs(a.unidade_civica_id) AS cadeia
+        FROM unnest(%s::float8[], %s::float8[]) WITH ORDINALITY AS p (lat, lng, ordem)
+        CROSS JOIN LATERAL (
+            SELECT m.unidade_civica_id, m.nivel
+            FROM d2.mirror_pieces m
+            WHERE ST_Intersects(
+                m.geom,
+                ST_SetSRID(ST_MakePoint(round(p.lng::numeric, 5)::float8,
+                                        round(p.lat::numeric, 5)::float8), 4326))
+            ORDER BY m.nivel, m.unidade_civica_id
+            LIMIT 1
+        ) a
+        """,
+        [[p[0] for p in pontos], [p[1] for p in pontos]],
+    ).fetchall()
+    return {r["ordem"]: (r["unidade_civica_id"], r["nivel"], r["cadeia"]) for r in rows}

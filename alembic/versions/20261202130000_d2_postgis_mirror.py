@@ -69,7 +69,7 @@ def upgrade() -> None:
     for name in ("functions/mirror_rebuild.sql", "triggers/uc_polygons_mirror.sql"):
         migrations.apply_frozen(op, revision, name)
     for name in ("functions/resolver_territorio.sql", "functions/resolver_territorios.sql"):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
     migrations.execute_sql(op, "SELECT * FROM d2.mirror_rebuild();")
 
 

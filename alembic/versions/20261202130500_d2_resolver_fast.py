@@ -7,7 +7,7 @@
   unnest the points, LATERAL probes of three partial GIST indexes of d2.mirror_pieces
   (bairros, municípios, above) in level order, LIMIT 1, and the precomputed chain.
   Its body lives here (STYLE: a migration applies only frozen files); the frozen
-  sql/functions/resolver_territorios.sql is what downgrade restores.
+  the version 1 frozen with 20261202130000 is what downgrade restores.
 - d2.mirror_sync and d2.resolver_territorios run with jit off: their plans' estimates
   made PostgreSQL JIT-compile them on every call (35 ms of a 36 ms mirror_sync call).
 - The vertex cap stays 64: `d2 bench pip` measured 16/32/64/128/256 on the shared data
@@ -32,71 +32,6 @@ depends_on = None
 # Vertex cap of the mirror's pieces, measured by `d2 bench pip` (see the docstring).
 MAX_VERTICES = 64
 
-RESOLVER_TERRITORIOS = """
--- Set-based form of d2.resolver_territorio: many points in one statement, the same
--- answer per point (boundary-inclusive ST_Intersects, smallest nivel, tie broken by
--- unidade_civica_id, coordinates rounded to 5 decimals first). One row per point that
--- resolved, tagged with its 1-based position in the input arrays.
---   * The point is built once per input row.
---   * Three tiers, each probing its own partial GIST index: levels <= 3 (bairros), then
---     level 4 (municípios) only when no bairro contains the point, then levels >= 5
---     only when no município does. Every level of a tier sorts before every level of
---     the next, so "the first tier with an answer, its best" is exactly "the best over
---     all levels"; a point in a bairro never fetches nor tests the município, UF,
---     região and país pieces around it (1 candidate instead of 5).
---   * The chain comes from d2.mirror_cadeias (falling back to d2.cadeia_ucs, the source
---     of truth, for a UC not precomputed): one index probe instead of a recursive CTE.
---   * jit off: a big batch costs enough to trigger JIT compilation (50-100 ms) and
---     the query runs in a few ms.
-CREATE OR REPLACE FUNCTION d2.resolver_territorios(lats double precision[], lngs double precision[])
-RETURNS TABLE (
-    ordem integer, unidade_civica_id uuid, nivel_minimo_resolvido integer, cadeia_ucs uuid[]
-)
-LANGUAGE sql STABLE PARALLEL SAFE
-SET jit = off
-AS $$
-    SELECT pontos.ordem::integer, achado.unidade_civica_id, achado.nivel,
-           coalesce(cad.cadeia_ucs, d2.cadeia_ucs(achado.unidade_civica_id))
-    FROM unnest(lats, lngs) WITH ORDINALITY AS pontos (lat, lng, ordem)
-    CROSS JOIN LATERAL (
-        SELECT ST_SetSRID(
-            ST_MakePoint(
-                d2.arredondar_coordenada(pontos.lng), d2.arredondar_coordenada(pontos.lat)
-            ),
-            4326
-        ) AS geom
-        OFFSET 0
-    ) ponto
-    CROSS JOIN LATERAL (
-        (
-            SELECT p.unidade_civica_id, p.nivel
-            FROM d2.mirror_pieces p
-            WHERE p.nivel <= 3 AND ST_Intersects(p.geom, ponto.geom)
-            ORDER BY p.nivel, p.unidade_civica_id
-            LIMIT 1
-        )
-        UNION ALL
-        (
-            SELECT p.unidade_civica_id, p.nivel
-            FROM d2.mirror_pieces p
-            WHERE p.nivel = 4 AND ST_Intersects(p.geom, ponto.geom)
-            ORDER BY p.unidade_civica_id
-            LIMIT 1
-        )
-        UNION ALL
-        (
-            SELECT p.unidade_civica_id, p.nivel
-            FROM d2.mirror_pieces p
-            WHERE p.nivel >= 5 AND ST_Intersects(p.geom, ponto.geom)
-            ORDER BY p.nivel, p.unidade_civica_id
-            LIMIT 1
-        )
-        LIMIT 1
-    ) achado
-    LEFT JOIN d2.mirror_cadeias cad ON cad.unidade_civica_id = achado.unidade_civica_id
-$$;
-"""
-
 
 def upgrade() -> None:
     migrations.execute_sql(
@@ -110,7 +45,7 @@ def upgrade() -> None:
         );
         CREATE INDEX mirror_cadeias_ultimo_pai_idx ON d2.mirror_cadeias (ultimo_pai);
 
-        -- The resolver's three tiers (see RESOLVER_TERRITORIOS).
+        -- The resolver's three tiers (see its frozen text, sql/<revision>/functions).
         CREATE INDEX mirror_pieces_geom_sub_idx ON d2.mirror_pieces USING gist (geom)
             WHERE nivel <= 3;
         CREATE INDEX mirror_pieces_geom_mun_idx ON d2.mirror_pieces USING gist (geom)
@@ -131,7 +66,8 @@ def upgrade() -> None:
     # Replaced by the change capture (20261203110000): frozen with this migration.
     for name in ("functions/uc_polygons_cadeias.sql", "triggers/uc_polygons_cadeias.sql"):
         migrations.apply_frozen(op, revision, name)
-    migrations.execute_sql(op, RESOLVER_TERRITORIOS)
+    # Version 2 of the batch resolver, frozen with this migration.
+    migrations.apply_frozen(op, revision, "functions/resolver_territorios.sql")
     migrations.execute_sql(
         op,
         f"""
@@ -144,7 +80,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    migrations.apply_file(op, "functions/resolver_territorios.sql")
+    migrations.apply_frozen(
+        op, "20261202130000_d2_postgis_mirror", "functions/resolver_territorios.sql"
+    )
     migrations.execute_sql(
         op,
         """

@@ -15,9 +15,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from alembic import op
 
 from d2 import migrations
@@ -52,9 +49,9 @@ def upgrade() -> None:
         "functions/mirror_faixas_invalidar.sql",
         "functions/mirror_faixas_construir.sql",
         "triggers/mirror_uc_faixas.sql",
-        "functions/resolver_territorios_v3.sql",
     ):
         migrations.apply_file(op, name)
+    migrations.apply_frozen(op, revision, "functions/resolver_territorios.sql")
     # Replaced by the change capture (20261203110000): frozen with this migration.
     for name in (
         "functions/uc_polygons_mirror_statement_v2.sql",
@@ -78,13 +75,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    # Version 2 of the resolver lives in the migration that introduced it.
-    caminho = Path(__file__).with_name("20261202130500_d2_resolver_fast.py")
-    spec = importlib.util.spec_from_file_location("d2_resolver_fast", caminho)
-    assert spec is not None and spec.loader is not None
-    anterior = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(anterior)
-    migrations.execute_sql(op, anterior.RESOLVER_TERRITORIOS)
+    # Version 2 of the resolver, frozen with the migration that introduced it.
+    migrations.apply_frozen(
+        op, "20261202130500_d2_resolver_fast", "functions/resolver_territorios.sql"
+    )
     for name in ("functions/mirror_rebuild.sql", "triggers/uc_polygons_mirror.sql"):
         migrations.apply_frozen(op, "20261202130000_d2_postgis_mirror", name)
     migrations.execute_sql(

@@ -1,6 +1,6 @@
 """d2.mirror_cadeias (the precomputed chains) agrees with d2.cadeia_ucs (the source of
 truth) on every UC after every kind of change to core.uc_polygons, and the set-based
-resolver that reads it answers exactly like d2.resolver_territorio."""
+resolver that reads it answers exactly like the plain predicate (resolver_ingenuo)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.territorio import (
+    Territorio,
+    inserir_uc,
+    poligono,
+    quadrado,
+    resolver_ingenuo,
+    sincronizar_espelho,
+)
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -168,13 +175,15 @@ def test_resolver_territorios__matches_single_resolver_everywhere(
     lote = {r["ordem"]: (r["unidade_civica_id"], r["nivel_minimo_resolvido"], r["cadeia_ucs"])
             for r in rows}  # fmt: skip
     niveis = set()
+    verdade = resolver_ingenuo(conn, pontos)
     for i, (lat, lng) in enumerate(pontos, start=1):
         um = conn.execute("SELECT * FROM d2.resolver_territorio(%s, %s)", [lat, lng]).fetchall()
-        esperado = (
+        um_a_um = (
             (um[0]["unidade_civica_id"], um[0]["nivel_minimo_resolvido"], um[0]["cadeia_ucs"])
             if um
             else None
         )
-        assert lote.get(i) == esperado, (lat, lng)
+        esperado = verdade.get(i)
+        assert lote.get(i) == um_a_um == esperado, (lat, lng)
         niveis.add(esperado[1] if esperado else None)
     assert niveis == {2, 4, 5, 6, None}

@@ -1,7 +1,8 @@
 """d2.mirror_faixas (clean intervals per latitude band) never changes an answer: the batch
-resolver that reads it answers exactly like d2.resolver_territorio, the source of truth,
-on borders, vertices, band edges and interval ends, and after every kind of change to
-core.uc_polygons the intervals describe the committed polygons."""
+resolver that reads it answers exactly like the plain predicate over the mirror's pieces
+(tests/territorio.py, resolver_ingenuo), on borders, vertices, band edges and interval
+ends, and after every kind of change to core.uc_polygons the intervals describe the
+committed polygons."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ import psycopg
 import pytest
 
 from d2 import mirror
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.territorio import (
+    Territorio,
+    inserir_uc,
+    poligono,
+    quadrado,
+    resolver_ingenuo,
+    sincronizar_espelho,
+)
 
 Conn = psycopg.Connection[dict[str, Any]]
 ESCALA = 128  # = d2.faixas_por_grau()
@@ -33,14 +41,13 @@ def _lote(conn: Conn, pontos: list[tuple[float, float]]) -> dict[int, tuple[Any,
 
 
 def _um(conn: Conn, lat: float, lng: float) -> tuple[Any, ...] | None:
-    rows = conn.execute("SELECT * FROM d2.resolver_territorio(%s, %s)", [lat, lng]).fetchall()
-    if not rows:
-        return None
-    return (rows[0]["unidade_civica_id"], rows[0]["nivel_minimo_resolvido"], rows[0]["cadeia_ucs"])
+    """The truth at one point: the plain predicate (resolver_ingenuo), not the intervals."""
+    return resolver_ingenuo(conn, [(lat, lng)]).get(1)
 
 
 def assert_concordam(conn: Conn, pontos: list[tuple[float, float]]) -> None:
-    """The batch resolver gives every point exactly d2.resolver_territorio's answer."""
+    """The batch resolver and the one-point resolver (one definition, the clean intervals
+    first) give every point exactly the plain predicate's answer (resolver_ingenuo)."""
     lote = _lote(conn, pontos)
     rows = conn.execute(
         """
@@ -51,14 +58,15 @@ def assert_concordam(conn: Conn, pontos: list[tuple[float, float]]) -> None:
         """,
         [[p[0] for p in pontos], [p[1] for p in pontos]],
     ).fetchall()
-    verdade = {
+    um_a_um = {
         r["ordem"]: (r["unidade_civica_id"], r["nivel_minimo_resolvido"], r["cadeia_ucs"])
         for r in rows
     }
+    verdade = resolver_ingenuo(conn, pontos)
     divergentes = [
-        (lat, lng, lote.get(i), verdade.get(i))
+        (lat, lng, lote.get(i), um_a_um.get(i), verdade.get(i))
         for i, (lat, lng) in enumerate(pontos, start=1)
-        if lote.get(i) != verdade.get(i)
+        if not lote.get(i) == um_a_um.get(i) == verdade.get(i)
     ]
     assert divergentes == []
 
