@@ -62,7 +62,7 @@ def upgrade() -> None:
         INSERT INTO d2.mirror_state DEFAULT VALUES;
         """,
     )
-    migrations.apply_file(op, "functions/arredondar_coordenada.sql")
+    migrations.apply_frozen(op, revision, "functions/arredondar_coordenada.sql")
     for name in ("functions/cadeia_ucs.sql", "functions/mirror_sync.sql"):
         migrations.apply_frozen(op, revision, name)
     # Versions later migrations replaced, frozen with this one.

@@ -14,7 +14,7 @@ depends_on = None
 
 def upgrade() -> None:
     for name in ("v_resolucoes", "v_revisoes_pendentes", "v_consumer_lag"):
-        migrations.apply_file(op, f"views/{name}.sql")
+        migrations.apply_frozen(op, revision, f"views/{name}.sql")
 
 
 def downgrade() -> None:

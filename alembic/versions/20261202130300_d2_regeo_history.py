@@ -48,7 +48,7 @@ def upgrade() -> None:
         CREATE INDEX resolucoes_geo_criado_em_idx ON d2.resolucoes_geo (criado_em);
         """,
     )
-    migrations.apply_file(op, "views/v_resolucoes_historico.sql")
+    migrations.apply_frozen(op, revision, "views/v_resolucoes_historico.sql")
 
 
 def downgrade() -> None:

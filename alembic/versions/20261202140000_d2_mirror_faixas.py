@@ -50,7 +50,7 @@ def upgrade() -> None:
         "functions/mirror_faixas_construir.sql",
         "triggers/mirror_uc_faixas.sql",
     ):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
     migrations.apply_frozen(op, revision, "functions/resolver_territorios.sql")
     # Replaced by the change capture (20261203110000): frozen with this migration.
     for name in (

@@ -60,7 +60,7 @@ def upgrade() -> None:
         """,
     )
     for name in ("functions/uc_polygons_capturar.sql", "triggers/uc_polygons_capturar.sql"):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
     for name in ("functions/mirror_aplicar.sql", "functions/mirror_rebuild.sql"):
         migrations.apply_frozen(op, revision, name)
     migrations.execute_sql(

@@ -76,16 +76,9 @@ $$;
 """
 
 
-# Replaced by the event-synced replica's source view (20261203161000): frozen here.
-FROZEN = ("functions/cadeia_ucs.sql", "functions/mirror_cadeias_atualizar.sql")
-
-
 def upgrade() -> None:
     for name in FILES:
-        if name in FROZEN:
-            migrations.apply_frozen(op, revision, name)
-        else:
-            migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
     migrations.execute_sql(
         op,
         NOME_BUSCA

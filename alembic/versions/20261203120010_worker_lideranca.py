@@ -34,7 +34,7 @@ def upgrade() -> None:
         "functions/consumer_offset_lideranca.sql",
         "triggers/consumer_offset_lideranca.sql",
     ):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
 
 
 def downgrade() -> None:

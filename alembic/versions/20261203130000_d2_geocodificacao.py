@@ -69,7 +69,7 @@ def upgrade() -> None:
         );
         """,
     )
-    migrations.apply_file(op, "functions/candidatos_territorio.sql")
+    migrations.apply_frozen(op, revision, "functions/candidatos_territorio.sql")
     migrations.execute_sql(
         op,
         """

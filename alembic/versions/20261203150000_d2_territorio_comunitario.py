@@ -102,7 +102,7 @@ def upgrade() -> None:
         "views/v_territorio_submissoes.sql",
         "views/v_territorio_saude.sql",
     ):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
     # Grants: sql/grants.sql, re-applied at head.
 
 

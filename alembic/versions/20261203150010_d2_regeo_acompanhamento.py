@@ -48,7 +48,7 @@ def upgrade() -> None:
         "triggers/mirror_uc_regeo_areas.sql",
         "functions/regeo_comparar.sql",
     ):
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
     # Grants: sql/grants.sql, re-applied at head.
 
 

@@ -49,7 +49,7 @@ _ARQUIVOS = (
 
 def upgrade() -> None:
     for name in _ARQUIVOS:
-        migrations.apply_file(op, name)
+        migrations.apply_frozen(op, revision, name)
     # Grants (and the revokes on the core tables): sql/grants.sql, re-applied at head.
 
 

@@ -68,12 +68,12 @@ def upgrade() -> None:
         );
         """,
     )
-    migrations.apply_file(op, "functions/mirror_fonte.sql")
-    migrations.apply_file(op, "views/uc_fonte.sql")
+    migrations.apply_frozen(op, revision, "functions/mirror_fonte.sql")
+    migrations.apply_frozen(op, revision, "views/uc_fonte.sql")
     for name in _FUNCOES:
-        migrations.apply_file(op, name)
-    migrations.apply_file(op, "functions/replica_aplicar.sql")
-    migrations.apply_file(op, "functions/poligonos_publicar_estado.sql")
+        migrations.apply_frozen(op, revision, name)
+    migrations.apply_frozen(op, revision, "functions/replica_aplicar.sql")
+    migrations.apply_frozen(op, revision, "functions/poligonos_publicar_estado.sql")
     # Grants: sql/grants.sql, re-applied at head.
 
 

@@ -20,8 +20,8 @@ depends_on = None
 
 def upgrade() -> None:
     # The one-point form first: the batch form's body inlines it.
-    migrations.apply_file(op, "functions/resolver_territorio.sql")
-    migrations.apply_file(op, "functions/resolver_territorios.sql")
+    migrations.apply_frozen(op, revision, "functions/resolver_territorio.sql")
+    migrations.apply_frozen(op, revision, "functions/resolver_territorios.sql")
 
 
 def downgrade() -> None:
