@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from d2 import bus, db, embedded, migrations
+from d2 import ambiente, bus, db, embedded, migrations
 
 TIPO = "demanda.georreferenciada"
 
@@ -169,7 +169,7 @@ def main() -> None:
         if args.temp:
             url = pilha.enter_context(cluster_temporario(args.durable))
         else:
-            url = db.database_url()
+            url = ambiente.url()
         for _ in range(args.runs):
             resultado = medir(url, args.events, args.rate, args.poll_s)
             resultado["cluster"] = (

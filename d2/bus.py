@@ -476,7 +476,7 @@ class Listener:
     esperar reconnects and returns True so the caller polls at once.
     """
 
-    def __init__(self, url: str | None = None, *, canal: str = CANAL) -> None:
+    def __init__(self, url: str, *, canal: str = CANAL) -> None:
         self.url = url
         self.canal = canal
         self.recebidas = 0

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from d2 import config, db, errors, geo
+from d2 import ambiente, config, db, errors, geo
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -53,7 +53,7 @@ def cmd_db_status(args: argparse.Namespace) -> int:
 
 
 def cmd_db_url(args: argparse.Namespace) -> int:
-    url = db.database_url()
+    url = ambiente.url()
     print(url if args.show_password else mascarar_senha(url))
     return 0
 
@@ -89,7 +89,7 @@ def mascarar_senha(url: str) -> str:
 def cmd_db_verify(args: argparse.Namespace) -> int:
     from d2 import verify
 
-    report = verify.verify(db.database_url())
+    report = verify.verify(ambiente.url())
     if args.json:
         _print_json(report)
     else:
@@ -104,7 +104,7 @@ def cmd_db_verify(args: argparse.Namespace) -> int:
 def cmd_migrate(args: argparse.Namespace) -> int:
     from d2 import migrations
 
-    url = db.database_url()
+    url = ambiente.url()
     if args.downgrade:
         migrations.downgrade(url, args.downgrade)
     else:
@@ -116,7 +116,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_resolve(args: argparse.Namespace) -> int:
     lat = geo.parse_cli_coordinate(args.lat, "lat", 90)
     lng = geo.parse_cli_coordinate(args.lng, "lng", 180)
-    with db.connect() as conn:
+    with db.connect(ambiente.url()) as conn:
         found = geo.resolver(conn, lat, lng)
         if found is None:
             _print_json({"lat": lat, "lng": lng, "resolvido": False})
@@ -143,7 +143,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 def cmd_mirror_rebuild(args: argparse.Namespace) -> int:
     from d2 import mirror
 
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         rows = mirror.reconstruir(conn)
     for row in rows:
         print(f"{row['estado']:10} {row['quantidade']}")
@@ -153,7 +153,7 @@ def cmd_mirror_rebuild(args: argparse.Namespace) -> int:
 def cmd_mirror_sync(args: argparse.Namespace) -> int:
     from d2 import mirror
 
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         feito = mirror.aplicar(conn, esperar=args.wait)
     if feito is None:
         texto = "another applier is at work; it applies the pending changes (--wait to wait)"
@@ -180,7 +180,7 @@ def cmd_import_ibge(args: argparse.Namespace) -> int:
     if args.directory is None and not files:
         raise errors.InvalidInput("give a directory of IBGE files or --municipios/--ufs/... FILE")
     summary = ibge.run_import(
-        db.database_url(),
+        ambiente.url(),
         directory=Path(args.directory) if args.directory else None,
         files=files or None,
         tolerancia=args.tolerancia,
@@ -220,7 +220,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     logs.configure(args.log_level)
     settings = config.load()
-    runner = worker.Worker(settings, batch_size=args.batch_size)
+    runner = worker.Worker(
+        settings, url=ambiente.url_do_banco(settings), batch_size=args.batch_size
+    )
     runner.instalar_sinais()
     result = runner.executar(drain=args.drain)
     if args.drain:
@@ -232,7 +234,7 @@ def cmd_dlq_list(args: argparse.Namespace) -> int:
     from d2 import bus
 
     status = None if args.status == "todos" else args.status
-    with db.connect() as conn:
+    with db.connect(ambiente.url()) as conn:
         rows = bus.listar_dead_letters(
             conn, consumidor=args.consumidor, status=status, limite=args.limit
         )
@@ -256,7 +258,7 @@ def cmd_dlq_retry(args: argparse.Namespace) -> int:
     if not args.all and not args.event_id:
         raise errors.InvalidInput("give an EVENT_ID or --all")
     event_ids = None if args.all else [_uuid_arg(args.event_id)]
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         report = ops.reprocessar_dead_letters(conn, config.load(), event_ids)
     _print_json(report)
     return 0
@@ -266,7 +268,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from d2 import demo, logs
 
     logs.configure("INFO" if args.verbose else "CRITICAL")
-    report = demo.executar(args.eventos)
+    report = demo.executar(ambiente.url(), args.eventos)
     if args.json:
         _print_json(report)
         return 0
@@ -309,7 +311,7 @@ def _date_arg(text: str) -> datetime.date:
 def cmd_status(args: argparse.Namespace) -> int:
     from d2 import ops
 
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         dados = ops.status(conn)
     if args.json:
         _print_json(dados)
@@ -321,7 +323,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_revisoes_list(args: argparse.Namespace) -> int:
     from d2 import ops
 
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         linhas = ops.listar_revisoes(conn, args.limit)
     if args.json:
         _print_json(linhas)
@@ -334,7 +336,7 @@ def cmd_revisoes_reprocessar(args: argparse.Namespace) -> int:
     from d2 import logs, regeo
 
     logs.configure(args.log_level)
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         relatorio = regeo.reprocessar_revisoes(conn, config.load())
     _print_json(relatorio)
     return 0
@@ -348,7 +350,7 @@ def cmd_regeorreferenciar(args: argparse.Namespace) -> int:
     desde = _date_arg(args.desde) if args.desde else None
     if args.lote < 1:
         raise errors.InvalidInput("--lote must be at least 1")
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         relatorio = regeo.regeorreferenciar(
             conn, config.load(), uc=uc, desde=desde, dry_run=args.dry_run, lote=args.lote
         )
@@ -362,7 +364,7 @@ def cmd_regeorreferenciar(args: argparse.Namespace) -> int:
 def cmd_mapa(args: argparse.Namespace) -> int:
     from d2 import mapa
 
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         resumo = mapa.gerar_mapa(conn, Path(args.saida), limite=args.limit, tiles=args.tiles)
     print(
         f"{resumo['saida']}: {resumo['revisoes']} reviews, {resumo['dead_letters']} dead letters "
@@ -375,7 +377,7 @@ def cmd_mapa(args: argparse.Namespace) -> int:
 def cmd_import_osm(args: argparse.Namespace) -> int:
     from d2.importers import osm
 
-    resumo = osm.importar_osm(db.database_url(), Path(args.file))
+    resumo = osm.importar_osm(ambiente.url(), Path(args.file))
     if args.json:
         _print_json(resumo.as_json())
     else:

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from d2 import config, db, errors
+from d2 import ambiente, config, db, errors
 
 
 def _print_json(value: Any) -> None:
@@ -28,7 +28,7 @@ def cmd_nominatim_import(args: argparse.Namespace) -> int:
 
     resumo = importacao.importar(
         settings,
-        db.database_url(settings),
+        ambiente.url_do_banco(settings),
         Path(args.file),
         criar_papel_web=args.criar_papel_web,
         threads=args.threads,
@@ -42,7 +42,7 @@ def cmd_nominatim_status(args: argparse.Namespace) -> int:
     from d2.geocoder import importacao
 
     settings = config.load()
-    dados = importacao.status(settings, db.database_url(settings))
+    dados = importacao.status(settings, ambiente.url_do_banco(settings))
     if args.json:
         _print_json(dados)
         return 0 if dados.get("carregado", True) else 3
@@ -52,7 +52,7 @@ def cmd_nominatim_status(args: argparse.Namespace) -> int:
 
 
 def cmd_geocodificacoes_list(args: argparse.Namespace) -> int:
-    with db.connect(autocommit=True) as conn, db.mapped_errors():
+    with db.connect(ambiente.url(), autocommit=True) as conn, db.mapped_errors():
         linhas = [dict(r) for r in conn.execute(db.q("geocoder_listar"), {"limite": args.limit})]
     if args.json:
         _print_json(linhas)
@@ -76,7 +76,7 @@ def cmd_geocodificacoes_retry(args: argparse.Namespace) -> int:
             ids = [uuid.UUID(args.event_id)]
         except ValueError:
             raise errors.InvalidInput(f"not a UUID: {args.event_id!r}") from None
-    with db.connect(autocommit=True) as conn, db.mapped_errors():
+    with db.connect(ambiente.url(), autocommit=True) as conn, db.mapped_errors():
         feitos = conn.execute(db.q("geocoder_agora"), {"event_ids": ids}).fetchall()
     print(f"{len(feitos)} address demands due now; the worker's geocoding stage takes them")
     return 0

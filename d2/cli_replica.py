@@ -8,11 +8,11 @@ import argparse
 import json
 from typing import Any
 
-from d2 import config, db, replica
+from d2 import ambiente, config, db, replica
 
 
 def cmd_fonte(args: argparse.Namespace) -> int:
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         if args.fonte is None:
             resposta: dict[str, Any] = {"fonte": replica.fonte(conn)}
         else:
@@ -31,7 +31,7 @@ def cmd_fonte(args: argparse.Namespace) -> int:
 
 
 def cmd_publicar_estado(args: argparse.Namespace) -> int:
-    with db.connect(autocommit=True) as conn, conn.transaction():
+    with db.connect(ambiente.url(), autocommit=True) as conn, conn.transaction():
         feito = replica.publicar_estado(conn)
     if args.json:
         print(json.dumps(feito))

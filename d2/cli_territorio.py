@@ -9,7 +9,7 @@ import time
 import uuid
 from typing import Any
 
-from d2 import config, db, errors, logs, territorio
+from d2 import ambiente, config, db, errors, logs, territorio
 
 
 def _uuid(texto: str) -> uuid.UUID:
@@ -34,7 +34,7 @@ def _tabela(linhas: list[dict[str, Any]], colunas: tuple[str, ...]) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         linhas = territorio.listar(conn, pendentes=not args.all, limite=args.limit)
     if args.json:
         _json(linhas)
@@ -50,7 +50,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_mostrar(args: argparse.Namespace) -> int:
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         dados = territorio.mostrar(conn, _uuid(args.submissao))
     _json(dados)
     return 0
@@ -58,14 +58,14 @@ def cmd_mostrar(args: argparse.Namespace) -> int:
 
 def cmd_moderar(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         efeito = territorio.moderar(conn, _uuid(args.submissao), args.acao, args.por)
     _json(efeito)
     return 0
 
 
 def cmd_saude(args: argparse.Namespace) -> int:
-    with db.connect(autocommit=True) as conn:
+    with db.connect(ambiente.url(), autocommit=True) as conn:
         linhas = territorio.saude(conn, args.limit)
     if args.json:
         _json(linhas)
@@ -84,7 +84,7 @@ def cmd_consumir(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
     settings = config.load()
     total = territorio.Resultado()
-    with db.connect(autocommit=True, application_name="d2-territorio") as conn:
+    with db.connect(ambiente.url(), autocommit=True, application_name="d2-territorio") as conn:
         while True:
             total.somar(territorio.drenar(conn, settings))
             if args.drain:

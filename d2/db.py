@@ -16,7 +16,7 @@ import psycopg
 import psycopg.errors
 from psycopg.rows import dict_row
 
-from d2 import config, errors
+from d2 import errors
 
 _NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
 
@@ -76,16 +76,6 @@ def q(name: str) -> LiteralString:
         raise errors.D2Error(f"no query named {name!r} in sql/queries") from None
 
 
-def database_url(settings: config.Settings | None = None) -> str:
-    """DATABASE_URL, or else the embedded cluster's URL (starting it if needed)."""
-    settings = settings or config.load()
-    if settings.database_url:
-        return settings.database_url
-    from d2 import embedded  # late: embedded is only needed without DATABASE_URL
-
-    return embedded.ensure_started(settings.home)
-
-
 def is_transient(exc: BaseException) -> bool:
     """True for failures worth a retry with backoff."""
     if isinstance(exc, errors.TransientDatabaseError | errors.DatabaseUnavailable):
@@ -132,10 +122,11 @@ def mapped_errors() -> Iterator[None]:
 
 
 def connect(
-    url: str | None = None, *, autocommit: bool = False, application_name: str = "d2", **kw: Any
+    url: str, *, autocommit: bool = False, application_name: str = "d2", **kw: Any
 ) -> psycopg.Connection[dict[str, Any]]:
-    """A psycopg connection with dict rows; a clear DatabaseUnavailable when unreachable."""
-    target = url or database_url()
+    """A psycopg connection with dict rows; a clear DatabaseUnavailable when unreachable.
+    The URL is decided by the caller (the CLI: d2/ambiente.py)."""
+    target = url
     try:
         conn = psycopg.connect(
             target,

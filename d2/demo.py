@@ -97,11 +97,11 @@ def carregar_nominatim(settings: config.Settings, url: str) -> str | None:
     return None
 
 
-def executar(n: int = 300, *, enderecos: bool = True) -> dict[str, Any]:
-    """Load the sample (and its OSM file into Nominatim), publish n demands like D-1b
-    does plus some with only an address, drain them, summarise."""
+def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any]:
+    """Load the sample (and its OSM file into Nominatim) into the database at url,
+    publish n demands like D-1b does plus some with only an address, drain them,
+    summarise."""
     settings = config.load()
-    url = db.database_url(settings)
     importacao = sample.load_sample(url)
     sem_nominatim = carregar_nominatim(settings, url) if enderecos else "not asked"
     extras = eventos_com_endereco() if sem_nominatim is None else []

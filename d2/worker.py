@@ -59,12 +59,12 @@ class Worker:
         self,
         settings: config.Settings,
         *,
-        url: str | None = None,
+        url: str,
         batch_size: int | None = None,
         on_batch: Callable[[service.Resultado], None] | None = None,
     ) -> None:
         self.settings = settings
-        self.url = url or db.database_url(settings)
+        self.url = url  # decided by the caller (the CLI: d2/ambiente.py)
         self.batch_size = batch_size or settings.batch_size
         self.servico = service.Servico(settings)
         self.parar = threading.Event()

@@ -89,7 +89,7 @@ def geocoder_url(
     monkeypatch.setenv("D2_NOMINATIM_DSN", nominatim_amostra.dsn)
     monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("D2_NOMINATIM_URL", raising=False)
-    worker.Worker(config.load()).executar(drain=True)  # boot: seeds the cursor
+    worker.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
     return db_url
 
 

@@ -24,7 +24,9 @@ def _publicar(conn: Conn, entidades: dict[str, Any], gps: Any = None) -> uuid.UU
 
 
 def _drenar() -> dict[str, int]:
-    return dict(worker.Worker(config.load()).executar(drain=True).contagem)
+    settings = config.load()
+    assert settings.database_url is not None  # the db_url fixture sets DATABASE_URL
+    return dict(worker.Worker(settings, url=settings.database_url).executar(drain=True).contagem)
 
 
 def _resolucao(conn: Conn, event_id: uuid.UUID) -> dict[str, Any] | None:
