@@ -20,6 +20,6 @@ def url_do_banco(settings: config.Settings | None = None) -> str:
 
 @functools.cache
 def url() -> str:
-    """The database of this command, decided on first use (commands that never connect,
-    such as `d2 db url`, never start the cluster)."""
+    """The database of this command, decided on its first use (a command that never
+    connects never starts the cluster); d2.cli.main forgets it before each command."""
     return url_do_banco()

@@ -655,6 +655,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(_protect_negative_numbers(raw))
     handler: Handler = args.handler
+    ambiente.url.cache_clear()  # one decision per command, also when main runs twice
     try:
         return handler(args)
     except errors.D2Error as exc:

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg.types.json import Jsonb
 
-from d2 import bus, config, db, errors, registry
+from d2 import bus, config, consumidor, db, errors, registry
 
 log = logging.getLogger("d2.replica")
 
 TIPOS = ("uc.poligono_adicionado", "uc.poligono_atualizado", "uc.poligono_removido")
-CURSOR = "uc.poligono_*"  # the stream's key in d2.consumer_offset
+CURSOR_CHAVE = "uc.poligono_*"  # the stream's key in d2.consumer_offset
 CONSUMIDOR = "D-2/replica"
+CURSOR = consumidor.Cursor(CURSOR_CHAVE, CONSUMIDOR)
 FONTES = ("core", "eventos")
 DESFECHOS = ("aplicado", "removido", "ausente", "repetido")
 
@@ -57,12 +58,7 @@ def fonte(conn: db.Connection) -> str:
 def cursor(conn: db.Connection) -> bus.Posicao:
     """The replica's cursor, created at the start of the log the first time: a replica
     started from empty catches up from every uc.poligono_* event ever published."""
-    with db.mapped_errors():
-        conn.execute(db.q("territorio_cursor_seed"), {"tipo": CURSOR})
-        row = conn.execute(db.q("cursor_get"), {"tipo": CURSOR}).fetchone()
-    if row is None:
-        return bus.Posicao(0, 0)
-    return bus.Posicao(int(row["last_transacao"]), int(row["last_sequence"]))
+    return CURSOR.posicao(conn)
 
 
 def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) -> Resultado:
@@ -94,7 +90,7 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) ->
 def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Resultado) -> None:
     try:
         with conn.transaction():
-            if _ja_passou(conn, evento):
+            if CURSOR.ja_passou(conn, evento):
                 return
             if isinstance(evento.payload, bus.PayloadIlegivel):
                 raise errors.InvalidEvent(str(evento.payload))
@@ -109,7 +105,7 @@ def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Resultado) ->
             ).fetchone()
             assert row is not None
             desfecho = str(row["desfecho"])
-            _avancar(conn, evento)
+            CURSOR.avancar(conn, evento)
         resultado.por_desfecho[desfecho] += 1
         log.info(
             "Réplica: evento aplicado",
@@ -123,41 +119,11 @@ def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Resultado) ->
         _dead_letter(conn, evento, str(exc), resultado)
 
 
-def _ja_passou(conn: db.Connection, evento: bus.Evento) -> bool:
-    """Lock the cursor for this transaction; True when another consumer moved it past."""
-    conn.execute(db.q("territorio_cursor_travar"), {"tipo": CURSOR})
-    row = conn.execute(
-        db.q("territorio_cursor_passou"),
-        {"tipo": CURSOR, "transacao": evento.transacao, "seq": evento.sequence_number},
-    ).fetchone()
-    return bool(row and row["passou"])
-
-
-def _avancar(conn: db.Connection, evento: bus.Evento) -> None:
-    conn.execute(
-        db.q("cursor_advance"),
-        {"tipo": CURSOR, "transacao": evento.transacao, "seq": evento.sequence_number},
-    )
-
-
 def _dead_letter(
     conn: db.Connection, evento: bus.Evento, motivo: str, resultado: Resultado
 ) -> None:
-    """The event's terminal state when it cannot be applied: a dead letter, and the
-    cursor moves on past it, in one transaction."""
-    with conn.transaction():
-        if _ja_passou(conn, evento):
-            return
-        bus.registrar_dead_letter(
-            conn,
-            consumidor=CONSUMIDOR,
-            event_id=evento.event_id,
-            tipo=evento.tipo,
-            sequence_number=evento.sequence_number,
-            erro=motivo[:500],
-        )
-        _avancar(conn, evento)
-    resultado.dead_letters += 1
+    if CURSOR.dead_letter(conn, evento, motivo[:500]):
+        resultado.dead_letters += 1
 
 
 def definir_fonte(conn: db.Connection, settings: config.Settings, nova: str) -> dict[str, object]:

@@ -22,13 +22,14 @@ from typing import Any
 
 import psycopg
 
-from d2 import bus, config, db, errors, registry
+from d2 import bus, config, consumidor, db, errors, registry
 
 log = logging.getLogger("d2.territorio")
 
 TIPO_ENTRADA = "lugar.cadastrado"
 TIPO_LUGAR = "poligono_uc"
 CONSUMIDOR = "D-2/territorio"
+CURSOR = consumidor.Cursor(TIPO_ENTRADA, CONSUMIDOR)
 ORIGEM = "D-2"
 FONTE = "comunitario"
 DECISOES = ("nova", "confirmacao", "alternativa", "rejeitada")
@@ -91,12 +92,7 @@ class Resultado:
 def cursor(conn: db.Connection) -> bus.Posicao:
     """The consumer's cursor, created at the start of the log the first time: drawings
     made before D-2 ran (L-2 only logs them, spec 8.5) are taken too."""
-    with db.mapped_errors():
-        conn.execute(db.q("territorio_cursor_seed"), {"tipo": TIPO_ENTRADA})
-        row = conn.execute(db.q("cursor_get"), {"tipo": TIPO_ENTRADA}).fetchone()
-    if row is None:
-        return bus.Posicao(0, 0)
-    return bus.Posicao(int(row["last_transacao"]), int(row["last_sequence"]))
+    return CURSOR.posicao(conn)
 
 
 def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -> Resultado:
@@ -124,26 +120,16 @@ def _um_evento(
 ) -> None:
     try:
         with conn.transaction():
-            if _ja_passou(conn, evento):
+            if CURSOR.ja_passou(conn, evento):
                 return
             _decidir(conn, evento, settings, resultado)
-            _avancar(conn, evento)
+            CURSOR.avancar(conn, evento)
     except psycopg.Error as exc:
         if db.is_transient(exc):
             raise
         _dead_letter(conn, evento, f"erro do banco: {str(exc).splitlines()[0]}", resultado)
     except errors.InvalidEvent as exc:
         _dead_letter(conn, evento, str(exc), resultado)
-
-
-def _ja_passou(conn: db.Connection, evento: bus.Evento) -> bool:
-    """Lock the cursor for this transaction; True when another consumer moved it past."""
-    conn.execute(db.q("territorio_cursor_travar"), {"tipo": TIPO_ENTRADA})
-    row = conn.execute(
-        db.q("territorio_cursor_passou"),
-        {"tipo": TIPO_ENTRADA, "transacao": evento.transacao, "seq": evento.sequence_number},
-    ).fetchone()
-    return row is not None and bool(row["passou"])
 
 
 def _decidir(
@@ -250,27 +236,9 @@ def _publicar_uc(
     )
 
 
-def _avancar(conn: db.Connection, evento: bus.Evento) -> None:
-    conn.execute(
-        db.q("cursor_advance"),
-        {"tipo": TIPO_ENTRADA, "transacao": evento.transacao, "seq": evento.sequence_number},
-    )
-
-
 def _dead_letter(conn: db.Connection, evento: bus.Evento, erro: str, resultado: Resultado) -> None:
-    with conn.transaction():
-        if _ja_passou(conn, evento):
-            return
-        bus.registrar_dead_letter(
-            conn,
-            consumidor=CONSUMIDOR,
-            event_id=evento.event_id,
-            tipo=evento.tipo,
-            sequence_number=evento.sequence_number,
-            erro=erro,
-        )
-        _avancar(conn, evento)
-    resultado.dead_letters += 1
+    if CURSOR.dead_letter(conn, evento, erro):
+        resultado.dead_letters += 1
 
 
 def listar(

@@ -130,3 +130,18 @@ def resolver_ingenuo(
         [[p[0] for p in pontos], [p[1] for p in pontos]],
     ).fetchall()
     return {r["ordem"]: (r["unidade_civica_id"], r["nivel"], r["cadeia"]) for r in rows}
+
+
+def resolver_lote(
+    conn: psycopg.Connection[Any], pontos: list[tuple[float, float]]
+) -> dict[int, tuple[Any, ...]]:
+    """d2.resolver_territorios over pontos: {1-based position: (unidade_civica_id, nivel,
+    cadeia)} for the points that resolve."""
+    rows = conn.execute(
+        "SELECT * FROM d2.resolver_territorios(%s::float8[], %s::float8[])",
+        [[p[0] for p in pontos], [p[1] for p in pontos]],
+    ).fetchall()
+    return {
+        r["ordem"]: (r["unidade_civica_id"], r["nivel_minimo_resolvido"], r["cadeia_ucs"])
+        for r in rows
+    }

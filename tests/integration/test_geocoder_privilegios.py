@@ -18,7 +18,6 @@ from d2.importers import sample, sample_osm
 from tests import invariantes
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
-from tests.integration.test_privileges import como_worker, login_url  # noqa: F401
 from tests.nominatim_fixtures import NominatimAmostra
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -26,7 +25,7 @@ Conn = psycopg.Connection[dict[str, Any]]
 
 def test_geocoder__worker_login_handles_address_demands_with_its_grants_only(
     conn: Conn,
-    login_url: str,  # noqa: F811
+    login_url: str,
     nominatim_amostra: NominatimAmostra,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Any,
@@ -57,7 +56,7 @@ def test_geocoder__worker_login_handles_address_demands_with_its_grants_only(
 
 
 def test_geocoder__worker_login_cannot_fake_an_import_nor_create_roles(
-    como_worker: Conn,  # noqa: F811
+    como_worker: Conn,
 ) -> None:
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         como_worker.execute(

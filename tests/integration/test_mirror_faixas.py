@@ -22,22 +22,12 @@ from tests.territorio import (
     poligono,
     quadrado,
     resolver_ingenuo,
+    resolver_lote,
     sincronizar_espelho,
 )
 
 Conn = psycopg.Connection[dict[str, Any]]
 ESCALA = 128  # = d2.faixas_por_grau()
-
-
-def _lote(conn: Conn, pontos: list[tuple[float, float]]) -> dict[int, tuple[Any, ...]]:
-    rows = conn.execute(
-        "SELECT * FROM d2.resolver_territorios(%s::float8[], %s::float8[])",
-        [[p[0] for p in pontos], [p[1] for p in pontos]],
-    ).fetchall()
-    return {
-        r["ordem"]: (r["unidade_civica_id"], r["nivel_minimo_resolvido"], r["cadeia_ucs"])
-        for r in rows
-    }
 
 
 def _um(conn: Conn, lat: float, lng: float) -> tuple[Any, ...] | None:
@@ -48,7 +38,7 @@ def _um(conn: Conn, lat: float, lng: float) -> tuple[Any, ...] | None:
 def assert_concordam(conn: Conn, pontos: list[tuple[float, float]]) -> None:
     """The batch resolver and the one-point resolver (one definition, the clean intervals
     first) give every point exactly the plain predicate's answer (resolver_ingenuo)."""
-    lote = _lote(conn, pontos)
+    lote = resolver_lote(conn, pontos)
     rows = conn.execute(
         """
         SELECT p.ordem::integer AS ordem, r.unidade_civica_id, r.nivel_minimo_resolvido,
@@ -177,7 +167,7 @@ def test_faixas__follow_updates_deletes_and_truncate(conn: Conn, territorio: Ter
     assert de_b and min(f["x_inicio"] for f in de_b) > -44.0 - 1e-6
     faixa = [(-27.3, -44.5), (-27.3, -43.5), (-25.0, -44.0), (-30.0, -44.0)]
     assert_concordam(conn, faixa + _pontos_de_risco(conn))
-    assert _lote(conn, [(-27.3, -44.5)])[1][1] == 5
+    assert resolver_lote(conn, [(-27.3, -44.5)])[1][1] == 5
 
     conn.execute(
         "DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [territorio.bairro_a1]
@@ -189,7 +179,7 @@ def test_faixas__follow_updates_deletes_and_truncate(conn: Conn, territorio: Ter
     conn.execute("TRUNCATE core.uc_polygons")
     sincronizar_espelho(conn)
     assert _faixas(conn) == [] and _pendentes(conn) == 0
-    assert _lote(conn, [(-27.3, -48.0)]) == {}
+    assert resolver_lote(conn, [(-27.3, -48.0)]) == {}
 
 
 def test_faixas__levels_above_4_build_nothing(conn: Conn) -> None:
@@ -215,12 +205,12 @@ def test_faixas__rebuild_and_missing_intervals_are_only_slower(
     conn: Conn, territorio: Territorio
 ) -> None:
     pontos = [(-27.3, -48.0), (-27.3, -42.0), (-22.0, -42.0), (-15.0, -35.0), (0.0, 0.0)]
-    esperado = _lote(conn, pontos)
+    esperado = resolver_lote(conn, pontos)
     conn.execute("DELETE FROM d2.mirror_faixas")
-    assert _lote(conn, pontos) == esperado  # no intervals: the GIST tiers answer
+    assert resolver_lote(conn, pontos) == esperado  # no intervals: the GIST tiers answer
     mirror.reconstruir(conn)
     assert _faixas(conn) and _pendentes(conn) == 0
-    assert _lote(conn, pontos) == esperado
+    assert resolver_lote(conn, pontos) == esperado
 
 
 def test_faixas__an_id_made_up_never_appears(conn: Conn, territorio: Territorio) -> None:

@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, LiteralString, cast
 
@@ -24,45 +23,12 @@ from psycopg.rows import dict_row
 
 from d2 import config, migrations, worker
 from tests import invariantes
+from tests.conftest import SENHA_WORKER as SENHA
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
 from tests.territorio import Territorio, sincronizar_espelho
 
 Conn = psycopg.Connection[dict[str, Any]]
-SENHA = "S3nha-Sup3r-Secreta-d2"
-
-
-def _nome_do_banco(db_url: str) -> str:
-    with psycopg.connect(db_url) as c:
-        row = c.execute("SELECT current_database()").fetchone()
-    assert row is not None
-    return str(row[0])
-
-
-@pytest.fixture
-def login_url(db_url: str, pg_server: Server, conn: Conn) -> Iterator[str]:
-    """A LOGIN role (with a password) that holds d2_worker and nothing else."""
-    nome = f"d2_app_{uuid.uuid4().hex[:10]}"
-    conn.execute(
-        sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE d2_worker").format(
-            sql.Identifier(nome), sql.Literal(SENHA)
-        )
-    )
-    servidor = Server(nome, pg_server.host, pg_server.port, SENHA)
-    try:
-        yield servidor.url(_nome_do_banco(db_url))
-    finally:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %(n)s",
-            {"n": nome},
-        )
-        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
-
-
-@pytest.fixture
-def como_worker(login_url: str) -> Iterator[Conn]:
-    with psycopg.connect(login_url, autocommit=True, row_factory=dict_row) as c:
-        yield c
 
 
 def _semear_cursor(conn: Conn) -> None:
@@ -444,7 +410,7 @@ def test_definer_functions__neither_d2_worker_nor_an_ordinary_role_may_call_any(
     comum = f"comum_{uuid.uuid4().hex[:10]}"
     conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD 'x'").format(sql.Identifier(comum)))
     try:
-        url_comum = Server(comum, pg_server.host, pg_server.port, "x").url(_nome_do_banco(db_url))
+        url_comum = Server(comum, pg_server.host, pg_server.port, "x").url(conn.info.dbname)
         funcoes = conn.execute(_DEFINIDAS).fetchall()
         with psycopg.connect(url_comum, autocommit=True) as como_comum:
             for f in funcoes:
@@ -481,7 +447,7 @@ def test_definer_functions__writers_of_uc_polygons_need_no_execute_grant(
         ).format(sql.Identifier(escritor), sql.Identifier(escritor), sql.Identifier(escritor))
     )
     try:
-        url = Server(escritor, pg_server.host, pg_server.port, "x").url(_nome_do_banco(db_url))
+        url = Server(escritor, pg_server.host, pg_server.port, "x").url(conn.info.dbname)
         with psycopg.connect(url, autocommit=True, row_factory=dict_row) as como_escritor:
             with como_escritor.transaction():  # the writer cannot apply the mirror: D-2 does
                 Territorio(como_escritor)

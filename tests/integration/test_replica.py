@@ -17,21 +17,10 @@ import pytest
 from d2 import config, registry, replica, worker
 from d2.importers import ibge, sample
 from tests.eventos import inserir_evento
-from tests.territorio import poligono, quadrado
+from tests.territorio import poligono, quadrado, resolver_lote
 
 Conn = psycopg.Connection[dict[str, Any]]
 ESCALA = 128  # = d2.faixas_por_grau(): points exactly on band edges
-
-
-def _respostas(conn: Conn, pontos: list[tuple[float, float]]) -> dict[int, tuple[Any, ...]]:
-    rows = conn.execute(
-        "SELECT * FROM d2.resolver_territorios(%s::float8[], %s::float8[])",
-        [[p[0] for p in pontos], [p[1] for p in pontos]],
-    ).fetchall()
-    return {
-        r["ordem"]: (r["unidade_civica_id"], r["nivel_minimo_resolvido"], r["cadeia_ucs"])
-        for r in rows
-    }
 
 
 def _pontos(
@@ -65,7 +54,7 @@ def _pontos(
 def _equivalentes(conn: Conn, settings: config.Settings, pontos_n: tuple[int, int]) -> None:
     assert replica.fonte(conn) == "core"
     pontos = _pontos(conn, *pontos_n)
-    de_core = _respostas(conn, pontos)
+    de_core = resolver_lote(conn, pontos)
     feito = replica.definir_fonte(conn, settings, "eventos")
     assert feito["replica"]["dead_letters"] == 0
     assert replica.fonte(conn) == "eventos"
@@ -76,7 +65,7 @@ def _equivalentes(conn: Conn, settings: config.Settings, pontos_n: tuple[int, in
         " AS espelho"
     ).fetchone()
     assert contagem is not None and contagem["core"] == contagem["replica"] == contagem["espelho"]
-    de_eventos = _respostas(conn, pontos)
+    de_eventos = resolver_lote(conn, pontos)
     assert sum(1 for r in de_core.values() if r[0] is not None) > len(pontos) // 3
     diferentes = [
         (pontos[i - 1], de_core[i], de_eventos.get(i))
@@ -177,7 +166,7 @@ def test_replica__from_empty_catches_up_and_follows_each_kind_of_event(
     _uc_evento(conn, "uc.poligono_adicionado", a, uc_a, poligono(quadrado(-50, -20, -49, -19)))
     _uc_evento(conn, "uc.poligono_adicionado", b, uc_b, poligono(quadrado(-49, -20, -48, -19)))
     worker.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
-    assert _respostas(conn, [(-19.5, -49.5), (-19.5, -48.5)]) == {
+    assert resolver_lote(conn, [(-19.5, -49.5), (-19.5, -48.5)]) == {
         1: (uc_a, 4, [uc_a]),
         2: (uc_b, 4, [uc_b]),
     }
@@ -190,7 +179,7 @@ def test_replica__from_empty_catches_up_and_follows_each_kind_of_event(
     _uc_evento(conn, "uc.poligono_removido", a, uc_a, None)
     _uc_evento(conn, "uc.poligono_removido", uuid.uuid4(), uuid.uuid4(), None)  # never seen
     worker.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
-    assert _respostas(conn, [(-19.5, -49.75), (-19.5, -49.25)]) == {2: (uc_b, 4, [uc_b])}
+    assert resolver_lote(conn, [(-19.5, -49.75), (-19.5, -49.25)]) == {2: (uc_b, 4, [uc_b])}
     desfechos = conn.execute(
         "SELECT desfecho, count(*) AS n FROM d2.replica_eventos GROUP BY desfecho ORDER BY 1"
     ).fetchall()

@@ -15,47 +15,19 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.rows import dict_row
 
 from d2 import bus
-from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
 
 Conn = psycopg.Connection[dict[str, Any]]
 
 SEGREDO = "cpf-123.456.789-00-de-outra-colonia"
 OUTRO_TIPO = "pagamento.efetuado"
-
-
-@pytest.fixture
-def url_worker(pg_server: Server, conn: Conn) -> Iterator[str]:
-    """A login holding d2_worker and nothing else, as the worker runs in production."""
-    nome = f"d2_ataque_{uuid.uuid4().hex[:10]}"
-    conn.execute(
-        sql.SQL("CREATE ROLE {} LOGIN PASSWORD 'x' IN ROLE d2_worker").format(sql.Identifier(nome))
-    )
-    banco = conn.execute("SELECT current_database() AS d").fetchone()
-    assert banco is not None
-    try:
-        yield Server(nome, pg_server.host, pg_server.port, "x").url(banco["d"])
-    finally:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %(n)s",
-            {"n": nome},
-        )
-        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
-
-
-@pytest.fixture
-def como_worker(url_worker: str) -> Iterator[Conn]:
-    with psycopg.connect(url_worker, autocommit=True, row_factory=dict_row) as c:
-        yield c
 
 
 @pytest.fixture
@@ -333,10 +305,10 @@ def test_other_colonies__still_write_the_log_directly(conn: Conn) -> None:
 # --- d2 db verify -----------------------------------------------------------------------
 
 
-def test_verify__as_the_worker_role_says_so_in_one_line(url_worker: str) -> None:
+def test_verify__as_the_worker_role_says_so_in_one_line(login_url: str) -> None:
     feito = subprocess.run(
         [sys.executable, "-m", "d2.cli", "db", "verify"],
-        env=os.environ | {"DATABASE_URL": url_worker},
+        env=os.environ | {"DATABASE_URL": login_url},
         capture_output=True,
         text=True,
         timeout=120,
