@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from d2 import bus, config, db, errors, service, territorio, worker
+from d2 import bus, config, db, errors, registry, service, territorio, worker
 from d2.importers import sample, sample_osm
 
 # Address-only demands (issue 14): by street and house, by CEP, by bairro or município
@@ -115,6 +115,8 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
                     db.q("demo_publish_upstream"),
                     {
                         "event_id": uuid.uuid4(),
+                        "tipo": service.TIPO_ENTRADA,
+                        "origem": "D-1b",
                         "versao": versao,
                         "payload": json.dumps(payload),
                     },
@@ -163,6 +165,8 @@ def _desenhar(url: str) -> list[uuid.UUID]:
                     db.q("demo_publish_upstream"),
                     {
                         "event_id": uuid.uuid4(),
+                        "tipo": service.TIPO_ENTRADA,
+                        "origem": "D-1b",
                         "versao": "1.2.0",
                         "payload": json.dumps(_payload(rng, round(lat, 6), round(lng, 6))),
                     },
@@ -172,22 +176,26 @@ def _desenhar(url: str) -> list[uuid.UUID]:
                 y0 = centro["lat"] - _MEIO_LADO
                 x1, y1 = x0 + 2 * _MEIO_LADO, y0 + 2 * _MEIO_LADO
                 anel = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]
-                eventos.append(
-                    bus.publicar(
-                        conn,
-                        territorio.TIPO_ENTRADA,
-                        {
-                            "lugar_id": str(uuid.uuid4()),
-                            "tipo_lugar": territorio.TIPO_LUGAR,
-                            "geometria": {"type": "Polygon", "coordinates": [anel]},
-                            "nivel": 2,
-                            "nome": nome,
-                            "autor_id": str(uuid.uuid4()),
-                        },
-                        origem="L-1",
-                        correlacao_id=None,
-                    )
+                desenho = {
+                    "lugar_id": str(uuid.uuid4()),
+                    "tipo_lugar": territorio.TIPO_LUGAR,
+                    "geometria": {"type": "Polygon", "coordinates": [anel]},
+                    "nivel": 2,
+                    "nome": nome,
+                    "autor_id": str(uuid.uuid4()),
+                }
+                event_id = uuid.uuid4()
+                conn.execute(
+                    db.q("demo_publish_upstream"),
+                    {
+                        "event_id": event_id,
+                        "tipo": territorio.TIPO_ENTRADA,
+                        "versao": registry.validar(territorio.TIPO_ENTRADA, desenho),
+                        "origem": "L-1",
+                        "payload": json.dumps(desenho),
+                    },
                 )
+                eventos.append(event_id)
     return eventos
 
 

@@ -1,7 +1,8 @@
 -- name: demo_publish_upstream
--- The demo plays D-1b: a plain INSERT into the event log, as any upstream producer does.
+-- The demo plays the upstream colonies (D-1b's demands, L-1's drawings): a plain INSERT
+-- into the event log, as any producer does (D-2's own publisher takes only its outputs).
 INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
-VALUES (%(event_id)s, 'demanda.normalizada', %(versao)s, 'D-1b', NULL, %(payload)s::jsonb);
+VALUES (%(event_id)s, %(tipo)s, %(versao)s, %(origem)s, NULL, %(payload)s::jsonb);
 
 -- name: demo_resolved_by_level
 -- Resolutions per level.

@@ -1,0 +1,28 @@
+"""The README's first command runs `d2 demo`: the sample territory, demands through the
+worker, citizens' drawings through consensus and the automatic re-georeferencing. It
+plays the upstream colonies (D-1b, L-1) the way they publish: plain INSERTs into the
+event log, since D-2's own publisher only takes D-2's output types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from d2 import demo
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+def test_demo__runs_end_to_end_and_every_event_ends_somewhere(db_url: str, conn: Conn) -> None:
+    report = demo.executar(db_url, 60, enderecos=False)
+    assert report["territorio"] > 0
+    assert report["lag"] == 0
+    assert report["desfechos"].get("georreferenciada", 0) > 0
+    decisoes = {d["decisao"] for d in report["desenhos"]}
+    assert decisoes == {"nova", "confirmacao", "alternativa"}
+    publicados = conn.execute(
+        "SELECT count(*) AS n FROM core.event_log WHERE tipo = 'demanda.georreferenciada'"
+    ).fetchone()
+    assert publicados is not None and publicados["n"] >= report["desfechos"]["georreferenciada"]
+    assert "D-2 demo" in demo.formatar(report)
