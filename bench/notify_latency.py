@@ -89,7 +89,7 @@ def produzir(url: str, total: int, por_segundo: float) -> tuple[dict[uuid.UUID, 
             espera = inicio + i / por_segundo - time.perf_counter()
             if espera > 0:
                 time.sleep(espera)
-            event_id = bus.publicar(conn, TIPO, payload(), origem="bench", correlacao_id=None)
+            [event_id] = bus.publicar(conn, [bus.preparar(TIPO, payload())], origem="bench")
             antes = time.perf_counter()
             conn.commit()
             enviados[event_id] = antes

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from d2 import ambiente, config, db, errors, geo
+from d2 import ambiente, config, db, dead_letters, errors, geo
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -231,11 +231,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_dlq_list(args: argparse.Namespace) -> int:
-    from d2 import bus
 
     status = None if args.status == "todos" else args.status
     with db.connect(ambiente.url()) as conn:
-        rows = bus.listar_dead_letters(
+        rows = dead_letters.listar(
             conn, consumidor=args.consumidor, status=status, limite=args.limit
         )
     if args.json:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from d2 import bus, db
+from d2 import bus, db, dead_letters
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class Cursor:
         with conn.transaction():
             if self.ja_passou(conn, evento):
                 return False
-            bus.registrar_dead_letter(
+            dead_letters.registrar(
                 conn,
                 consumidor=self.consumidor,
                 event_id=evento.event_id,

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from d2 import bus, config, db, errors, registry, service, territorio, worker
+from d2 import bus, classificacao, config, db, errors, registry, service, territorio, worker
 from d2.importers import sample, sample_osm
 
 # Address-only demands (issue 14): by street and house, by CEP, by bairro or município
@@ -134,7 +134,7 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
         "territorio": importacao.total().read,
         # A parked address demand is counted again where it ends.
         "eventos": sum(resultado.contagem.values())
-        - resultado.contagem.get(str(service.Desfecho.GEOCODIFICACAO_PENDENTE), 0),
+        - resultado.contagem.get(str(classificacao.Desfecho.GEOCODIFICACAO_PENDENTE), 0),
         "desfechos": dict(resultado.contagem),
         "resolvidos_por_nivel": {str(r["nivel"]): r["n"] for r in por_nivel},
         "resolvidos_por_metodo": {r["metodo"]: r["n"] for r in por_metodo},

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import prometheus_client
 
-from d2 import bus, db, service
+from d2 import bus, classificacao, db, service
 
 log = logging.getLogger("d2.metrics")
 
@@ -93,7 +93,7 @@ class Metricas:
             "When the worker last handled a batch (Unix time).",
             registry=r,
         )
-        for desfecho in service.Desfecho:  # every outcome shows, at 0, from the start
+        for desfecho in classificacao.Desfecho:  # every outcome shows, at 0, from the start
             self.eventos.labels(desfecho=str(desfecho))
         self._hits = 0
         self._misses = 0

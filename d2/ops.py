@@ -13,7 +13,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from d2 import bus, config, db, service
+from d2 import bus, classificacao, config, db, dead_letters, service
 
 NOMES_NIVEL = {1: "logradouro", 2: "bairro", 3: "distrito", 4: "município", 5: "UF"}
 NOMES_NIVEL |= {6: "região", 7: "país"}
@@ -36,7 +36,7 @@ def reprocessar_dead_letters(
     one more attempt counted.
     """
     if event_ids is None:
-        pendentes = bus.listar_dead_letters(
+        pendentes = dead_letters.listar(
             conn, consumidor=service.CONSUMIDOR, status="pendente", limite=1_000_000
         )
         event_ids = [row["event_id"] for row in pendentes]
@@ -51,12 +51,12 @@ def reprocessar_dead_letters(
         evento = eventos.get(event_id)
         if evento is None:
             continue
-        resultado = servico.processar(conn, [evento], mover_cursor=False)
-        if resultado.contagem[str(service.Desfecho.DEAD_LETTER)]:
+        resultado = servico.tratar(conn, evento, mover_cursor=False)
+        if resultado.contagem[str(classificacao.Desfecho.DEAD_LETTER)]:
             report["falharam"] += 1
         else:
             with conn.transaction():
-                bus.marcar_dead_letter(conn, event_id, "reprocessado", service.CONSUMIDOR)
+                dead_letters.marcar(conn, event_id, "reprocessado", service.CONSUMIDOR)
             report["reprocessados"] += 1
     return report
 

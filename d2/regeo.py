@@ -205,10 +205,12 @@ def _aplicar(conn: db.Connection, ids: list[uuid.UUID]) -> list[dict[str, Any]]:
     aplicadas = conn.execute(db.q("regeo_aplicar"), {"ids": ids}).fetchall()
     if not aplicadas:
         return []
-    eventos = bus.publicar_muitos(
+    eventos = bus.publicar(
         conn,
-        service.TIPO_SAIDA,
-        [(service.payload_saida(a), a["correlacao_id"]) for a in aplicadas],
+        [
+            bus.preparar(service.TIPO_SAIDA, service.payload_saida(a), a["correlacao_id"])
+            for a in aplicadas
+        ],
         origem=service.ORIGEM,
     )
     historico = [
@@ -329,10 +331,12 @@ def _resolver_revisoes(
     if not linhas:
         return []
     gravadas = conn.execute(db.q("regeo_revisoes_gravar"), {"rows": json.dumps(linhas)}).fetchall()
-    bus.publicar_muitos(
+    bus.publicar(
         conn,
-        service.TIPO_SAIDA,
-        [(service.payload_saida(g), g["correlacao_id"]) for g in gravadas],
+        [
+            bus.preparar(service.TIPO_SAIDA, service.payload_saida(g), g["correlacao_id"])
+            for g in gravadas
+        ],
         origem=service.ORIGEM,
     )
     conn.execute(db.q("regeo_revisoes_remover"), {"ids": [linha["demanda_id"] for linha in linhas]})

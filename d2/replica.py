@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg.types.json import Jsonb
 
-from d2 import bus, config, consumidor, db, errors, registry
+from d2 import bus, config, consumidor, db, errors, registry, wire
 
 log = logging.getLogger("d2.replica")
 
@@ -92,7 +92,7 @@ def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Resultado) ->
         with conn.transaction():
             if CURSOR.ja_passou(conn, evento):
                 return
-            if isinstance(evento.payload, bus.PayloadIlegivel):
+            if isinstance(evento.payload, wire.PayloadIlegivel):
                 raise errors.InvalidEvent(str(evento.payload))
             registry.validar(evento.tipo, evento.payload, evento.versao_schema)
             row = conn.execute(

@@ -7,26 +7,25 @@ review queue; (5) store the resolution in its own commit; (6)+(7) publish, mark 
 and move the cursor in one transaction (DESIGN decision 5). Malformed events go to the
 dead letters and the cursor moves on (decision 7). Every event ends in exactly one of:
 resolution, processed discard, pending review, dead letter.
+
+This module decides (steps 1-4; what needs no database is d2.classificacao's) and
+concludes (steps 5-7). When a batch fails as a whole, retrying it event by event is the
+worker's (d2.worker.processar), each event through Servico.tratar.
 """
 
 from __future__ import annotations
 
-import enum
-import functools
-import json
 import logging
-import re
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from psycopg.rows import tuple_row
 
-from d2 import bus, cache, config, db, errors, geo
-from d2.geocoder import texto
+from d2 import bus, cache, config, db, dead_letters, errors, geo, wire
+from d2.classificacao import Desfecho, Plano, classificar_lote, morto
 
 log = logging.getLogger("d2.service")
 
@@ -34,22 +33,6 @@ CONSUMIDOR = "D-2"
 ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
 TIPO_SAIDA = "demanda.georreferenciada"
-_VERSAO_ACEITA = re.compile(r"\A1\.\d+\.\d+\Z")
-_CONTAINER = (dict, list)  # a tuple: isinstance is slower with a dict | list union
-
-
-class Desfecho(enum.StrEnum):
-    GEORREFERENCIADA = "georreferenciada"
-    REPUBLICADA = "republicada"
-    SEM_COORDENADAS = "sem_coordenadas"
-    COORDENADAS_INVALIDAS = "coordenadas_invalidas"
-    REVISAO_PENDENTE = "revisao_pendente"
-    DEAD_LETTER = "dead_letter"
-    # No usable GPS but an address: parked for the geocoding stage (not terminal yet).
-    GEOCODIFICACAO_PENDENTE = "geocodificacao_pendente"
-    # The geocoding stage found nothing credible: discarded like sem_coordenadas.
-    ENDERECO_NAO_RESOLVIDO = "endereco_nao_resolvido"
-
 
 # The level _registrar_logs logs each outcome at.
 _NIVEL_LOG: dict[Desfecho, int] = {
@@ -62,47 +45,6 @@ _NIVEL_LOG: dict[Desfecho, int] = {
     Desfecho.GEOCODIFICACAO_PENDENTE: logging.DEBUG,
     Desfecho.ENDERECO_NAO_RESOLVIDO: logging.WARNING,
 }
-
-
-@dataclass
-class Plano:
-    """What the handler decided for one event, filled in as the batch goes."""
-
-    evento: bus.Evento
-    desfecho: Desfecho | None = None
-    demanda_id: uuid.UUID | None = None
-    lat: float | None = None
-    lng: float | None = None
-    resolucao: geo.Resolucao | None = None
-    gravada: dict[str, Any] | None = None  # the resolution row as stored
-    saida: bus.Preparado | None = None  # its demanda.georreferenciada, validated
-    motivo: str = ""
-    endereco: texto.Endereco | None = None  # the address, when GPS is missing or invalid
-    metodo: str = "gps"
-    confianca: str = "alta"
-    endereco_geocodificado: str | None = None
-    da_fila: bool = False  # from d2.geocodificacoes_pendentes: leaves it when concluded
-
-    @property
-    def correlacao_id(self) -> uuid.UUID | None:
-        return self.evento.correlacao_id or self.demanda_id
-
-    # The ids as text, printed once: a resolution row, its output event and its processed
-    # mark each carry them (read only once the event is classified).
-    @functools.cached_property
-    def event_id_texto(self) -> str:
-        return str(self.evento.event_id)
-
-    @functools.cached_property
-    def demanda_id_texto(self) -> str:
-        assert self.demanda_id is not None, "read only for an event with its demanda"
-        return str(self.demanda_id)
-
-    @functools.cached_property
-    def correlacao_id_texto(self) -> str:
-        if self.evento.correlacao_id is None:
-            return self.demanda_id_texto
-        return str(self.evento.correlacao_id)
 
 
 @dataclass
@@ -132,92 +74,8 @@ class Resultado:
         self.duracao_pip_s += outro.duracao_pip_s
 
 
-def _profundidade_excede(valor: Any, limite: int) -> bool:
-    """True when some object or array sits deeper than limite (the payload itself is 1)."""
-    # Level by level, holding only the containers: scalars, most of a payload, are
-    # looked at once and never stored.
-    camada = [valor] if isinstance(valor, _CONTAINER) else []
-    nivel = 1
-    while camada:
-        if nivel > limite:
-            return True
-        camada = [
-            filho
-            for atual in camada
-            for filho in (atual.values() if isinstance(atual, dict) else atual)
-            if isinstance(filho, _CONTAINER)
-        ]
-        nivel += 1
-    return False
-
-
-def _tamanho_excede(evento: bus.Evento, limite: int) -> int | None:
-    """The payload's size in bytes (as json.dumps with ensure_ascii=False writes it, in
-    UTF-8) when above limite, else None."""
-    if evento.tamanho_max_bytes is not None and evento.tamanho_max_bytes <= limite:
-        return None  # the bound the bus read with the event settles it without encoding
-    tamanho = len(json.dumps(evento.payload, ensure_ascii=False).encode())
-    return tamanho if tamanho > limite else None
-
-
-def classificar(evento: bus.Evento, settings: config.Settings) -> Plano:
-    """Steps 2-3 and the dead-letter checks, without touching the database."""
-    plano = Plano(evento)
-    payload = evento.payload
-    if isinstance(payload, bus.PayloadIlegivel):
-        return _dead(plano, f"payload unreadable: {payload.motivo}")
-    profundidade_max = evento.profundidade_max
-    if (
-        profundidade_max is None or profundidade_max > settings.max_payload_depth
-    ) and _profundidade_excede(payload, settings.max_payload_depth):
-        return _dead(plano, f"payload nested deeper than {settings.max_payload_depth} levels")
-    tamanho = _tamanho_excede(evento, settings.max_payload_bytes)
-    if tamanho is not None:
-        return _dead(plano, f"payload of {tamanho} bytes exceeds {settings.max_payload_bytes}")
-    if not isinstance(payload, dict):
-        return _dead(plano, f"payload is not a JSON object (got {type(payload).__name__})")
-    if not _VERSAO_ACEITA.match(evento.versao_schema or ""):
-        return _dead(plano, f"unsupported versao_schema {evento.versao_schema!r} (D-2 reads 1.x)")
-    bruto = payload.get("demanda_id")
-    if bruto is None:
-        return _dead(plano, "demanda_id missing")
-    try:
-        if not isinstance(bruto, str):
-            raise ValueError
-        plano.demanda_id = uuid.UUID(bruto)
-    except ValueError:
-        return _dead(plano, f"demanda_id is not a UUID: {str(bruto)[:60]!r}")
-
-    coordenadas = payload.get("coordenadas_validadas")
-    if coordenadas is None:
-        plano.desfecho = Desfecho.SEM_COORDENADAS
-    elif not isinstance(coordenadas, dict):
-        plano.desfecho = Desfecho.COORDENADAS_INVALIDAS
-        plano.motivo = f"coordenadas_validadas is not an object (got {type(coordenadas).__name__})"
-    else:
-        try:
-            plano.lat = geo.coordenada(coordenadas.get("lat"), "lat", 90)
-            plano.lng = geo.coordenada(coordenadas.get("lng"), "lng", 180)
-        except errors.InvalidInput as exc:
-            plano.desfecho = Desfecho.COORDENADAS_INVALIDAS
-            plano.motivo = str(exc)
-    if plano.desfecho is not None and settings.geocoder_ativo:
-        # Spec 3.3 step 2, Phase 2: no usable GPS, but an address → the geocoding stage.
-        plano.endereco = texto.do_payload(payload)
-        if plano.endereco is not None:
-            plano.lat = plano.lng = None
-            plano.desfecho = Desfecho.GEOCODIFICACAO_PENDENTE
-    return plano
-
-
-def _dead(plano: Plano, motivo: str) -> Plano:
-    plano.desfecho = Desfecho.DEAD_LETTER
-    plano.motivo = motivo
-    return plano
-
-
 def _registrar_dead_letter(conn: db.Connection, evento: bus.Evento, erro: str) -> None:
-    bus.registrar_dead_letter(
+    dead_letters.registrar(
         conn,
         consumidor=CONSUMIDOR,
         event_id=evento.event_id,
@@ -267,6 +125,11 @@ def payload_saida(resolucao: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def transitoria(exc: BaseException) -> bool:
+    """A failure that says nothing about the events: retried later, never dead-lettered."""
+    return db.is_transient(exc) or isinstance(exc, errors.PublishError)
+
+
 class Servico:
     """The D-2 handler. One instance per worker: it owns the geo cache."""
 
@@ -285,13 +148,9 @@ class Servico:
         self.cache.iniciar()
         with db.mapped_errors(), conn.transaction():
             conn.execute(db.q("cursor_seed"), {"tipo": TIPO_ENTRADA})
-            self.falhas_publicacao = {
-                row["event_id"]
-                for row in conn.execute(
-                    db.q("dlq_falhas_publicacao"),
-                    {"consumidor": CONSUMIDOR, "prefixo": _FALHA_PUBLICACAO},
-                )
-            }
+            self.falhas_publicacao = dead_letters.falhas_de_publicacao(
+                conn, CONSUMIDOR, _FALHA_PUBLICACAO
+            )
         return self.cursor(conn)
 
     def cursor(self, conn: db.Connection) -> bus.Posicao:
@@ -303,41 +162,18 @@ class Servico:
 
     # --- the handler -----------------------------------------------------------------------
 
-    def processar(
-        self,
-        conn: db.Connection,
-        eventos: list[bus.Evento],
-        *,
-        mover_cursor: bool = True,
-        lote: Lote | None = None,
-        antes_de_isolar: Callable[[], None] | None = None,
+    def tratar(
+        self, conn: db.Connection, evento: bus.Evento, mover_cursor: bool = True
     ) -> Resultado:
-        """Handle a batch with the per-event semantics; isolates a poison event.
-
-        lote, when given, is eventos already prepared (steps 1-4, see preparar), possibly
-        on another connection. A permanent failure of the batch as a whole is retried event
-        by event, so one bad event ends in the dead letters and every good one completes;
-        antes_de_isolar runs first (the worker waits there for its read-ahead, which
-        shares the cache). Transient failures (database gone, publish failing after its
-        retries) propagate: the cursor is held.
-        """
+        """One event decided and concluded. A permanent failure of the handler on it
+        concludes it as a dead letter; a transient one (database gone, publish failing
+        after its retries) propagates and the cursor is held."""
         try:
-            return self.concluir(conn, lote or self.preparar(conn, eventos), mover_cursor)
+            return self.concluir(conn, self.preparar(conn, [evento]), mover_cursor)
         except Exception as exc:
-            if db.is_transient(exc) or isinstance(exc, errors.PublishError):
+            if transitoria(exc):
                 raise
-            if len(eventos) == 1:
-                return self._dead_letter_isolado(conn, eventos[0], exc, mover_cursor)
-            log.warning(
-                "Lote falhou; reprocessando evento a evento",
-                extra={"eventos": len(eventos), "erro": str(exc)},
-            )
-        if antes_de_isolar is not None:
-            antes_de_isolar()
-        total = Resultado()
-        for evento in eventos:
-            total.somar(self.processar(conn, [evento], mover_cursor=mover_cursor))
-        return total
+            return self.concluir_em_dead_letter(conn, evento, exc, mover_cursor)
 
     def preparar(self, conn: db.Connection, eventos: list[bus.Evento]) -> Lote:
         """Steps 1-4 for a batch: idempotency, classification, cache, resolver. Reads only,
@@ -355,9 +191,9 @@ class Servico:
                     db.q("resolutions_by_event_ids"), {"ids": [e.event_id for e in eventos]}
                 )
             }
-        planos = self._classificar(eventos, existentes)
+        planos = classificar_lote(eventos, existentes, self.settings)
         self._resolver(conn, planos, resultado)
-        self._preparar_saidas(planos)
+        self.preparar_saidas(planos)
         return Lote(planos, resultado)
 
     def concluir(self, conn: db.Connection, lote: Lote, mover_cursor: bool = True) -> Resultado:
@@ -380,27 +216,6 @@ class Servico:
         )
         resultado.contagem.update(str(p.desfecho) for p in planos)
         return resultado
-
-    def _classificar(
-        self, eventos: list[bus.Evento], existentes: dict[uuid.UUID, dict[str, Any]]
-    ) -> list[Plano]:
-        planos: list[Plano] = []
-        dono: dict[uuid.UUID, uuid.UUID] = {}
-        for evento in eventos:
-            if evento.event_id in existentes:
-                existente = existentes[evento.event_id]
-                plano = Plano(evento, Desfecho.REPUBLICADA, existente["demanda_id"])
-                plano.gravada = existente
-            else:
-                plano = classificar(evento, self.settings)
-            # Only events that will write a resolution or a review claim their demanda
-            # (event by event, a discard never meets the unique constraints either).
-            if plano.demanda_id is not None and plano.desfecho in (None, Desfecho.REPUBLICADA):
-                primeiro = dono.setdefault(plano.demanda_id, evento.event_id)
-                if primeiro != evento.event_id:
-                    _dead(plano, f"demanda_id {plano.demanda_id} repeated under event {primeiro}")
-            planos.append(plano)
-        return planos
 
     def _resolver(self, conn: db.Connection, planos: list[Plano], resultado: Resultado) -> None:
         faltam: list[tuple[Plano, str]] = []
@@ -432,10 +247,10 @@ class Servico:
         plano.desfecho = Desfecho.REVISAO_PENDENTE if valor is None else Desfecho.GEORREFERENCIADA
 
     @staticmethod
-    def _preparar_saidas(planos: list[Plano]) -> None:
+    def preparar_saidas(planos: list[Plano]) -> None:
         """The rows and events steps 5-6 will write, built and validated ahead, so that
         the writing holds the database for the statements only."""
-        ids = iter(bus.uuids4_texto(len(planos)))
+        ids = iter(wire.uuids4_texto(len(planos)))
         for plano in planos:
             if plano.desfecho == Desfecho.GEORREFERENCIADA:
                 plano.gravada = Servico._linha_resolucao(plano)
@@ -487,7 +302,7 @@ class Servico:
             }
         for plano in recusados:
             outro = donos.get(plano.demanda_id) if plano.demanda_id else None
-            _dead(
+            morto(
                 plano,
                 f"demanda_id {plano.demanda_id} already "
                 + (f"resolved by event {outro}" if outro else "pending review under another event"),
@@ -514,7 +329,7 @@ class Servico:
                 aceitos = {
                     row["event_id"]
                     for row in conn.execute(
-                        db.q("pending_insert"), {"rows": bus.json_texto(linhas)}
+                        db.q("pending_insert"), {"rows": wire.json_texto(linhas)}
                     )
                 }
             mortos = [p for p in planos if p.desfecho == Desfecho.DEAD_LETTER] + [
@@ -560,17 +375,15 @@ class Servico:
             publicar = (Desfecho.REPUBLICADA, Desfecho.GEORREFERENCIADA)
             saidas = [p.saida for p in planos if p.desfecho in publicar and p.saida is not None]
             if saidas:
-                bus.publicar_preparados(conn, saidas, origem=ORIGEM)
+                bus.publicar(conn, saidas, origem=ORIGEM)
             resolvidas = [
                 p.evento.event_id for p in planos if p.evento.event_id in self.falhas_publicacao
             ]
             if resolvidas:
-                conn.execute(
-                    db.q("dlq_resolver"), {"consumidor": CONSUMIDOR, "event_ids": resolvidas}
-                )
+                dead_letters.resolver(conn, CONSUMIDOR, resolvidas)
         for plano in mortos:
             if plano.desfecho != Desfecho.DEAD_LETTER:
-                _dead(plano, motivos[plano.evento.event_id])
+                morto(plano, motivos[plano.evento.event_id])
         self.falhas_publicacao.difference_update(resolvidas)
         return aceitos
 
@@ -596,9 +409,15 @@ class Servico:
             return
         self.falhas_publicacao.update(e.event_id for e in afetados)
 
-    def _dead_letter_isolado(
-        self, conn: db.Connection, evento: bus.Evento, exc: BaseException, mover_cursor: bool
+    def concluir_em_dead_letter(
+        self,
+        conn: db.Connection,
+        evento: bus.Evento,
+        exc: BaseException,
+        mover_cursor: bool = True,
     ) -> Resultado:
+        """Conclude one event the handler itself failed on (exc, not transient): its dead
+        letter, and the cursor past it."""
         motivo = f"handler failed: {type(exc).__name__}: {exc}"
         with db.mapped_errors(), conn.transaction():
             _registrar_dead_letter(conn, evento, motivo[:2000])

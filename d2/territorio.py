@@ -22,7 +22,7 @@ from typing import Any
 
 import psycopg
 
-from d2 import bus, config, consumidor, db, errors, registry
+from d2 import bus, config, consumidor, db, errors, registry, wire
 
 log = logging.getLogger("d2.territorio")
 
@@ -136,7 +136,7 @@ def _decidir(
     conn: db.Connection, evento: bus.Evento, settings: config.Settings, resultado: Resultado
 ) -> None:
     payload = evento.payload
-    if isinstance(payload, bus.PayloadIlegivel):
+    if isinstance(payload, wire.PayloadIlegivel):
         raise errors.InvalidEvent(payload.motivo)
     registry.validar(TIPO_ENTRADA, payload, evento.versao_schema)
     if payload["tipo_lugar"] != TIPO_LUGAR:
@@ -151,7 +151,7 @@ def _decidir(
             "autor_id": uuid.UUID(payload["autor_id"]),
             "nome": payload["nome"],
             "nivel": payload["nivel"],
-            "geometria": bus.json_texto(payload["geometria"]),
+            "geometria": wire.json_texto(payload["geometria"]),
             "submissao_id": submissao_id,
             "uc_id": uc_id,
             "uc_polygon_id": uc_polygon_id,
@@ -187,8 +187,7 @@ def _decidir(
         pendentes = conn.execute(
             db.q("territorio_pendentes_da_uc"), {"uc": row["unidade_civica_id"]}
         ).fetchone()
-        bus.publicar(
-            conn,
+        alerta = bus.preparar(
             "uc.moderacao_solicitada",
             {
                 "unidade_civica_id": str(row["unidade_civica_id"]),
@@ -197,9 +196,9 @@ def _decidir(
                 "submissoes_conflitantes": row["conflitos"],
                 "pendentes": pendentes["pendentes"] if pendentes else 0,
             },
-            origem=ORIGEM,
-            correlacao_id=evento.correlacao_id,
+            evento.correlacao_id,
         )
+        bus.publicar(conn, [alerta], origem=ORIGEM)
         log.warning("Alerta de moderação: desenhos conflitantes", extra=extra)
 
 
@@ -228,11 +227,7 @@ def _publicar_uc(
     if tipo == "uc.poligono_adicionado" and row["lugar_id"] is not None:
         payload["lugar_id"] = str(row["lugar_id"])
     bus.publicar(
-        conn,
-        tipo,
-        payload,
-        origem=ORIGEM,
-        correlacao_id=evento.correlacao_id if evento else None,
+        conn, [bus.preparar(tipo, payload, evento.correlacao_id if evento else None)], origem=ORIGEM
     )
 
 
@@ -288,8 +283,7 @@ def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -
                     db.q("territorio_uc_removida"), {"uc": row["unidade_civica_id"]}
                 ).fetchone()
                 assert uc is not None
-                bus.publicar(
-                    conn,
+                removido = bus.preparar(
                     "uc.poligono_removido",
                     {
                         "unidade_civica_id": str(row["unidade_civica_id"]),
@@ -297,9 +291,8 @@ def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -
                         "nivel": uc["nivel"],
                         "motivo": "moderacao",
                     },
-                    origem=ORIGEM,
-                    correlacao_id=None,
                 )
+                bus.publicar(conn, [removido], origem=ORIGEM)
     except (psycopg.errors.InvalidParameterValue, psycopg.errors.NoDataFound) as exc:
         raise errors.InvalidInput(exc.diag.message_primary or str(exc)) from None
     except psycopg.Error as exc:

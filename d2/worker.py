@@ -30,7 +30,19 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
-from d2 import bus, config, db, errors, metrics, mirror, regeo, replica, service, territorio
+from d2 import (
+    bus,
+    classificacao,
+    config,
+    db,
+    errors,
+    metrics,
+    mirror,
+    regeo,
+    replica,
+    service,
+    territorio,
+)
 from d2.geocoder import estagio as geocodificacao
 
 log = logging.getLogger("d2.worker")
@@ -264,9 +276,7 @@ class Worker:
                         self._gauges_em = time.monotonic()
                     return veio
                 veio = True
-                resultado = self.servico.processar(
-                    conn, eventos, lote=lote, antes_de_isolar=leitura.descartar
-                )
+                resultado = processar(self.servico, conn, eventos, lote=lote, leitura=leitura)
                 if not leitura.pendente:
                     # Read in turn, prepared here, or the read-ahead was taken back to
                     # isolate a poison event: ask for the next batch now.
@@ -274,7 +284,7 @@ class Worker:
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
                 if self._estagio is not None and resultado.contagem.get(
-                    service.Desfecho.GEOCODIFICACAO_PENDENTE
+                    classificacao.Desfecho.GEOCODIFICACAO_PENDENTE
                 ):
                     self._estagio.acordar()
                 if self.metricas is not None:
@@ -363,14 +373,45 @@ _ESPERA_MIN_S = 0.005
 _QUENTE_S = 1.0
 
 
-# Python's cyclic garbage collector, by default, walks the young objects every 700
-# allocations. A batch's objects (events, plans, rows) live until it is written, so they
-# survive those walks into the old generation, and their number then sets off full
-# collections, each walking the whole geo cache: 12 µs per event over a 100,000-event
-# drain (15 full collections), 1.3 µs with 20,000. The worker makes almost no cycles
-# (168 objects in them over a 10,000-event drain); everything else is freed by reference
-# counting, as before.
+# A batch's objects live until it is written, so with the default threshold (700) they
+# survive into the old generation and set off full collections that walk the whole geo
+# cache; the worker makes almost no cycles. Measured in bench/drain.py.
 _LIMIAR_COLETA_JOVEM = 20_000
+
+
+def processar(
+    servico: service.Servico,
+    conn: db.Connection,
+    eventos: list[bus.Evento],
+    *,
+    lote: service.Lote | None = None,
+    leitura: Leitura | None = None,
+) -> service.Resultado:
+    """Handle a batch with the per-event semantics, isolating a poison event.
+
+    lote, when given, is eventos already decided (possibly by the read-ahead). A
+    permanent failure of the batch as a whole is retried event by event, so one bad event
+    ends in the dead letters and every good one completes; the read-ahead in flight, which
+    shares the service's cache, is dropped first. Transient failures propagate: the
+    cursor is held.
+    """
+    try:
+        return servico.concluir(conn, lote or servico.preparar(conn, eventos))
+    except Exception as exc:
+        if service.transitoria(exc):
+            raise
+        if len(eventos) == 1:
+            return servico.concluir_em_dead_letter(conn, eventos[0], exc)
+        log.warning(
+            "Lote falhou; reprocessando evento a evento",
+            extra={"eventos": len(eventos), "erro": str(exc)},
+        )
+    if leitura is not None:
+        leitura.descartar()
+    total = service.Resultado()
+    for evento in eventos:
+        total.somar(servico.tratar(conn, evento))
+    return total
 
 
 def _espacar_coletas() -> None:
@@ -418,7 +459,7 @@ class Leitura(Protocol):
 class LeituraEmSequencia:
     """Batch size 1, the spec's per-event path: each batch is read on the main
     connection when it is received, after the previous one was written, and decided by
-    Servico.processar itself."""
+    processar itself."""
 
     def __init__(
         self,
@@ -482,10 +523,8 @@ class Antecipacao:
         self._conn: db.Connection | None = None
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="d2-leitura")
         self._futuro: Future[tuple[list[bus.Evento], service.Lote | None]] | None = None
-        # The writing thread mostly waits on the database; when its answer arrives it
-        # needs the GIL back from the reading thread, which by default keeps it up to
-        # 5 ms. Several statements a batch made that the drain's bottleneck (5,000 → 6,400
-        # events/s at 1 ms, measured with the 10,000-event backlog of `d2 bench drain`).
+        # The writing thread waits on the database and, when its answer arrives, needs the
+        # GIL back from this reading thread (measured in bench/drain.py).
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))
 
     def __enter__(self) -> Antecipacao:
@@ -535,5 +574,5 @@ class Antecipacao:
             if db.is_transient(exc):
                 raise
             # Not decided: the caller prepares the batch itself, where a failure isolates
-            # the poison event (Servico.processar).
+            # the poison event (processar).
             return eventos, None

@@ -28,7 +28,7 @@ from typing import Any
 
 import prometheus_client
 
-from d2 import bus, config, db, geo, service
+from d2 import bus, classificacao, config, db, geo, service
 from d2.geocoder import inferencia, nominatim, texto
 
 log = logging.getLogger("d2.geocoder")
@@ -230,11 +230,13 @@ class Estagio:
         tentativas = {row["event_id"]: int(row["tentativas"]) for row in devidas}
         eventos = bus.ler_eventos(conn, list(tentativas))
         planos = self._planos(conn, eventos)
-        enderecos = [p for p in planos if p.desfecho == service.Desfecho.GEOCODIFICACAO_PENDENTE]
+        enderecos = [
+            p for p in planos if p.desfecho == classificacao.Desfecho.GEOCODIFICACAO_PENDENTE
+        ]
         adiados = self._geocodificar(conn, enderecos, rodada)
         prontos = [p for p in planos if p.evento.event_id not in adiados]
         if prontos:
-            service.Servico._preparar_saidas(prontos)
+            service.Servico.preparar_saidas(prontos)
             lote = service.Lote(prontos, service.Resultado())
             rodada.resultado = self.servico.concluir(conn, lote, mover_cursor=False)
             rodada.concluidas = len(prontos)
@@ -247,7 +249,7 @@ class Estagio:
         _somar(self.total, rodada)
         return rodada
 
-    def _planos(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[service.Plano]:
+    def _planos(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[classificacao.Plano]:
         """Each parked event classified again (it is immutable: the same answer, unless
         the geocoder was turned off meanwhile), or republished if already resolved."""
         with db.mapped_errors():
@@ -257,25 +259,18 @@ class Estagio:
                     db.q("resolutions_by_event_ids"), {"ids": [e.event_id for e in eventos]}
                 )
             }
-        planos = []
-        for evento in eventos:
-            if evento.event_id in existentes:
-                existente = existentes[evento.event_id]
-                plano = service.Plano(evento, service.Desfecho.REPUBLICADA, existente["demanda_id"])
-                plano.gravada = existente
-            else:
-                plano = service.classificar(evento, self.settings)
+        planos = classificacao.classificar_lote(eventos, existentes, self.settings)
+        for plano in planos:
             plano.da_fila = True
-            planos.append(plano)
         return planos
 
     def _geocodificar(
-        self, conn: db.Connection, planos: list[service.Plano], rodada: Rodada
+        self, conn: db.Connection, planos: list[classificacao.Plano], rodada: Rodada
     ) -> dict[uuid.UUID, str]:
         """Decide every address plan; returns the ones to postpone (event → reason)."""
         respostas = self._perguntar([p.endereco for p in planos if p.endereco is not None])
         adiados: dict[uuid.UUID, str] = {}
-        decidir: list[tuple[service.Plano, nominatim.Achado | None]] = []
+        decidir: list[tuple[classificacao.Plano, nominatim.Achado | None]] = []
         for plano, resposta in zip(planos, respostas, strict=True):
             if isinstance(resposta, nominatim.Indisponivel):
                 adiados[plano.evento.event_id] = str(resposta)
@@ -290,11 +285,11 @@ class Estagio:
         de_rua = [(i, a) for i, (_, a) in enumerate(decidir) if a is not None and a.de_rua]
         pontos = geo.resolver_muitos(conn, [(a.lat, a.lng) for _, a in de_rua])
         no_ponto = {i: r for (i, _), r in zip(de_rua, pontos, strict=True)}
-        por_inferencia: list[tuple[service.Plano, inferencia.Inferencia]] = []
+        por_inferencia: list[tuple[classificacao.Plano, inferencia.Inferencia]] = []
         for i, ((plano, achado), inf) in enumerate(zip(decidir, inferencias, strict=True)):
             res = no_ponto.get(i)
             if achado is not None and res is not None and _coerente(plano, achado, res, inf):
-                plano.desfecho = service.Desfecho.GEORREFERENCIADA
+                plano.desfecho = classificacao.Desfecho.GEORREFERENCIADA
                 plano.resolucao, plano.lat, plano.lng = res, achado.lat, achado.lng
                 plano.metodo, plano.confianca = "endereco", "media"
                 plano.endereco_geocodificado = achado.nome
@@ -369,7 +364,7 @@ class Estagio:
     def _inferir(
         self,
         conn: db.Connection,
-        planos: list[tuple[service.Plano, inferencia.Inferencia]],
+        planos: list[tuple[classificacao.Plano, inferencia.Inferencia]],
         rodada: Rodada,
     ) -> None:
         if not planos:
@@ -386,7 +381,7 @@ class Estagio:
             if ponto is None:  # a UC with no polygon in the mirror: no point to publish
                 self._descartar(plano, str(inferencia.Motivo.NAO_ENCONTRADO), rodada)
                 continue
-            plano.desfecho = service.Desfecho.GEORREFERENCIADA
+            plano.desfecho = classificacao.Desfecho.GEORREFERENCIADA
             plano.lat, plano.lng = ponto
             plano.resolucao = geo.Resolucao(
                 inf.uc.unidade_civica_id, inf.uc.nivel, inf.uc.cadeia_ucs
@@ -395,8 +390,8 @@ class Estagio:
             rodada.resultados["inferencia"] += 1
 
     @staticmethod
-    def _descartar(plano: service.Plano, motivo: str, rodada: Rodada) -> None:
-        plano.desfecho = service.Desfecho.ENDERECO_NAO_RESOLVIDO
+    def _descartar(plano: classificacao.Plano, motivo: str, rodada: Rodada) -> None:
+        plano.desfecho = classificacao.Desfecho.ENDERECO_NAO_RESOLVIDO
         plano.motivo = motivo
         rodada.resultados[motivo] += 1
 
@@ -421,7 +416,7 @@ class Estagio:
 
 
 def _coerente(
-    plano: service.Plano,
+    plano: classificacao.Plano,
     achado: nominatim.Achado,
     res: geo.Resolucao,
     inf: inferencia.Inferencia,

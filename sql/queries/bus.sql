@@ -1,17 +1,13 @@
 -- name: bus_publicar
--- One event, inside the caller's transaction: a plain INSERT, as any producer writes it,
--- through the view that admits only D-2's types (d2.eventos_publicar).
+-- Events in one statement, inside the caller's transaction, from a JSON array of
+-- {event_id, tipo, versao_schema, correlacao_id, payload}: a plain INSERT, as any producer
+-- writes it, through the view that admits only D-2's types (d2.eventos_publicar). Their
+-- sequence numbers follow the order of the array: the column's default is evaluated row
+-- by row, after the ORDER BY.
 INSERT INTO d2.eventos_publicar (event_id, tipo, versao_schema, origem, correlacao_id, payload)
-VALUES (%(event_id)s, %(tipo)s, %(versao_schema)s, %(origem)s, %(correlacao_id)s,
-        %(payload)s::jsonb);
-
--- name: bus_publicar_muitos
--- Many events of one type in one statement, from a JSON array of
--- {event_id, correlacao_id, payload}; their sequence numbers follow the order of the
--- array: the column's default is evaluated row by row, after the ORDER BY.
-INSERT INTO d2.eventos_publicar (event_id, tipo, versao_schema, origem, correlacao_id, payload)
-SELECT (item.valor ->> 'event_id')::uuid, %(tipo)s, %(versao_schema)s, %(origem)s,
-       (item.valor ->> 'correlacao_id')::uuid, item.valor -> 'payload'
+SELECT (item.valor ->> 'event_id')::uuid, item.valor ->> 'tipo',
+       item.valor ->> 'versao_schema', %(origem)s, (item.valor ->> 'correlacao_id')::uuid,
+       item.valor -> 'payload'
 FROM jsonb_array_elements(%(itens)s::jsonb) WITH ORDINALITY AS item (valor, posicao)
 ORDER BY item.posicao;
 
@@ -50,49 +46,3 @@ WHERE tipo = %(tipo)s;
 -- name: bus_maior_sequencia
 -- The highest sequence number of the events D-2 reads (0 when there is none).
 SELECT coalesce(max(sequence_number), 0) AS maior FROM d2.eventos;
-
--- name: dlq_registrar
--- Record a consumer's failure on an event; the same event again counts one more try.
-INSERT INTO d2.dead_letters AS d
-    (consumidor, event_id, tipo, sequence_number, erro, primeiro_erro_em, ultimo_erro_em)
-VALUES (%(consumidor)s, %(event_id)s, %(tipo)s, %(sequence_number)s, %(erro)s,
-        clock_timestamp(), clock_timestamp())
-ON CONFLICT (consumidor, event_id) DO UPDATE
-SET tentativas = d.tentativas + 1,
-    erro = EXCLUDED.erro,
-    ultimo_erro_em = EXCLUDED.ultimo_erro_em,
-    sequence_number = coalesce(EXCLUDED.sequence_number, d.sequence_number),
-    status = 'pendente';
-
--- name: dlq_listar
--- Dead letters, oldest first, optionally of one consumer and/or one status.
-SELECT id, consumidor, event_id, tipo, sequence_number, erro, tentativas, status,
-       primeiro_erro_em, ultimo_erro_em, reprocessado_em
-FROM d2.dead_letters
-WHERE (%(consumidor)s::text IS NULL OR consumidor = %(consumidor)s::text)
-  AND (%(status)s::text IS NULL OR status = %(status)s::text)
-ORDER BY id
-LIMIT %(limite)s;
-
--- name: dlq_marcar
--- Set the status of one consumer's dead letter; 'reprocessado' stamps reprocessado_em.
-UPDATE d2.dead_letters
-SET status = %(status)s::text,
-    reprocessado_em = CASE WHEN %(status)s::text = 'reprocessado' THEN clock_timestamp()
-                           ELSE reprocessado_em END
-WHERE consumidor = %(consumidor)s AND event_id = %(event_id)s;
-
--- name: dlq_falhas_publicacao
--- A consumer's pending dead letters for publications that failed (spec 3.4/T9).
-SELECT event_id
-FROM d2.dead_letters
-WHERE consumidor = %(consumidor)s AND status = 'pendente'
-  AND starts_with(erro, %(prefixo)s::text);
-
--- name: dlq_resolver
--- Mark a consumer's pending dead letters of these events resolved: their publication
--- went through.
-UPDATE d2.dead_letters
-SET status = 'reprocessado', reprocessado_em = clock_timestamp()
-WHERE consumidor = %(consumidor)s AND status = 'pendente'
-  AND event_id = ANY(%(event_ids)s::uuid[]);

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import bus, errors, migrations
+from d2 import bus, dead_letters, errors, migrations, wire
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -62,9 +62,9 @@ def test_bus__publish_then_replay_round_trip(db_url: str, conn: Conn) -> None:
     correlacao = uuid.uuid4()
     payloads = [georreferenciada() for _ in range(3)]
     with transacao(db_url) as produtor:
-        ids = [
-            bus.publicar(produtor, GEO, p, origem="D-2", correlacao_id=correlacao) for p in payloads
-        ]
+        ids = bus.publicar(
+            produtor, [bus.preparar(GEO, p, correlacao) for p in payloads], origem="D-2"
+        )
         # Not committed yet: nobody sees the events.
         assert bus.ler_desde(conn, GEO, 0) == []
     eventos = bus.ler_desde(conn, GEO, 0)
@@ -88,7 +88,7 @@ def test_bus__publish_joins_the_callers_transaction_and_rolls_back_with_it(
     db_url: str, conn: Conn
 ) -> None:
     with transacao(db_url) as produtor:
-        bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        bus.publicar(produtor, [bus.preparar(GEO, georreferenciada())], origem="D-2")
         produtor.rollback()
     assert bus.ler_desde(conn, GEO, 0) == []
     assert bus.maior_sequencia(conn) == 0
@@ -111,61 +111,55 @@ def test_bus__default_versions_and_explicit_version(db_url: str, conn: Conn) -> 
     # (d2.eventos_publicar, WITH CHECK OPTION), whatever the role.
     with transacao(db_url) as produtor:
         with pytest.raises(errors.D2Error, match="check option"):
-            bus.publicar(produtor, NORM, normalizada, origem="D-1b", correlacao_id=None)
+            bus.publicar(produtor, [bus.preparar(NORM, normalizada)], origem="D-1b")
     assert bus.ler_desde(conn, NORM, 0) == []
 
 
 def test_bus__invalid_payload_refused_with_the_field_named(db_url: str, conn: Conn) -> None:
     with transacao(db_url) as produtor:
         with pytest.raises(errors.InvalidEvent, match=r"demanda_id.*'nao-e-uuid'.*uuid"):
-            bus.publicar(
-                produtor,
-                GEO,
-                georreferenciada(demanda_id="nao-e-uuid"),
-                origem="D-2",
-                correlacao_id=None,
-            )
+            bus.preparar(GEO, georreferenciada(demanda_id="nao-e-uuid"))
         with pytest.raises(errors.InvalidEvent, match="nivel_minimo_resolvido"):
-            bus.publicar(
-                produtor,
-                GEO,
-                georreferenciada(nivel_minimo_resolvido=8),
-                origem="D-2",
-                correlacao_id=None,
-            )
-        with pytest.raises(errors.InvalidEvent, match=r"item 1: .*'cadeia_ucs'"):
-            bus.publicar_muitos(
-                produtor,
-                GEO,
-                [(georreferenciada(), None), (georreferenciada(cadeia_ucs=[]), None)],
-                origem="D-2",
-            )
+            bus.preparar(GEO, georreferenciada(nivel_minimo_resolvido=8))
+        with pytest.raises(errors.InvalidEvent, match="'cadeia_ucs'"):
+            bus.preparar(GEO, georreferenciada(cadeia_ucs=[]))
         with pytest.raises(errors.InvalidEvent, match="no schema registered"):
-            bus.publicar(produtor, "tipo.desconhecido", {}, origem="D-2", correlacao_id=None)
+            bus.preparar("tipo.desconhecido", {})
         with pytest.raises(errors.InvalidEvent, match=r"version '9.9.9'.*1\.0\.0"):
-            bus.publicar(
-                produtor,
-                GEO,
-                georreferenciada(),
-                origem="D-2",
-                correlacao_id=None,
-                versao_schema="9.9.9",
-            )
+            bus.preparar(GEO, georreferenciada(), versao_schema="9.9.9")
+        # Only what preparar made can be published: nothing reached the log.
+        assert bus.publicar(produtor, [], origem="D-2") == []
     assert bus.maior_sequencia(conn) == 0
 
 
-def test_bus__publicar_muitos_keeps_the_order_of_the_items(db_url: str, conn: Conn) -> None:
+def test_bus__publicar_keeps_the_order_of_the_events_of_any_types(db_url: str, conn: Conn) -> None:
     correlacoes: list[uuid.UUID | None] = [uuid.uuid4(), None, uuid.uuid4(), None]
-    itens = [(georreferenciada(nivel_minimo_resolvido=i + 1), c) for i, c in enumerate(correlacoes)]
+    eventos_antes = [
+        bus.preparar(GEO, georreferenciada(nivel_minimo_resolvido=i + 1), c)
+        for i, c in enumerate(correlacoes)
+    ]
+    removido = bus.preparar(
+        "uc.poligono_removido",
+        {
+            "unidade_civica_id": str(uuid.uuid4()),
+            "uc_polygon_id": str(uuid.uuid4()),
+            "nivel": 2,
+            "motivo": "moderacao",
+        },
+        versao_schema=None,
+    )
     with transacao(db_url) as produtor:
-        bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
-        ids = bus.publicar_muitos(produtor, GEO, itens, origem="D-2")
-        assert bus.publicar_muitos(produtor, GEO, [], origem="D-2") == []
-    eventos = bus.ler_desde(conn, GEO, 1)
+        bus.publicar(produtor, [bus.preparar(GEO, georreferenciada())], origem="D-2")
+        ids = bus.publicar(
+            produtor, [*eventos_antes[:2], removido, *eventos_antes[2:]], origem="D-2"
+        )
+        assert bus.publicar(produtor, [], origem="D-2") == []
+    eventos = bus.ler_desde(conn, [GEO, "uc.poligono_removido"], 1)
     assert [e.event_id for e in eventos] == ids
-    assert [e.sequence_number for e in eventos] == [2, 3, 4, 5]
-    assert [e.correlacao_id for e in eventos] == correlacoes
-    assert [e.payload["nivel_minimo_resolvido"] for e in eventos] == [1, 2, 3, 4]
+    assert [e.sequence_number for e in eventos] == [2, 3, 4, 5, 6]
+    assert [e.tipo for e in eventos] == [GEO, GEO, "uc.poligono_removido", GEO, GEO]
+    assert [e.correlacao_id for e in eventos] == [*correlacoes[:2], None, *correlacoes[2:]]
+    assert [e.payload.get("nivel_minimo_resolvido") for e in eventos] == [1, 2, None, 3, 4]
 
 
 def test_bus__producers_send_no_notification(db_url: str) -> None:
@@ -174,11 +168,8 @@ def test_bus__producers_send_no_notification(db_url: str) -> None:
     with bus.Listener(db_url) as listener:
         with transacao(db_url) as produtor:
             inserir_cru(produtor)
-            bus.publicar_muitos(
-                produtor, GEO, [(georreferenciada(), None) for _ in range(3)], origem="D-2"
-            )
-            bus.publicar_preparados(
-                produtor, [bus.preparar(GEO, georreferenciada(), None)], origem="D-2"
+            bus.publicar(
+                produtor, [bus.preparar(GEO, georreferenciada()) for _ in range(3)], origem="D-2"
             )
         assert listener.esperar(0.5) is False
         assert listener.recebidas == 0
@@ -223,12 +214,7 @@ def test_bus__lost_notify_is_delivered_by_polling(db_url: str) -> None:
         time.sleep(0.3)
         with transacao(db_url) as produtor:
             bus.publicar(
-                produtor,
-                GEO,
-                georreferenciada(),
-                origem="D-2",
-                correlacao_id=None,
-                event_id=event_id,
+                produtor, [bus.preparar(GEO, georreferenciada(), event_id=event_id)], origem="D-2"
             )
 
     with bus.Listener(db_url, canal="ninguem_notifica") as surdo:
@@ -291,7 +277,8 @@ def test_bus__retry_gives_up_after_4_tries_and_says_so(
     def operacao() -> uuid.UUID:
         tentativas.append(1)
         with transacao(db_url) as produtor:
-            return bus.publicar(produtor, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+            [novo] = bus.publicar(produtor, [bus.preparar(GEO, georreferenciada())], origem="D-2")
+            return novo
 
     inicio = time.monotonic()
     with pytest.raises(errors.PublishError, match=r"^publicar: gave up after 4 tries: .*indispon"):
@@ -335,10 +322,10 @@ def test_bus__retry_recovers_after_a_transient_failure() -> None:
 def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
     event_id = uuid.uuid4()
     outro = uuid.uuid4()
-    bus.registrar_dead_letter(
+    dead_letters.registrar(
         conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="primeiro"
     )
-    bus.registrar_dead_letter(
+    dead_letters.registrar(
         conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=None, erro="segundo"
     )
     # Another colony's dead letter, written by that colony: D-2 neither lists nor marks it
@@ -348,7 +335,7 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
         " VALUES ('D-4', %(id)s, %(tipo)s, 8, 'outro')",
         {"id": outro, "tipo": NORM},
     )
-    [carta] = bus.listar_dead_letters(conn, consumidor="D-2")
+    [carta] = dead_letters.listar(conn, consumidor="D-2")
     assert (carta["event_id"], carta["tentativas"], carta["erro"], carta["status"]) == (
         event_id,
         2,
@@ -357,23 +344,23 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
     )
     assert carta["sequence_number"] == 7
     assert carta["ultimo_erro_em"] > carta["primeiro_erro_em"]
-    assert {c["event_id"] for c in bus.listar_dead_letters(conn)} == {event_id}
-    assert bus.listar_dead_letters(conn, consumidor="D-4") == []
+    assert {c["event_id"] for c in dead_letters.listar(conn)} == {event_id}
+    assert dead_letters.listar(conn, consumidor="D-4") == []
 
-    assert bus.marcar_dead_letter(conn, event_id, "reprocessado") == 1
-    assert bus.marcar_dead_letter(conn, uuid.uuid4(), "descartado") == 0
-    assert bus.listar_dead_letters(conn, consumidor="D-2") == []
-    [feita] = bus.listar_dead_letters(conn, consumidor="D-2", status="reprocessado")
+    assert dead_letters.marcar(conn, event_id, "reprocessado") == 1
+    assert dead_letters.marcar(conn, uuid.uuid4(), "descartado") == 0
+    assert dead_letters.listar(conn, consumidor="D-2") == []
+    [feita] = dead_letters.listar(conn, consumidor="D-2", status="reprocessado")
     assert feita["reprocessado_em"] is not None
-    assert len(bus.listar_dead_letters(conn, status=None)) == 1
+    assert len(dead_letters.listar(conn, status=None)) == 1
     with pytest.raises(errors.InvalidInput, match="invalid dead-letter status"):
-        bus.marcar_dead_letter(conn, event_id, "apagado")
+        dead_letters.marcar(conn, event_id, "apagado")
 
     # Failing again reopens it.
-    bus.registrar_dead_letter(
+    dead_letters.registrar(
         conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="terceiro"
     )
-    [reaberta] = bus.listar_dead_letters(conn, consumidor="D-2")
+    [reaberta] = dead_letters.listar(conn, consumidor="D-2")
     assert reaberta["tentativas"] == 3
 
 
@@ -425,7 +412,7 @@ def test_migration__keeps_a_core_event_log_it_did_not_create(empty_db_url: str) 
         c.commit()
     migrations.upgrade(empty_db_url, migrations.head())
     with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
-        novo = bus.publicar(c, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        [novo] = bus.publicar(c, [bus.preparar(GEO, georreferenciada())], origem="D-2")
         c.commit()
         assert [e.event_id for e in bus.ler_desde(c, GEO, 3)] == [novo]
         assert bus.maior_sequencia(c) == 4
@@ -461,7 +448,7 @@ def test_migration__keeps_a_core_event_log_it_did_not_create(empty_db_url: str) 
         assert [r["n"] for r in numeros] == [1, 2, 3, 4, 5]
     migrations.upgrade(empty_db_url, migrations.head())
     with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
-        bus.publicar(c, GEO, georreferenciada(), origem="D-2", correlacao_id=None)
+        bus.publicar(c, [bus.preparar(GEO, georreferenciada())], origem="D-2")
         c.commit()
         assert bus.maior_sequencia(c) == 6
 
@@ -476,9 +463,9 @@ def test_bus__undecodable_payload_does_not_block_the_others(db_url: str, conn: C
     eventos = bus.ler_desde(conn, TIPO_CRU, 0)
     assert [e.event_id for e in eventos] == [antes, veneno, depois]
     assert eventos[0].payload == {"a": 1}
-    assert eventos[1].payload == bus.PayloadIlegivel("JSON nested too deep to decode")
+    assert eventos[1].payload == wire.PayloadIlegivel("JSON nested too deep to decode")
     assert eventos[2].payload == [1, 2]
-    assert isinstance(bus.ler_eventos(conn, [veneno])[0].payload, bus.PayloadIlegivel)
+    assert isinstance(bus.ler_eventos(conn, [veneno])[0].payload, wire.PayloadIlegivel)
 
 
 @pytest.mark.parametrize("isolamento", ["REPEATABLE READ", "SERIALIZABLE"])

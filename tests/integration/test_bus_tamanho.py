@@ -13,7 +13,7 @@ import psycopg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d2 import bus
+from d2 import bus, wire
 from tests.eventos import JsonBruto, inserir_evento
 
 # The readers serve only the types D-2 reads (d2.eventos_tipos_lidos).
@@ -130,7 +130,7 @@ def test_tamanho_max__numbers_printed_differently(conn: Conn) -> None:
 def test_tamanho_max__unreadable_payload_still_gets_a_bound(conn: Conn) -> None:
     inserir_evento(conn, JsonBruto("[" * 5000 + "]" * 5000), tipo=TIPO)
     [evento] = bus.ler_desde(conn, TIPO, 0)
-    assert isinstance(evento.payload, bus.PayloadIlegivel)
+    assert isinstance(evento.payload, wire.PayloadIlegivel)
     assert evento.tamanho_max_bytes == 10_000
 
 

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from hypothesis import strategies as st
 
-from d2 import config, service, worker
+from d2 import classificacao, config, worker
 from tests import corpus, invariantes
 from tests.eventos import JsonBruto, inserir_evento, payload_normalizada
 from tests.territorio import Territorio
@@ -296,5 +296,5 @@ def _sem_territorio(conn: Conn) -> bool:
 def test_service__desfecho_values_match_the_corpus_outcomes() -> None:
     # The address outcomes (issue 14) have their own cases in test_geocoder.py.
     enderecos = {"geocodificacao_pendente", "endereco_nao_resolvido"}
-    handler = {str(d) for d in service.Desfecho} - {"republicada"} - enderecos
+    handler = {str(d) for d in classificacao.Desfecho} - {"republicada"} - enderecos
     assert handler == set(corpus.DESFECHOS) - {corpus.REFUSED_BY_EVENT_LOG}

@@ -1,13 +1,12 @@
 """The gap test (DESIGN decision 6): a reader following core.event_log never skips.
 
-Several producers, each on its own connection, insert events (single rows, plain INSERTs,
-multi-row publicar_muitos, and multi-row publicar_preparados, the worker's way), all
-numbered at INSERT by the table's default, and wait a random few milliseconds between
-insert and commit, so transactions commit in a different order than they inserted; some
-roll back. Meanwhile a reader follows the log with ler_desde from its cursor, as the
-worker does. At the end the reader's list must be exactly the committed events, in the
-readers' (transacao, sequence_number) order, each once. Reading "sequence_number > cursor"
-alone would skip events here.
+Several producers, each on its own connection, insert events (plain INSERTs, and
+bus.publicar of one or many rows, the worker's way), all numbered at INSERT by the table's
+default, and wait a random few milliseconds between insert and commit, so transactions
+commit in a different order than they inserted; some roll back. Meanwhile a reader
+follows the log with ler_desde from its cursor, as the worker does. At the end the
+reader's list must be exactly the committed events, in the readers' (transacao,
+sequence_number) order, each once. Reading "sequence_number > cursor" alone would skip events here.
 
 Run it many times by hand: D2_GAP_REPEAT=20 pytest tests/integration/test_event_log_gaps.py
 """
@@ -55,7 +54,7 @@ def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threadi
             ids: list[uuid.UUID] = []
             forma = rng.random()
             if forma < 0.5:
-                ids.append(bus.publicar(conn, TIPO, payload(rng), origem="gap", correlacao_id=None))
+                ids.extend(bus.publicar(conn, [bus.preparar(TIPO, payload(rng))], origem="gap"))
             elif forma < 0.7:
                 # An upstream producer's plain INSERT (DESIGN "Event log").
                 event_id = uuid.uuid4()
@@ -66,15 +65,9 @@ def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threadi
                     {"id": event_id, "tipo": TIPO},
                 )
                 ids.append(event_id)
-            elif forma < 0.85:
-                itens = [(payload(rng), None) for _ in range(rng.randint(2, 12))]
-                ids.extend(bus.publicar_muitos(conn, TIPO, itens, origem="gap"))
             else:
-                preparados = [
-                    bus.preparar(TIPO, payload(rng), None) for _ in range(rng.randint(1, 12))
-                ]
-                bus.publicar_preparados(conn, preparados, origem="gap")
-                ids.extend(item.event_id for item in preparados)
+                preparados = [bus.preparar(TIPO, payload(rng)) for _ in range(rng.randint(2, 12))]
+                ids.extend(bus.publicar(conn, preparados, origem="gap"))
             time.sleep(rng.random() * 0.004)
             if rng.random() < 0.1:
                 conn.rollback()

@@ -340,7 +340,7 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
     with no address in them; the cache answers repeats and empties on a new import."""
     import prometheus_client
 
-    from d2 import bus, metrics, service
+    from d2 import bus, metrics, service, worker
     from d2.geocoder import estagio
 
     settings = config.load()
@@ -354,7 +354,7 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
         for endereco in enderecos:
             _publicar(conn, {"endereco": endereco})
         lidos = bus.ler_desde(conn, service.TIPO_ENTRADA, servico.cursor(conn), 100)
-        servico.processar(conn, lidos)  # the handler parks them
+        worker.processar(servico, conn, lidos)  # the handler parks them
         est.drenar(conn)
 
     casa = "Rua das Palmeiras, 123, Vila Aurora"

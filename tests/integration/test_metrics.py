@@ -18,7 +18,7 @@ import psycopg
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from d2 import bus, config, metrics, service, worker
+from d2 import config, dead_letters, metrics, service, worker
 from tests.eventos import inserir_evento, payload_normalizada
 from tests.territorio import Territorio
 
@@ -90,7 +90,7 @@ def test_atualizar_gauges__lag_dead_letters_reviews_from_the_database(conn: Conn
     )
     with conn.transaction():
         for _ in range(2):
-            bus.registrar_dead_letter(
+            dead_letters.registrar(
                 conn,
                 consumidor=service.CONSUMIDOR,
                 event_id=uuid.uuid4(),

@@ -210,7 +210,7 @@ def test_reprocessar_revisoes__a_failed_publish_leaves_the_chunk_queued(
     def quebrado(*args: Any, **kw: Any) -> list[uuid.UUID]:
         raise errors.InvalidEvent("registry says no")
 
-    monkeypatch.setattr(bus, "publicar_muitos", quebrado)
+    monkeypatch.setattr(bus, "publicar", quebrado)
     with pytest.raises(errors.InvalidEvent):
         regeo.reprocessar_revisoes(conn, settings)
     assert pendentes(conn) == {demanda}
@@ -341,7 +341,7 @@ def test_regeorreferenciar__interrupted_run_resumes_without_duplicates(
 ) -> None:
     # The whole of Município B gets one bairro: all four of its demands change.
     inserir_uc(conn, 2, "Bairro B", poligono(quadrado(-45, -30, -40, -25)), territorio.mun_b)
-    verdadeiro = bus.publicar_muitos
+    verdadeiro = bus.publicar
     chamadas = []
 
     def cai_na_segunda(*args: Any, **kw: Any) -> list[uuid.UUID]:
@@ -350,7 +350,7 @@ def test_regeorreferenciar__interrupted_run_resumes_without_duplicates(
             raise errors.InvalidEvent("killed in the middle")
         return verdadeiro(*args, **kw)
 
-    monkeypatch.setattr(bus, "publicar_muitos", cai_na_segunda)
+    monkeypatch.setattr(bus, "publicar", cai_na_segunda)
     with pytest.raises(errors.InvalidEvent):
         regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False, lote=1)
     monkeypatch.undo()

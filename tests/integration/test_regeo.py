@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from d2 import bus, config, db, mirror, regeo, worker
+from d2 import config, db, mirror, regeo, wire, worker
 from tests.eventos import inserir_evento
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
@@ -117,7 +117,7 @@ def test_regeo__removing_and_moving_polygons_follows_both_old_and_new_areas(
     # Bairro A2 shrinks to its eastern half: its western points fall back to the município.
     conn.execute(
         "UPDATE core.uc_polygons SET geometria = %s::jsonb WHERE unidade_civica_id = %s",
-        [bus.json_texto(poligono(quadrado(-46.25, -30, -45, -25))), territorio.bairro_a2],
+        [wire.json_texto(poligono(quadrado(-46.25, -30, -45, -25))), territorio.bairro_a2],
     )
     sincronizar_espelho(conn)
     relatorio = regeo.acompanhar(conn)

@@ -256,11 +256,11 @@ def test_t9__publish_failure_keeps_resolution_and_holds_cursor(
         servico.iniciar(c)
         eventos = bus.ler_desde(c, "demanda.normalizada", 0, 10)
         with pytest.raises(Exception) as caught:
-            servico.processar(c, eventos)
+            worker.processar(servico, c, eventos)
         assert "gave up after 4 tries" in str(caught.value)
         # A second pass fails again: the same incident, the same record, one more try.
         with pytest.raises(errors.PublishError):
-            servico.processar(c, bus.ler_desde(c, "demanda.normalizada", 0, 10))
+            worker.processar(servico, c, bus.ler_desde(c, "demanda.normalizada", 0, 10))
     assert contar(conn, "d2.resolucoes_geo") == 1
     assert cursor(conn) == 0 and contar(conn, "d2.eventos_processados") == 0
     cartas = conn.execute(

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from shapely.geometry import shape
 
-from d2 import bus, config, db, errors, registry, territorio
+from d2 import bus, config, db, dead_letters, errors, registry, territorio, wire
 from tests.eventos import inserir_evento
 from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
 
@@ -376,7 +376,7 @@ def test_territorio__too_many_vertices_are_refused_and_huge_payloads_dead_letter
     assert s["decisao"] == "rejeitada"
     assert "vértices" in s["motivo"]
     assert resultado.dead_letters == 1
-    dlq = bus.listar_dead_letters(conn, consumidor=territorio.CONSUMIDOR)
+    dlq = dead_letters.listar(conn, consumidor=territorio.CONSUMIDOR)
     assert [d["event_id"] for d in dlq] == [enorme]
     assert "exceeds" in dlq[0]["erro"]
 
@@ -401,7 +401,7 @@ def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
         1,
         1,
     )
-    [dlq] = bus.listar_dead_letters(conn, consumidor=territorio.CONSUMIDOR)
+    [dlq] = dead_letters.listar(conn, consumidor=territorio.CONSUMIDOR)
     assert dlq["event_id"] == ruim
     assert submissao(conn, bom)["decisao"] == "nova"
     assert conn.execute(
@@ -436,7 +436,7 @@ def test_territorio__a_failure_while_publishing_leaves_no_trace_and_the_next_dra
     evento = submeter(conn, quadrado_em(-54.95, -22.05))
     original = bus.publicar
 
-    def cai(*args: Any, **kwargs: Any) -> uuid.UUID:
+    def cai(*args: Any, **kwargs: Any) -> list[uuid.UUID]:
         raise psycopg.OperationalError("connection lost (simulated)")
 
     monkeypatch.setattr(bus, "publicar", cai)
@@ -551,7 +551,7 @@ def test_territorio__the_worker_role_can_submit_but_not_write_core_or_moderate(
             "autor_id": uuid.uuid4(),
             "nome": "Pelo worker",
             "nivel": 2,
-            "geometria": bus.json_texto(quadrado_em(-54.95, -22.05)),
+            "geometria": wire.json_texto(quadrado_em(-54.95, -22.05)),
             "submissao_id": ids[0],
             "uc_id": ids[1],
             "uc_polygon_id": ids[2],

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from d2 import bus
+from d2 import bus, dead_letters
 from tests.eventos import inserir_evento, payload_normalizada
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -164,14 +164,10 @@ def test_publish_view__no_rewrite_of_published_events(
 def test_publish_view__d2_publishes_through_it(conn: Conn, como_worker: Conn) -> None:
     event_id = uuid.uuid4()
     with como_worker.transaction():
-        bus.publicar(
-            como_worker,
-            "demanda.georreferenciada",
-            _georreferenciada(),
-            origem="D-2",
-            correlacao_id=uuid.uuid4(),
-            event_id=event_id,
+        evento = bus.preparar(
+            "demanda.georreferenciada", _georreferenciada(), uuid.uuid4(), event_id=event_id
         )
+        bus.publicar(como_worker, [evento], origem="D-2")
     row = conn.execute(
         "SELECT tipo, sequence_number > 0 AS numerado FROM core.event_log WHERE event_id = %(id)s",
         {"id": event_id},
@@ -214,7 +210,7 @@ def test_dead_letters__another_consumers_are_invisible_and_untouchable(
     ):
         with pytest.raises(psycopg.errors.WithCheckOptionViolation):
             como_worker.execute(comando.encode())
-    bus.registrar_dead_letter(
+    dead_letters.registrar(
         como_worker,
         consumidor="D-2",
         event_id=uuid.uuid4(),
@@ -239,7 +235,7 @@ def test_dead_letters__d2_and_its_stages_record_count_and_mark_theirs(
     event_id = uuid.uuid4()
     for consumidor in ("D-2", "D-2/territorio"):
         for _ in range(2):  # the second time counts one more try (ON CONFLICT through the view)
-            bus.registrar_dead_letter(
+            dead_letters.registrar(
                 como_worker,
                 consumidor=consumidor,
                 event_id=event_id,
@@ -247,7 +243,7 @@ def test_dead_letters__d2_and_its_stages_record_count_and_mark_theirs(
                 sequence_number=None,
                 erro="ruim",
             )
-    bus.marcar_dead_letter(como_worker, event_id, "descartado", consumidor="D-2/territorio")
+    dead_letters.marcar(como_worker, event_id, "descartado", consumidor="D-2/territorio")
     rows = conn.execute(
         "SELECT consumidor, tentativas, status FROM core.dead_letter_queue"
         " WHERE event_id = %(id)s ORDER BY consumidor",

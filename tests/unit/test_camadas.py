@@ -27,13 +27,13 @@ ANDARES: list[tuple[str, set[str]]] = [
     # operations that run the handler or read its outcomes (dead-letter retry, review
     # reprocessing, re-georeferencing, map, metrics)
     ("ops", {"d2.ops", "d2.regeo", "d2.mapa", "d2.metrics"}),
-    ("service", {"d2.service"}),
+    ("service", {"d2.service", "d2.classificacao"}),
     ("domain", {"d2.territorio", "d2.replica", "d2.mirror", "d2.verify",
                 "d2.geocoder.inferencia", "d2.geocoder.nominatim", "d2.geocoder.texto",
                 "d2.importers.ibge", "d2.importers.ibge_read", "d2.importers.osm",
                 "d2.importers.sample", "d2.importers.sample_osm"}),
-    ("infra", {"d2.bus", "d2.consumidor", "d2.db", "d2.migrations", "d2.geo", "d2.cache",
-               "d2.registry"}),
+    ("infra", {"d2.bus", "d2.wire", "d2.dead_letters", "d2.consumidor", "d2.db",
+               "d2.migrations", "d2.geo", "d2.cache", "d2.registry"}),
     ("base", {"d2.config", "d2.errors", "d2.logs", "d2.footprint",
               "d2", "d2.geocoder", "d2.importers"}),
 ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""The worker's fast encoders in d2.bus agree with the standard library's."""
+"""The wire format's fast encoders (d2.wire) agree with the standard library's."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from d2 import bus
+from d2 import wire
 
 
 def test_uuids4_texto_are_canonical_random_version_4_uuids() -> None:
     vistos = set()
     for quantos in (1, 2, 17, 500, 1_480):
-        textos = bus.uuids4_texto(quantos)
+        textos = wire.uuids4_texto(quantos)
         assert len(textos) == quantos
         for texto in textos:
             valor = uuid.UUID(texto)
@@ -22,7 +22,7 @@ def test_uuids4_texto_are_canonical_random_version_4_uuids() -> None:
             assert valor.version == 4 and valor.variant == uuid.RFC_4122
             vistos.add(texto)
     assert len(vistos) == 2_000
-    assert bus.uuids4_texto(0) == []
+    assert wire.uuids4_texto(0) == []
 
 
 def test_json_texto_matches_json_and_refuses_what_it_refuses() -> None:
@@ -32,9 +32,9 @@ def test_json_texto_matches_json_and_refuses_what_it_refuses() -> None:
         {"cadeia": [str(uuid.UUID(int=5))], "x": None},
     ]
     for valor in valores:
-        assert json.loads(bus.json_texto(valor)) == json.loads(
+        assert json.loads(wire.json_texto(valor)) == json.loads(
             json.dumps(valor, ensure_ascii=False, allow_nan=False)
         )
     for ruim in (float("nan"), {"a": [None, float("inf")]}, [float("-inf")]):
         with pytest.raises(ValueError):
-            bus.json_texto(ruim)
+            wire.json_texto(ruim)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d2 import bus, config, service
+from d2 import bus, classificacao, config
 
 CONFIG = config.Settings(
     database_url=None,
@@ -63,14 +63,16 @@ def _aninhado(niveis: int, folha: Any = 1) -> Any:
 @settings(max_examples=1000, deadline=None)
 @given(json_valores, st.integers(min_value=0, max_value=6))
 def test_depth_check__agrees_with_the_stack_of_every_value(valor: Any, limite: int) -> None:
-    assert service._profundidade_excede(valor, limite) is _profundidade_excede_antes(valor, limite)
+    assert classificacao.profundidade_excede(valor, limite) is _profundidade_excede_antes(
+        valor, limite
+    )
 
 
 @pytest.mark.parametrize("niveis", [0, 1, 31, 32, 33, 100])
 @pytest.mark.parametrize("folha", [1, [], {}, "x"])
 def test_depth_check__at_the_limit(niveis: int, folha: Any) -> None:
     valor = _aninhado(niveis, folha)
-    assert service._profundidade_excede(valor, 32) is _profundidade_excede_antes(valor, 32)
+    assert classificacao.profundidade_excede(valor, 32) is _profundidade_excede_antes(valor, 32)
 
 
 def _evento(
@@ -99,7 +101,7 @@ def _payload(**extra: Any) -> dict[str, Any]:
 
 
 def _plano(evento: bus.Evento) -> tuple[Any, ...]:
-    plano = service.classificar(evento, CONFIG)
+    plano = classificacao.classificar(evento, CONFIG)
     return (plano.desfecho, plano.motivo, plano.demanda_id, plano.lat, plano.lng)
 
 
@@ -126,8 +128,8 @@ def test_size_check__same_plan_whatever_the_bound(payload: Any) -> None:
 def test_size_check__message_gives_the_encoded_size() -> None:
     payload = _payload(lixo="é" * 140_000)
     exato = len(json.dumps(payload, ensure_ascii=False).encode())
-    plano = service.classificar(_evento(payload, exato + 500), CONFIG)
-    assert plano.desfecho == service.Desfecho.DEAD_LETTER
+    plano = classificacao.classificar(_evento(payload, exato + 500), CONFIG)
+    assert plano.desfecho == classificacao.Desfecho.DEAD_LETTER
     assert plano.motivo == f"payload of {exato} bytes exceeds {CONFIG.max_payload_bytes}"
 
 
@@ -136,7 +138,7 @@ def test_depth_check__same_plan_whatever_the_bound(niveis: int) -> None:
     payload = _payload(n=_aninhado(niveis), texto="[{" * 40)
     exata = max(niveis + 1, 2)  # the payload is an object, so is coordenadas_validadas
     esperado = _plano(_evento(payload))
-    assert (esperado[0] == service.Desfecho.DEAD_LETTER) is (exata > 32)
+    assert (esperado[0] == classificacao.Desfecho.DEAD_LETTER) is (exata > 32)
     for limite in (None, exata, exata + 1, 32, 33, 200):
         if limite is None or limite >= exata:  # a bound never underestimates
             assert _plano(_evento(payload, profundidade_max=limite)) == esperado
