@@ -22,9 +22,9 @@ code says only why it does them; these are the figures behind them):
 - One JSON document per publication (bus.publicar) rather than arrays of columns:
   psycopg escapes each element of a text array with a regular expression, the worker's
   costliest Python step per event; binary arrays measured no faster.
-- fastjsonschema for the Registry's checks (d2.registry): about ten times as fast as jsonschema on every
-  published event; remembering the uuid checks of the few UC ids every event's cadeia_ucs
-  repeats saves ~1.3 µs of the ~8 µs check.
+- fastjsonschema for the Registry's checks (d2.registry): about ten times as fast as
+  jsonschema on every published event; remembering the uuid checks of the few UC ids
+  every event's cadeia_ucs repeats saves ~1.3 µs of the ~8 µs check.
 - The ids' text printed once per event (classificacao.Plano): a resolution row, its output
   event and its processed mark each carry them.
 """
