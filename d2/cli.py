@@ -231,7 +231,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_dlq_list(args: argparse.Namespace) -> int:
-
     status = None if args.status == "todos" else args.status
     with db.connect(ambiente.url()) as conn:
         rows = dead_letters.listar(

@@ -183,18 +183,24 @@ class Servico:
         resultado = Resultado(ultima=bus.posicao(eventos[-1]))
         with db.mapped_errors():
             versao = conn.execute(db.q("mirror_version")).fetchone()
-            if versao is not None:
-                self.cache.observar_versao(int(versao["versao"]))
+        if versao is not None:
+            self.cache.observar_versao(int(versao["versao"]))
+        planos = self.classificar(conn, eventos)
+        self._resolver(conn, planos, resultado)
+        self.preparar_saidas(planos)
+        return Lote(planos, resultado)
+
+    def classificar(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[Plano]:
+        """Steps 1-3: an event already resolved is republished (its stored resolution
+        read here), any other classified (d2.classificacao)."""
+        with db.mapped_errors():
             existentes = {
                 row["event_id"]: row
                 for row in conn.execute(
                     db.q("resolutions_by_event_ids"), {"ids": [e.event_id for e in eventos]}
                 )
             }
-        planos = classificar_lote(eventos, existentes, self.settings)
-        self._resolver(conn, planos, resultado)
-        self.preparar_saidas(planos)
-        return Lote(planos, resultado)
+        return classificar_lote(eventos, existentes, self.settings)
 
     def concluir(self, conn: db.Connection, lote: Lote, mover_cursor: bool = True) -> Resultado:
         """Steps 5-7 for a prepared batch: store, publish, mark processed, move the cursor."""

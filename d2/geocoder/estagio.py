@@ -252,14 +252,7 @@ class Estagio:
     def _planos(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[classificacao.Plano]:
         """Each parked event classified again (it is immutable: the same answer, unless
         the geocoder was turned off meanwhile), or republished if already resolved."""
-        with db.mapped_errors():
-            existentes = {
-                row["event_id"]: row
-                for row in conn.execute(
-                    db.q("resolutions_by_event_ids"), {"ids": [e.event_id for e in eventos]}
-                )
-            }
-        planos = classificacao.classificar_lote(eventos, existentes, self.settings)
+        planos = self.servico.classificar(conn, eventos)
         for plano in planos:
             plano.da_fila = True
         return planos
