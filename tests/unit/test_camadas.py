@@ -17,8 +17,12 @@ PACOTE = Path(d2.__file__).resolve().parent
 
 ANDARES: list[tuple[str, set[str]]] = [
     # parses arguments, decides the database URL once (d2.ambiente), renders, exit codes
-    ("cli", {"d2.cli", "d2.cli_geocoder", "d2.cli_replica", "d2.cli_territorio",
-             "d2.demo", "d2.bench", "d2.ambiente", "d2.__main__"}),
+    ("cli", {"d2.cli", "d2.cli.__main__", "d2.cli.database", "d2.cli.geocoder",
+             "d2.cli.malha", "d2.cli.operar", "d2.cli.territorio", "d2.cli.tools",
+             "d2.demo", "d2.bench", "d2.ambiente"}),
+    # what the commands share (parser, renderer, argument types): below the areas, so
+    # an area module never imports another
+    ("cli.saida", {"d2.cli.saida"}),
     # the private cluster: only the command line starts it
     ("embedded", {"d2.embedded"}),
     # loops and stages on threads of their own (the geocoding stage runs the handler's

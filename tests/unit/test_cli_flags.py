@@ -1,0 +1,123 @@
+"""The command line's naming rule (README, "Contributing"): flags are English, and each
+old Portuguese spelling still parses to the very same arguments, so scripts written
+against it keep working, while --help shows only the new name."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+
+import d2.cli
+from d2.cli import build_parser, saida
+
+# (command line with the new flag, the same with the old spelling)
+PARES = [
+    (["sample", "--output", "/tmp/x"], ["sample", "--saida", "/tmp/x"]),
+    (["mapa", "--output", "m.html"], ["mapa", "--saida", "m.html"]),
+    (
+        ["regeorreferenciar", "--since", "2026-01-02", "--batch-size", "7"],
+        ["regeorreferenciar", "--desde", "2026-01-02", "--lote", "7"],
+    ),
+    (["demo", "--events", "12"], ["demo", "--eventos", "12"]),
+    (["dlq", "list", "--consumer", "D-2/replica"], ["dlq", "list", "--consumidor", "D-2/replica"]),
+    (["import-ibge", "d", "--tolerance", "0,5"], ["import-ibge", "d", "--tolerancia", "0,5"]),
+    (
+        ["territorio", "aceitar", "6f1c", "--by", "ana"],
+        ["territorio", "aceitar", "6f1c", "--por", "ana"],
+    ),
+    (
+        ["nominatim", "import", "a.osm", "--create-web-role"],
+        ["nominatim", "import", "a.osm", "--criar-papel-web"],
+    ),
+]
+
+
+def _sem_handler(args: argparse.Namespace) -> dict[str, object]:
+    return {k: v for k, v in vars(args).items() if k not in ("handler", "acao")}
+
+
+@pytest.mark.parametrize(("novo", "antigo"), PARES, ids=[" ".join(p[1]) for p in PARES])
+def test_old_spelling_parses_to_the_same_arguments(novo: list[str], antigo: list[str]) -> None:
+    parser = build_parser()
+    assert _sem_handler(parser.parse_args(novo)) == _sem_handler(parser.parse_args(antigo))
+
+
+def test_every_alias_is_registered_and_hidden_from_help() -> None:
+    parser = build_parser()
+    antigos = {a for novo, antigo in PARES for a in antigo if a.startswith("--")} - {
+        a for novo, _ in PARES for a in novo
+    }
+    assert set(saida.APELIDOS) == antigos
+    for novo, _ in PARES:
+        comando = [a for a in novo if not a.startswith("-")][:2]
+        texto = io.StringIO()
+        with contextlib.redirect_stdout(texto), pytest.raises(SystemExit):
+            parser.parse_args([*(c for c in comando if c in _comandos(parser)), "--help"])
+        ajuda = texto.getvalue()
+        for antigo in saida.APELIDOS:
+            assert antigo not in ajuda
+        assert any(atual in ajuda for atual in saida.APELIDOS.values())
+
+
+def _comandos(parser: argparse.ArgumentParser) -> set[str]:
+    nomes: set[str] = set()
+    for acao in parser._actions:
+        if isinstance(acao, argparse._SubParsersAction):
+            for nome, sub in acao.choices.items():
+                nomes.add(nome)
+                nomes |= _comandos(sub)
+    return nomes
+
+
+# The words today's flags are made of. A new flag made of a word not here fails the
+# test below: add the word if it is English (or one of the spec's nouns), otherwise
+# name the flag in English and keep the other spelling with saida.flag(...).
+PALAVRAS = {
+    "all", "batch", "by", "consumer", "create", "downgrade", "drain", "dry", "events",
+    "help", "json", "level", "limit", "log", "no", "output", "password", "progress",
+    "quick", "quiet", "revision", "role", "run", "show", "since", "size", "status",
+    "threads", "tiles", "tolerance", "verbose", "wait", "web",
+    # the spec's nouns: IBGE layers and the civic unit
+    "bairros", "municipios", "pais", "regioes", "ufs", "uc",
+}  # fmt: skip
+
+
+def test_every_flag_is_english_or_a_registered_alias() -> None:
+    fora: list[str] = []
+
+    def visitar(parser: argparse.ArgumentParser) -> None:
+        for acao in parser._actions:
+            if isinstance(acao, argparse._SubParsersAction):
+                for sub in acao.choices.values():
+                    visitar(sub)
+            for opcao in acao.option_strings:
+                if opcao.startswith("--") and opcao not in saida.APELIDOS:
+                    if set(opcao[2:].split("-")) - PALAVRAS:
+                        fora.append(opcao)
+
+    visitar(build_parser())
+    assert fora == []
+
+
+def test_area_modules_share_only_saida() -> None:
+    """Each area registers its own commands; what they share lives in d2/cli/saida.py."""
+    pasta = Path(d2.cli.__file__).parent
+    for arquivo in pasta.glob("*.py"):
+        if arquivo.stem in ("__init__", "__main__", "saida"):
+            continue
+        for no in ast.walk(ast.parse(arquivo.read_text(encoding="utf-8"))):
+            if isinstance(no, ast.ImportFrom) and no.module and no.module.startswith("d2.cli"):
+                assert no.module == "d2.cli.saida", f"{arquivo.name} imports {no.module}"
+
+
+def test_json_flag_renders_the_same_data_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(json=True)
+    saida.emitir(args, {"a": 1, "b": [2]}, lambda d: f"a is {d['a']}")
+    assert capsys.readouterr().out.strip().startswith("{")
+    saida.emitir(argparse.Namespace(json=False), {"a": 1}, lambda d: f"a is {d['a']}")
+    assert capsys.readouterr().out == "a is 1\n"
