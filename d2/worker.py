@@ -2,7 +2,7 @@
 
 Only one worker per database processes events: the active one holds a lock on
 d2.worker_lideranca that only d2_worker may take, in a transaction kept open on a
-connection of its own (Lideranca); the others wait as standbys and take over within
+connection of its own (d2.lideranca); the others wait as standbys and take over within
 about a poll interval when it dies (the lock goes with its connection). Claiming rows
 with SKIP LOCKED was the other choice; a single leader keeps the cursor a plain number
 and the log strictly in order.
@@ -11,7 +11,8 @@ With batches of more than one event the leader reads ahead: while batch N is wri
 the main connection, a second thread reads batch N+1 and decides it (idempotency,
 classification, cache, resolver; all reads) on a connection of its own. Python and
 PostgreSQL then work at the same time instead of taking turns. A batch of one is the
-spec's per-event path and stays strictly sequential.
+spec's per-event path and stays strictly sequential. Both ways of reading live in
+d2.leitura.
 """
 
 from __future__ import annotations
@@ -21,14 +22,11 @@ import gc
 import logging
 import random
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Protocol
 
 from d2 import (
     bus,
@@ -44,6 +42,8 @@ from d2 import (
     territorio,
 )
 from d2.geocoder import estagio as geocodificacao
+from d2.leitura import Antecipacao, Leitura, LeituraEmSequencia
+from d2.lideranca import Lideranca
 
 log = logging.getLogger("d2.worker")
 
@@ -322,50 +322,6 @@ class Worker:
             log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
 
 
-class Lideranca:
-    """The leadership lock's own connection (sql/functions/lideranca_tentar.sql).
-
-    Taken, the lock is held by a transaction this connection keeps open, idle, for as
-    long as the worker leads; closing the connection (or losing it) releases it. The
-    writing connection cannot hold it: it commits after every batch.
-    """
-
-    def __init__(self, url: str) -> None:
-        # Never prepared: the portal of a prepared statement keeps its snapshot while the
-        # transaction idles, and that xmin would hold back VACUUM for the whole lead.
-        self.conn = db.connect(url, application_name="d2-worker-lideranca", prepare_threshold=None)
-        self.pid = 0
-        try:
-            with db.mapped_errors():
-                self.conn.execute(db.q("leader_session_settings"))
-                self.conn.commit()
-        except BaseException:
-            self.conn.close()
-            raise
-
-    def __enter__(self) -> Lideranca:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.conn.close()
-
-    def tentar(self) -> bool:
-        """Take the lock if it is free; never waits."""
-        with db.mapped_errors():
-            row = self.conn.execute(db.q("leader_try_lock")).fetchone()
-            if not (row and row["leader"]):
-                self.conn.rollback()
-                return False
-        self.pid = int(row["pid"])
-        return True
-
-    def confirmar(self) -> None:
-        """Raises a transient error when the lock's connection is gone (then the session
-        ends and the worker goes back to standby)."""
-        with db.mapped_errors():
-            self.conn.execute(db.q("leader_check"))
-
-
 # Polling: every _ESPERA_MIN_S until _QUENTE_S passed without an event, then the wait
 # doubles after each empty poll up to D2_POLL_INTERVAL. An empty poll is two index
 # probes (~0.1 ms of the server's time each): ~200 a second while events keep coming.
@@ -418,161 +374,3 @@ def _espacar_coletas() -> None:
     limiar, *velhos = gc.get_threshold()
     if limiar and limiar < _LIMIAR_COLETA_JOVEM:  # 0: collection is off, leave it so
         gc.set_threshold(_LIMIAR_COLETA_JOVEM, *velhos)
-
-
-def _ler_eventos(
-    conn: db.Connection,
-    apos: bus.Posicao,
-    batch_size: int,
-    purgar_cache: Callable[[], None],
-    settings: config.Settings,
-) -> list[bus.Evento]:
-    purgar_cache()  # where the cache is touched: in turn, or on the read-ahead thread
-    return bus.ler_desde(
-        conn,
-        service.TIPO_ENTRADA,
-        apos,
-        batch_size,
-        max_payload_bytes=settings.max_payload_bytes,
-        max_lote_bytes=settings.max_batch_bytes,
-    )
-
-
-class Leitura(Protocol):
-    """Where _replay gets its batches: ask for the one after a sequence number, receive
-    it (events and, when decided already, its Lote), or drop what was asked."""
-
-    @property
-    def pendente(self) -> bool: ...
-
-    def pedir(self, apos: bus.Posicao) -> None: ...
-
-    def receber(self) -> tuple[list[bus.Evento], service.Lote | None]: ...
-
-    def descartar(self) -> None: ...
-
-    def __enter__(self) -> Leitura: ...
-
-    def __exit__(self, *exc: object) -> None: ...
-
-
-class LeituraEmSequencia:
-    """Batch size 1, the spec's per-event path: each batch is read on the main
-    connection when it is received, after the previous one was written, and decided by
-    processar itself."""
-
-    def __init__(
-        self,
-        conn: db.Connection,
-        batch_size: int,
-        purgar_cache: Callable[[], None],
-        settings: config.Settings,
-    ) -> None:
-        self._conn = conn
-        self._batch_size = batch_size
-        self._purgar_cache = purgar_cache
-        self._settings = settings
-        self._apos: bus.Posicao | None = None
-
-    def __enter__(self) -> LeituraEmSequencia:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.descartar()
-
-    @property
-    def pendente(self) -> bool:
-        return self._apos is not None
-
-    def pedir(self, apos: bus.Posicao) -> None:
-        assert self._apos is None, "one batch asked for at most"
-        self._apos = apos
-
-    def receber(self) -> tuple[list[bus.Evento], service.Lote | None]:
-        assert self._apos is not None, "receber without pedir"
-        apos, self._apos = self._apos, None
-        eventos = _ler_eventos(
-            self._conn, apos, self._batch_size, self._purgar_cache, self._settings
-        )
-        return eventos, None
-
-    def descartar(self) -> None:
-        self._apos = None
-
-
-class Antecipacao:
-    """The read-ahead: one thread, one connection of its own, at most one batch in flight.
-
-    While it is in flight, it alone touches the service's cache; the caller waits for it
-    (receber or descartar) before doing anything else with the cache. A batch read ahead
-    and then dropped (stop, failure, poison isolation) has written nothing: it is read
-    again from the cursor.
-    """
-
-    def __init__(
-        self,
-        url: str,
-        servico: service.Servico,
-        batch_size: int,
-        purgar_cache: Callable[[], None],
-    ) -> None:
-        self._url = url
-        self._servico = servico
-        self._batch_size = batch_size
-        self._purgar_cache = purgar_cache
-        self._conn: db.Connection | None = None
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="d2-leitura")
-        self._futuro: Future[tuple[list[bus.Evento], service.Lote | None]] | None = None
-        # The writing thread waits on the database and, when its answer arrives, needs the
-        # GIL back from this reading thread (measured in bench/drain.py).
-        sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))
-
-    def __enter__(self) -> Antecipacao:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.descartar()
-        self._pool.shutdown(wait=True)
-        if self._conn is not None:
-            self._conn.close()
-
-    @property
-    def pendente(self) -> bool:
-        return self._futuro is not None
-
-    def pedir(self, apos: bus.Posicao) -> None:
-        """Start reading and deciding the batch after sequence number apos."""
-        assert self._futuro is None, "one batch in flight at most"
-        self._futuro = self._pool.submit(self._ler, apos)
-
-    def receber(self) -> tuple[list[bus.Evento], service.Lote | None]:
-        """The batch asked for (no events: the log is exhausted); its errors are raised here."""
-        assert self._futuro is not None, "receber without pedir"
-        futuro, self._futuro = self._futuro, None
-        return futuro.result()
-
-    def descartar(self) -> None:
-        """Wait for the batch in flight, if any, and drop it."""
-        futuro, self._futuro = self._futuro, None
-        if futuro is not None:
-            with contextlib.suppress(Exception):
-                futuro.result()
-
-    def _ler(self, apos: bus.Posicao) -> tuple[list[bus.Evento], service.Lote | None]:
-        if self._conn is None or self._conn.closed:
-            self._conn = db.connect(
-                self._url, autocommit=True, application_name="d2-worker-leitura"
-            )
-        eventos = _ler_eventos(
-            self._conn, apos, self._batch_size, self._purgar_cache, self._servico.settings
-        )
-        if not eventos:
-            return eventos, None
-        try:
-            return eventos, self._servico.preparar(self._conn, eventos)
-        except Exception as exc:
-            if db.is_transient(exc):
-                raise
-            # Not decided: the caller prepares the batch itself, where a failure isolates
-            # the poison event (processar).
-            return eventos, None
