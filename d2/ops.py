@@ -13,7 +13,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from d2 import bus, classificacao, config, db, dead_letters, service
+from d2 import bus, classificacao, config, db, dead_letters, saidas, service
 
 NOMES_NIVEL = {1: "logradouro", 2: "bairro", 3: "distrito", 4: "município", 5: "UF"}
 NOMES_NIVEL |= {6: "região", 7: "país"}
@@ -74,7 +74,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
             db.q("ops_status_geral"),
             {
                 "consumidor": service.CONSUMIDOR,
-                "tipo_saida": service.TIPO_SAIDA,
+                "tipo_saida": saidas.TIPO_SAIDA,
                 "origem": service.ORIGEM,
             },
         ).fetchone()

@@ -27,7 +27,7 @@ from collections import Counter
 from datetime import date
 from typing import Any
 
-from d2 import bus, config, db, errors, geo, ops, service
+from d2 import bus, config, db, errors, geo, ops, saidas, service
 
 NIL = uuid.UUID(int=0)
 # Past this many changed polygons at once (an import), one pass over every point costs
@@ -208,7 +208,7 @@ def _aplicar(conn: db.Connection, ids: list[uuid.UUID]) -> list[dict[str, Any]]:
     eventos = bus.publicar(
         conn,
         [
-            bus.preparar(service.TIPO_SAIDA, service.payload_saida(a), a["correlacao_id"])
+            bus.preparar(saidas.TIPO_SAIDA, saidas.payload_saida(a), a["correlacao_id"])
             for a in aplicadas
         ],
         origem=service.ORIGEM,
@@ -334,7 +334,7 @@ def _resolver_revisoes(
     bus.publicar(
         conn,
         [
-            bus.preparar(service.TIPO_SAIDA, service.payload_saida(g), g["correlacao_id"])
+            bus.preparar(saidas.TIPO_SAIDA, saidas.payload_saida(g), g["correlacao_id"])
             for g in gravadas
         ],
         origem=service.ORIGEM,

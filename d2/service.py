@@ -9,8 +9,9 @@ dead letters and the cursor moves on (decision 7). Every event ends in exactly o
 resolution, processed discard, pending review, dead letter.
 
 This module decides (steps 1-4; what needs no database is d2.classificacao's) and
-concludes (steps 5-7). When a batch fails as a whole, retrying it event by event is the
-worker's (d2.worker.processar), each event through Servico.tratar.
+concludes (steps 5-7); the rows and events it writes are built by d2.saidas, the log
+line of each outcome by d2.outcome_logs. When a batch fails as a whole, retrying it
+event by event is the worker's (d2.worker.processar), each event through Servico.tratar.
 """
 
 from __future__ import annotations
@@ -20,31 +21,18 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from psycopg.rows import tuple_row
 
-from d2 import bus, cache, config, db, dead_letters, errors, geo, wire
+from d2 import bus, cache, config, db, dead_letters, errors, geo, outcome_logs, saidas, wire
 from d2.classificacao import Desfecho, Plano, classificar_lote, morto
+from d2.saidas import TIPO_SAIDA
 
 log = logging.getLogger("d2.service")
 
 CONSUMIDOR = "D-2"
 ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
-TIPO_SAIDA = "demanda.georreferenciada"
-
-# The level _registrar_logs logs each outcome at.
-_NIVEL_LOG: dict[Desfecho, int] = {
-    Desfecho.GEORREFERENCIADA: logging.INFO,
-    Desfecho.REPUBLICADA: logging.INFO,
-    Desfecho.SEM_COORDENADAS: logging.WARNING,
-    Desfecho.COORDENADAS_INVALIDAS: logging.ERROR,
-    Desfecho.REVISAO_PENDENTE: logging.WARNING,
-    Desfecho.DEAD_LETTER: logging.ERROR,
-    Desfecho.GEOCODIFICACAO_PENDENTE: logging.DEBUG,
-    Desfecho.ENDERECO_NAO_RESOLVIDO: logging.WARNING,
-}
 
 
 @dataclass
@@ -94,35 +82,6 @@ def _mover_cursor(conn: db.Connection, ultima: bus.Posicao) -> None:
         db.q("cursor_advance"),
         {"tipo": TIPO_ENTRADA, "seq": ultima.sequencia, "transacao": ultima.transacao},
     )
-
-
-def _colunas_resolucoes(linhas: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """Resolution rows (Servico._linha_resolucao) as resolutions_insert's column arrays."""
-    colunas = {
-        coluna: [linha[coluna] for linha in linhas]
-        for coluna in (
-            "demanda_id", "unidade_civica_id", "nivel_minimo_resolvido", "metodo_resolucao",
-            "confianca_geo", "coordenadas_lat", "coordenadas_lng", "event_id", "correlacao_id",
-            "endereco_original", "endereco_geocodificado",
-        )
-    }  # fmt: skip
-    # An array literal per chain: its uuids hold neither commas, braces nor quotes.
-    colunas["cadeia_ucs"] = ["{" + ",".join(linha["cadeia_ucs"]) + "}" for linha in linhas]
-    return colunas
-
-
-def payload_saida(resolucao: dict[str, Any]) -> dict[str, Any]:
-    """demanda.georreferenciada exactly as spec 3.2, from a stored resolution."""
-    return {
-        "demanda_id": str(resolucao["demanda_id"]),
-        "unidade_civica_id": str(resolucao["unidade_civica_id"]),
-        "nivel_minimo_resolvido": resolucao["nivel_minimo_resolvido"],
-        "cadeia_ucs": [str(uc) for uc in resolucao["cadeia_ucs"] or []],
-        "metodo_resolucao": resolucao["metodo_resolucao"],
-        "confianca_geo": resolucao["confianca_geo"],
-        "coordenadas_lat": resolucao["coordenadas_lat"],
-        "coordenadas_lng": resolucao["coordenadas_lng"],
-    }
 
 
 def transitoria(exc: BaseException) -> bool:
@@ -187,7 +146,7 @@ class Servico:
             self.cache.observar_versao(int(versao["versao"]))
         planos = self.classificar(conn, eventos)
         self._resolver(conn, planos, resultado)
-        self.preparar_saidas(planos)
+        saidas.preparar(planos)
         return Lote(planos, resultado)
 
     def classificar(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[Plano]:
@@ -214,7 +173,7 @@ class Servico:
         except errors.PublishError as exc:
             self._registrar_falha_publicacao(conn, planos, exc)
             raise
-        self._registrar_logs(conn, planos, novos_pendentes)
+        outcome_logs.registrar(conn, planos, novos_pendentes)
         resultado.por_nivel.update(
             p.resolucao.nivel_minimo_resolvido
             for p in planos
@@ -252,47 +211,12 @@ class Servico:
         plano.resolucao = valor
         plano.desfecho = Desfecho.REVISAO_PENDENTE if valor is None else Desfecho.GEORREFERENCIADA
 
-    @staticmethod
-    def preparar_saidas(planos: list[Plano]) -> None:
-        """The rows and events steps 5-6 will write, built and validated ahead, so that
-        the writing holds the database for the statements only."""
-        ids = iter(wire.uuids4_texto(len(planos)))
-        for plano in planos:
-            if plano.desfecho == Desfecho.GEORREFERENCIADA:
-                plano.gravada = Servico._linha_resolucao(plano)
-            elif plano.desfecho != Desfecho.REPUBLICADA or plano.gravada is None:
-                continue
-            plano.saida = bus.preparar(
-                TIPO_SAIDA,
-                payload_saida(plano.gravada),
-                plano.correlacao_id_texto,
-                event_id=next(ids),
-            )
-
-    @staticmethod
-    def _linha_resolucao(plano: Plano) -> dict[str, Any]:
-        assert plano.resolucao is not None and plano.demanda_id is not None
-        return {
-            "demanda_id": plano.demanda_id_texto,
-            "unidade_civica_id": plano.resolucao.unidade_civica_id,
-            "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
-            "cadeia_ucs": list(plano.resolucao.cadeia_ucs),
-            "metodo_resolucao": plano.metodo,
-            "confianca_geo": plano.confianca,
-            "coordenadas_lat": plano.lat,
-            "coordenadas_lng": plano.lng,
-            "event_id": plano.event_id_texto,
-            "correlacao_id": plano.correlacao_id_texto,
-            "endereco_original": plano.endereco.original if plano.endereco else None,
-            "endereco_geocodificado": plano.endereco_geocodificado,
-        }
-
     def _gravar_resolucoes(self, conn: db.Connection, planos: list[Plano]) -> None:
         """Step 5 in its own commit (spec 3.5): the resolution survives a publish failure."""
         novos = [p for p in planos if p.desfecho == Desfecho.GEORREFERENCIADA]
         if not novos:
             return
-        colunas = _colunas_resolucoes([p.gravada for p in novos if p.gravada is not None])
+        colunas = saidas.colunas_resolucoes([p.gravada for p in novos if p.gravada is not None])
         with db.mapped_errors(), conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
             gravados = {row[0] for row in cur.execute(db.q("resolutions_insert"), colunas)}
         recusados = [p for p in novos if p.event_id_texto not in gravados]
@@ -379,9 +303,11 @@ class Servico:
             if mover_cursor:
                 _mover_cursor(conn, ultima)
             publicar = (Desfecho.REPUBLICADA, Desfecho.GEORREFERENCIADA)
-            saidas = [p.saida for p in planos if p.desfecho in publicar and p.saida is not None]
-            if saidas:
-                bus.publicar(conn, saidas, origem=ORIGEM)
+            publicaveis = [
+                p.saida for p in planos if p.desfecho in publicar and p.saida is not None
+            ]
+            if publicaveis:
+                bus.publicar(conn, publicaveis, origem=ORIGEM)
             resolvidas = [
                 p.evento.event_id for p in planos if p.evento.event_id in self.falhas_publicacao
             ]
@@ -440,72 +366,3 @@ class Servico:
         resultado = Resultado(ultima=bus.posicao(evento))
         resultado.contagem[str(Desfecho.DEAD_LETTER)] += 1
         return resultado
-
-    def _registrar_logs(
-        self, conn: db.Connection, planos: list[Plano], novos_pendentes: set[uuid.UUID]
-    ) -> None:
-        pendentes_total: int | None = None
-        # Asked once per batch: a level that is off (INFO, usually, under load) then costs
-        # no per-event extra dict, nor the pending count that only a warning would show.
-        registrados = {d for d, nivel in _NIVEL_LOG.items() if log.isEnabledFor(nivel)}
-        for plano in planos:
-            if plano.desfecho not in registrados:
-                continue
-            base: dict[str, Any] = {
-                "event_id": plano.evento.event_id,
-                "demanda_id": plano.demanda_id,
-                "correlacao_id": plano.correlacao_id,
-            }
-            match plano.desfecho:
-                case Desfecho.GEORREFERENCIADA:
-                    assert plano.resolucao is not None
-                    log.info(
-                        "Demanda georreferenciada",
-                        extra=base
-                        | {
-                            "unidade_civica_id": plano.resolucao.unidade_civica_id,
-                            "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
-                        },
-                    )
-                case Desfecho.REPUBLICADA:
-                    assert plano.gravada is not None
-                    log.info(
-                        "Evento já processado, republicando saída",
-                        extra=base | {"unidade_civica_id": plano.gravada["unidade_civica_id"]},
-                    )
-                case Desfecho.SEM_COORDENADAS:
-                    log.warning("Demanda sem coordenadas — descartando", extra=base)
-                case Desfecho.GEOCODIFICACAO_PENDENTE:
-                    log.debug("Demanda com endereço aguardando o geocodificador", extra=base)
-                case Desfecho.ENDERECO_NAO_RESOLVIDO:
-                    # The reason only: the address itself is personal data (LGPD).
-                    log.warning(
-                        "Endereço sem local confiável — descartando",
-                        extra=base | {"motivo": plano.motivo},
-                    )
-                case Desfecho.COORDENADAS_INVALIDAS:
-                    coordenadas = (
-                        plano.evento.payload.get("coordenadas_validadas")
-                        if isinstance(plano.evento.payload, dict)
-                        else None
-                    )
-                    log.error(
-                        "Coordenadas inválidas",
-                        extra=base
-                        | {"motivo": plano.motivo, "coordenadas": repr(coordenadas)[:200]},
-                    )
-                case Desfecho.REVISAO_PENDENTE:
-                    if pendentes_total is None:
-                        with db.mapped_errors():
-                            row = conn.execute(db.q("pending_count")).fetchone()
-                        pendentes_total = int(row["n"]) if row else 0
-                    log.warning(
-                        "Ponto fora de todos os polígonos — demanda marcada para revisão manual",
-                        extra=base
-                        | {
-                            "revisoes_pendentes": pendentes_total,
-                            "nova": plano.evento.event_id in novos_pendentes,
-                        },
-                    )
-                case Desfecho.DEAD_LETTER:
-                    log.error("Evento enviado à DLQ", extra=base | {"motivo": plano.motivo})

@@ -18,9 +18,8 @@ from __future__ import annotations
 import logging
 import random
 import threading
-import time
 import uuid
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 
 import prometheus_client
 
-from d2 import bus, classificacao, config, db, geo, service
+from d2 import bus, cache, classificacao, config, db, geo, saidas, service
 from d2.geocoder import inferencia, nominatim, texto
 
 log = logging.getLogger("d2.geocoder")
@@ -56,53 +55,19 @@ class Metricas:
         )
 
 
-@dataclass
-class _Entrada:
-    valor: nominatim.Achado | None
-    expira_em: float
+class CacheEnderecos(cache.CacheLRU[nominatim.Achado | None]):
+    """The geocoder's answers by normalised query (bounded, with a TTL), emptied when a
+    new Nominatim import is seen."""
 
-
-class CacheEnderecos:
-    """The geocoder's answers by normalised query: bounded (least recently used out
-    first), with a TTL, emptied when a new Nominatim import is seen."""
-
-    def __init__(
-        self, max_entries: int, ttl_s: float, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.max_entries = max_entries
-        self.ttl_s = ttl_s
-        self._clock = clock
-        self._dados: OrderedDict[str, _Entrada] = OrderedDict()
-        self.geracao: int | None = None
-        self.hits = 0
-        self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._dados)
+    geracao: int | None = None
 
     def observar_geracao(self, geracao: int | None) -> None:
         if geracao != self.geracao:
-            self._dados.clear()
+            self.limpar()
             self.geracao = geracao
 
-    def obter(self, chave: str) -> tuple[bool, nominatim.Achado | None]:
-        entrada = self._dados.get(chave)
-        if entrada is None or entrada.expira_em <= self._clock():
-            if entrada is not None:
-                del self._dados[chave]
-            self.misses += 1
-            return False, None
-        self._dados.move_to_end(chave)
-        self.hits += 1
-        return True, entrada.valor
-
-    def definir(self, chave: str, valor: nominatim.Achado | None) -> None:
-        if self.max_entries <= 0:
-            return
-        self._dados[chave] = _Entrada(valor, self._clock() + self.ttl_s)
-        self._dados.move_to_end(chave)
-        while len(self._dados) > self.max_entries:
-            self._dados.popitem(last=False)
+    obter = cache.CacheLRU.obter_chave
+    definir = cache.CacheLRU.definir_chave
 
 
 def criar_geocodificador(
@@ -236,7 +201,7 @@ class Estagio:
         adiados = self._geocodificar(conn, enderecos, rodada)
         prontos = [p for p in planos if p.evento.event_id not in adiados]
         if prontos:
-            service.Servico.preparar_saidas(prontos)
+            saidas.preparar(prontos)
             lote = service.Lote(prontos, service.Resultado())
             rodada.resultado = self.servico.concluir(conn, lote, mover_cursor=False)
             rodada.concluidas = len(prontos)

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from d2 import bus, config, errors, ops, regeo, registry, service, worker
+from d2.saidas import TIPO_SAIDA, payload_saida
 from tests.eventos import inserir_evento, payload_normalizada, saidas
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
@@ -163,8 +164,8 @@ def test_reprocessar_revisoes__new_polygon_resolves_and_publishes_once(
     for out in novas:
         assert out["origem"] == service.ORIGEM
         stored = resolucao(conn, out["payload"]["demanda_id"])
-        assert out["payload"] == service.payload_saida(stored)
-        registry.validar(service.TIPO_SAIDA, out["payload"])
+        assert out["payload"] == payload_saida(stored)
+        registry.validar(TIPO_SAIDA, out["payload"])
 
     # Idempotent: a second run finds only the one that still has no polygon.
     again = regeo.reprocessar_revisoes(conn, settings)
@@ -290,7 +291,7 @@ def test_regeorreferenciar__rewrites_keeps_history_publishes_and_is_idempotent(
     assert sorted(o["payload"]["demanda_id"] for o in novas) == sorted(mudadas)
     for out in novas:
         stored = resolucao(conn, out["payload"]["demanda_id"])
-        assert out["payload"] == service.payload_saida(stored)
+        assert out["payload"] == payload_saida(stored)
         assert out["correlacao_id"] == stored["correlacao_id"]
 
     hist = historico(conn)
