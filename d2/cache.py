@@ -13,10 +13,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from d2 import geo
 
 PREFIXO = "d2:geo:"
+V = TypeVar("V")
 
 
 def chave(lat: float, lng: float) -> str:
@@ -25,49 +27,31 @@ def chave(lat: float, lng: float) -> str:
 
 
 @dataclass
-class _Entrada:
-    valor: geo.Resolucao | None
+class _Entrada(Generic[V]):
+    valor: V
     expira_em: float
 
 
-class GeoCache:
+class CacheLRU(Generic[V]):
+    """Bounded (least recently used entries go first), with a TTL, by string key; hits
+    and misses counted. max_entries 0 keeps nothing. The geo cache and the geocoding
+    stage's address cache are this with their own keys and emptying rule."""
+
     def __init__(
-        self,
-        max_entries: int = 100_000,
-        ttl_s: float = 30 * 24 * 3600,
-        clock: Callable[[], float] = time.monotonic,
+        self, max_entries: int, ttl_s: float, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.max_entries = max_entries
         self.ttl_s = ttl_s
         self._clock = clock
-        self._dados: OrderedDict[str, _Entrada] = OrderedDict()
-        self.versao: int | None = None
+        self._dados: OrderedDict[str, _Entrada[V]] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
     def __len__(self) -> int:
         return len(self._dados)
 
-    def iniciar(self) -> None:
-        """Start empty (spec 4.4 step 1): nothing survives a restart."""
-        self._dados.clear()
-        self.versao = None
-
-    def observar_versao(self, versao: int) -> bool:
-        """Empty the cache when the mirror changed since the last look; True if it did."""
-        if self.versao is not None and versao != self.versao:
-            self._dados.clear()
-            self.versao = versao
-            return True
-        self.versao = versao
-        return False
-
-    def obter(self, lat: float, lng: float) -> tuple[bool, geo.Resolucao | None]:
-        """(hit, value): value None with hit True means "known to be outside everything"."""
-        return self.obter_chave(chave(lat, lng))
-
-    def obter_chave(self, key: str) -> tuple[bool, geo.Resolucao | None]:
-        """obter by a key from chave() (a caller that also sets it rounds only once)."""
+    def obter_chave(self, key: str) -> tuple[bool, V | None]:
+        """(hit, value); value None with hit True is a cached "nothing there"."""
         entrada = self._dados.get(key)
         if entrada is None or entrada.expira_em <= self._clock():
             if entrada is not None:
@@ -78,16 +62,16 @@ class GeoCache:
         self.hits += 1
         return True, entrada.valor
 
-    def definir(self, lat: float, lng: float, valor: geo.Resolucao | None) -> None:
-        self.definir_chave(chave(lat, lng), valor)
-
-    def definir_chave(self, key: str, valor: geo.Resolucao | None) -> None:
-        if self.max_entries == 0:
+    def definir_chave(self, key: str, valor: V) -> None:
+        if self.max_entries <= 0:
             return
         self._dados[key] = _Entrada(valor, self._clock() + self.ttl_s)
         self._dados.move_to_end(key)
         while len(self._dados) > self.max_entries:
             self._dados.popitem(last=False)
+
+    def limpar(self) -> None:
+        self._dados.clear()
 
     def purgar_expirados(self) -> int:
         """Drop expired entries (the spec's hourly setInterval); returns how many."""
@@ -96,3 +80,35 @@ class GeoCache:
         for key in vencidas:
             del self._dados[key]
         return len(vencidas)
+
+
+class GeoCache(CacheLRU[geo.Resolucao | None]):
+    def __init__(
+        self,
+        max_entries: int = 100_000,
+        ttl_s: float = 30 * 24 * 3600,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(max_entries, ttl_s, clock)
+        self.versao: int | None = None
+
+    def iniciar(self) -> None:
+        """Start empty (spec 4.4 step 1): nothing survives a restart."""
+        self.limpar()
+        self.versao = None
+
+    def observar_versao(self, versao: int) -> bool:
+        """Empty the cache when the mirror changed since the last look; True if it did."""
+        if self.versao is not None and versao != self.versao:
+            self.limpar()
+            self.versao = versao
+            return True
+        self.versao = versao
+        return False
+
+    def obter(self, lat: float, lng: float) -> tuple[bool, geo.Resolucao | None]:
+        """(hit, value): value None with hit True means "known to be outside everything"."""
+        return self.obter_chave(chave(lat, lng))
+
+    def definir(self, lat: float, lng: float, valor: geo.Resolucao | None) -> None:
+        self.definir_chave(chave(lat, lng), valor)
