@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-import psycopg
 from psycopg.types.json import Jsonb
 
 from d2 import bus, config, consumidor, db, errors, registry, wire
@@ -88,42 +87,28 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) ->
 
 
 def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Resultado) -> None:
-    try:
-        with conn.transaction():
-            if CURSOR.ja_passou(conn, evento):
-                return
-            if isinstance(evento.payload, wire.PayloadIlegivel):
-                raise errors.InvalidEvent(str(evento.payload))
-            registry.validar(evento.tipo, evento.payload, evento.versao_schema)
-            row = conn.execute(
-                db.q("replica_aplicar"),
-                {
-                    "event_id": evento.event_id,
-                    "tipo": evento.tipo,
-                    "payload": Jsonb(evento.payload),
-                },
-            ).fetchone()
-            assert row is not None
-            desfecho = str(row["desfecho"])
-            CURSOR.avancar(conn, evento)
-        resultado.por_desfecho[desfecho] += 1
+    desfechos: list[str] = []
+
+    def aplicar() -> None:
+        if isinstance(evento.payload, wire.PayloadIlegivel):
+            raise errors.InvalidEvent(str(evento.payload))
+        registry.validar(evento.tipo, evento.payload, evento.versao_schema)
+        row = conn.execute(
+            db.q("replica_aplicar"),
+            {"event_id": evento.event_id, "tipo": evento.tipo, "payload": Jsonb(evento.payload)},
+        ).fetchone()
+        assert row is not None
+        desfechos.append(str(row["desfecho"]))
+
+    fim = CURSOR.tratar(conn, evento, aplicar)
+    if fim == "dead_letter":
+        resultado.dead_letters += 1
+    elif fim == "aplicado":
+        resultado.por_desfecho[desfechos[0]] += 1
         log.info(
             "Réplica: evento aplicado",
-            extra={"event_id": str(evento.event_id), "tipo": evento.tipo, "desfecho": desfecho},
+            extra={"event_id": str(evento.event_id), "tipo": evento.tipo, "desfecho": desfechos[0]},
         )
-    except psycopg.Error as exc:
-        if db.is_transient(exc):
-            raise
-        _dead_letter(conn, evento, f"erro do banco: {str(exc).splitlines()[0]}", resultado)
-    except errors.InvalidEvent as exc:
-        _dead_letter(conn, evento, str(exc), resultado)
-
-
-def _dead_letter(
-    conn: db.Connection, evento: bus.Evento, motivo: str, resultado: Resultado
-) -> None:
-    if CURSOR.dead_letter(conn, evento, motivo[:500]):
-        resultado.dead_letters += 1
 
 
 def definir_fonte(conn: db.Connection, settings: config.Settings, nova: str) -> dict[str, object]:

@@ -118,18 +118,10 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -
 def _um_evento(
     conn: db.Connection, evento: bus.Evento, settings: config.Settings, resultado: Resultado
 ) -> None:
-    try:
-        with conn.transaction():
-            if CURSOR.ja_passou(conn, evento):
-                return
-            _decidir(conn, evento, settings, resultado)
-            CURSOR.avancar(conn, evento)
-    except psycopg.Error as exc:
-        if db.is_transient(exc):
-            raise
-        _dead_letter(conn, evento, f"erro do banco: {str(exc).splitlines()[0]}", resultado)
-    except errors.InvalidEvent as exc:
-        _dead_letter(conn, evento, str(exc), resultado)
+    if CURSOR.tratar(conn, evento, lambda: _decidir(conn, evento, settings, resultado)) == (
+        "dead_letter"
+    ):
+        resultado.dead_letters += 1
 
 
 def _decidir(
@@ -229,11 +221,6 @@ def _publicar_uc(
     bus.publicar(
         conn, [bus.preparar(tipo, payload, evento.correlacao_id if evento else None)], origem=ORIGEM
     )
-
-
-def _dead_letter(conn: db.Connection, evento: bus.Evento, erro: str, resultado: Resultado) -> None:
-    if CURSOR.dead_letter(conn, evento, erro):
-        resultado.dead_letters += 1
 
 
 def listar(
