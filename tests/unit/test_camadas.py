@@ -27,15 +27,16 @@ ANDARES: list[tuple[str, set[str]]] = [
     ("embedded", {"d2.embedded"}),
     # loops and stages on threads of their own (the geocoding stage runs the handler's
     # plans, so it stands above service; the Nominatim import empties that stage's cache)
-    ("worker", {"d2.worker", "d2.geocoder.estagio", "d2.geocoder.importacao"}),
+    ("worker", {"d2.worker", "d2.leitura", "d2.lideranca", "d2.geocoder.estagio",
+                "d2.geocoder.importacao"}),
     # operations that run the handler or read its outcomes (dead-letter retry, review
     # reprocessing, re-georeferencing, map, metrics)
     ("ops", {"d2.ops", "d2.regeo", "d2.mapa", "d2.metrics"}),
-    ("service", {"d2.service", "d2.classificacao"}),
+    ("service", {"d2.service", "d2.classificacao", "d2.saidas", "d2.outcome_logs"}),
     ("domain", {"d2.territorio", "d2.replica", "d2.mirror", "d2.verify",
                 "d2.geocoder.inferencia", "d2.geocoder.nominatim", "d2.geocoder.texto",
-                "d2.importers.ibge", "d2.importers.ibge_read", "d2.importers.osm",
-                "d2.importers.sample", "d2.importers.sample_osm"}),
+                "d2.importers.ibge", "d2.importers.ibge_read", "d2.importers.ibge_resumo",
+                "d2.importers.osm", "d2.importers.sample", "d2.importers.sample_osm"}),
     ("infra", {"d2.bus", "d2.wire", "d2.dead_letters", "d2.consumidor", "d2.db",
                "d2.migrations", "d2.geo", "d2.cache", "d2.registry"}),
     ("base", {"d2.config", "d2.errors", "d2.logs", "d2.footprint",
