@@ -74,30 +74,15 @@ def _evento(row: Sequence[Any], max_payload: int) -> Evento:
     transacao, tamanho = row[8], row[9]
     if texto is None:
         # Left in the database by the read: only its size crossed the wire.
-        return Evento(
-            sequence_number,
-            event_id,
-            tipo,
-            versao_schema,
-            origem,
-            correlacao_id,
-            wire.PayloadIlegivel(f"payload of {tamanho} bytes exceeds {max_payload}"),
-            quando,
-            transacao=transacao,
-        )
+        payload: Any = wire.PayloadIlegivel(f"payload of {tamanho} bytes exceeds {max_payload}")
+        limites: tuple[int | None, int | None] = (None, None)
+    else:
+        payload = wire.decodificar(texto)
+        limites = (wire.tamanho_max(texto), wire.profundidade_max(texto))
     return Evento(
-        sequence_number,
-        event_id,
-        tipo,
-        versao_schema,
-        origem,
-        correlacao_id,
-        wire.decodificar(texto),
-        quando,
-        wire.tamanho_max(texto),
-        wire.profundidade_max(texto),
-        transacao,
-    )
+        sequence_number, event_id, tipo, versao_schema, origem, correlacao_id, payload, quando,
+        *limites, transacao,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

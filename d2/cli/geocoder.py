@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
-from d2 import ambiente, config, db, errors
-from d2.cli.saida import chave_valor, comando, emitir, flag, grupo, uuid_arg
+from d2 import ambiente, config, db
+from d2.cli.saida import chave_valor, comando, emitir, event_ids, fila, flag, grupo
 from d2.geocoder import importacao
 
 
@@ -59,9 +58,7 @@ def cmd_geocodificacoes_list(args: argparse.Namespace) -> int:
 
 
 def cmd_geocodificacoes_retry(args: argparse.Namespace) -> int:
-    if not args.all and not args.event_id:
-        raise errors.InvalidInput("give an event id or --all")
-    ids: list[uuid.UUID] | None = None if args.all else [uuid_arg(args.event_id)]
+    ids = event_ids(args)
     with db.connect(ambiente.url(), autocommit=True) as conn, db.mapped_errors():
         feitos = conn.execute(db.q("geocoder_agora"), {"event_ids": ids}).fetchall()
     print(f"{len(feitos)} address demands due now; the worker's geocoding stage takes them")
@@ -103,16 +100,11 @@ def registrar(sub: Any) -> None:
     espera = grupo(
         sub, "geocodificacoes", help="address demands waiting for the geocoder (down or refusing)"
     )
-    p_list = comando(
+    fila(
         espera,
-        "list",
         cmd_geocodificacoes_list,
-        json_flag=True,
-        help="the waiting address demands, oldest first",
+        cmd_geocodificacoes_retry,
+        list_help="the waiting address demands, oldest first",
+        retry_help="make them due now (skip their backoff)",
+        all_help="every waiting address demand",
     )
-    p_list.add_argument("--limit", type=int, default=100)
-    p_retry = comando(
-        espera, "retry", cmd_geocodificacoes_retry, help="make them due now (skip their backoff)"
-    )
-    p_retry.add_argument("event_id", nargs="?", help="one event id")
-    p_retry.add_argument("--all", action="store_true", help="every waiting address demand")

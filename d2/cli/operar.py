@@ -7,8 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from d2 import ambiente, config, db, dead_letters, errors, logs, ops, regeo, worker
-from d2.cli.saida import comando, date_arg, emitir, flag, grupo, positivo, uuid_arg
+from d2 import ambiente, config, db, dead_letters, logs, ops, regeo, worker
+from d2.cli.saida import comando, date_arg, emitir, event_ids, fila, flag, grupo, positivo, uuid_arg
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -53,11 +53,9 @@ def cmd_dlq_list(args: argparse.Namespace) -> int:
 
 def cmd_dlq_retry(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
-    if not args.all and not args.event_id:
-        raise errors.InvalidInput("give an EVENT_ID or --all")
-    event_ids = None if args.all else [uuid_arg(args.event_id)]
+    ids = event_ids(args)
     with db.connect(ambiente.url(), autocommit=True) as conn:
-        emitir(args, ops.reprocessar_dead_letters(conn, config.load(), event_ids))
+        emitir(args, ops.reprocessar_dead_letters(conn, config.load(), ids))
     return 0
 
 
@@ -143,7 +141,14 @@ def registrar(sub: Any) -> None:
     )
 
     dlq = grupo(sub, "dlq", help="the dead letters: events the worker could not handle")
-    p_list = comando(dlq, "list", cmd_dlq_list, json_flag=True, help="list dead letters")
+    p_list, p_retry = fila(
+        dlq,
+        cmd_dlq_list,
+        cmd_dlq_retry,
+        list_help="list dead letters",
+        retry_help="run dead letters through the handler again",
+        all_help="every pending dead letter",
+    )
     p_list.add_argument(
         "--status",
         default="pendente",
@@ -156,12 +161,6 @@ def registrar(sub: Any) -> None:
         default=None,
         help="only this consumer's, e.g. D-2 or D-2/replica (default: all)",
     )
-    p_list.add_argument("--limit", type=int, default=100)
-    p_retry = comando(
-        dlq, "retry", cmd_dlq_retry, help="run dead letters through the handler again"
-    )
-    p_retry.add_argument("event_id", nargs="?", help="one event id")
-    p_retry.add_argument("--all", action="store_true", help="every pending dead letter")
     p_retry.add_argument("--log-level", default="INFO")
 
     revisoes = grupo(sub, "revisoes", help="the manual review queue (points in no polygon)")

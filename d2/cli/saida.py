@@ -66,6 +66,32 @@ def grupo(sub: Any, nome: str, **kwargs: Any) -> Any:
     return parser.add_subparsers(dest=f"{nome}_command", required=True, metavar="ACTION")
 
 
+def fila(
+    sub: Any,
+    cmd_list: Handler,
+    cmd_retry: Handler,
+    *,
+    list_help: str,
+    retry_help: str,
+    all_help: str,
+) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """`list` and `retry` of a queue of events that wait (dead letters, address demands):
+    retry takes one EVENT_ID or --all (read them with event_ids)."""
+    p_list = comando(sub, "list", cmd_list, json_flag=True, help=list_help)
+    p_list.add_argument("--limit", type=int, default=100)
+    p_retry = comando(sub, "retry", cmd_retry, help=retry_help)
+    p_retry.add_argument("event_id", nargs="?", metavar="EVENT_ID", help="one event id")
+    p_retry.add_argument("--all", action="store_true", help=all_help)
+    return p_list, p_retry
+
+
+def event_ids(args: argparse.Namespace) -> list[uuid.UUID] | None:
+    """retry's events: [EVENT_ID], or None for --all."""
+    if not args.all and not args.event_id:
+        raise errors.InvalidInput("give an EVENT_ID or --all")
+    return None if args.all else [uuid_arg(args.event_id)]
+
+
 def emitir(args: argparse.Namespace, dados: Any, texto: Callable[[Any], str] | None = None) -> None:
     """The one renderer: JSON when the command has no text form or --json was given,
     otherwise `texto(dados)`."""

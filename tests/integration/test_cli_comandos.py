@@ -93,6 +93,7 @@ def test_json_forms_carry_the_drained_outcomes(
         (["regeorreferenciar", "--since", "ontem"], "not a date (YYYY-MM-DD): 'ontem'"),
         (["regeorreferenciar", "--uc", "x"], "not a UUID: 'x'"),
         (["dlq", "retry"], "give an EVENT_ID or --all"),
+        (["geocodificacoes", "retry"], "give an EVENT_ID or --all"),
         (["geocodificacoes", "retry", "nao-uuid"], "not a UUID: 'nao-uuid'"),
         (["territorio", "mostrar", "nao-uuid"], "not a UUID: 'nao-uuid'"),
     ],
