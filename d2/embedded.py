@@ -23,6 +23,7 @@ import pwd
 import shutil
 import stat
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -327,6 +328,19 @@ def stop(home: Path) -> bool:
         return False
     _run([str(bindir() / "pg_ctl"), "stop", "-w", "-m", "fast", "-D", str(cluster.datadir)])
     return True
+
+
+@contextlib.contextmanager
+def temporario(prefixo: str = "d2-", *, fast: bool = True) -> Iterator[Cluster]:
+    """A throw-away cluster in a new temporary folder, stopped and removed on exit: the
+    tests' and the benchmarks' (fast: fsync off, unless a figure needs the disk)."""
+    home = Path(tempfile.mkdtemp(prefix=prefixo))
+    home.chmod(0o755)  # the server may run as another OS user (see start)
+    try:
+        yield start(home, fast=fast)
+    finally:
+        stop(home)
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def restart(home: Path) -> None:

@@ -119,7 +119,7 @@ class Antecipacao:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="d2-leitura")
         self._futuro: Future[tuple[list[bus.Evento], service.Lote | None]] | None = None
         # The writing thread waits on the database and, when its answer arrives, needs the
-        # GIL back from this reading thread (measured in bench/drain.py).
+        # GIL back from this reading thread (measured in d2/bench/drain.py).
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))
 
     def __enter__(self) -> Antecipacao:

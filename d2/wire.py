@@ -4,7 +4,7 @@ how big a payload may be, and the text form of new event ids.
 Decoding and encoding go through orjson first and fall back to the standard json module
 wherever the two could disagree, so what the worker reads and writes is exactly what
 json.loads / json.dumps(ensure_ascii=False, allow_nan=False) would give. Why orjson at
-all, and what it saves, is measured in bench/drain.py.
+all, and what it saves, is measured in d2/bench/drain.py.
 """
 
 from __future__ import annotations

@@ -331,7 +331,7 @@ _QUENTE_S = 1.0
 
 # A batch's objects live until it is written, so with the default threshold (700) they
 # survive into the old generation and set off full collections that walk the whole geo
-# cache; the worker makes almost no cycles. Measured in bench/drain.py.
+# cache; the worker makes almost no cycles. Measured in d2/bench/drain.py.
 _LIMIAR_COLETA_JOVEM = 20_000
 
 

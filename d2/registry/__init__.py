@@ -33,7 +33,7 @@ _Validator = jsonschema.Draft202012Validator
 
 # Keywords whose meaning is the same in every draft: a schema made only of these can be
 # checked by fastjsonschema's generated code (the worker checks every event it publishes;
-# see bench/drain.py), and jsonschema then only explains a failure.
+# see d2/bench/drain.py), and jsonschema then only explains a failure.
 _PALAVRAS_SEGURAS = frozenset(
     {
         "$schema", "$id", "title", "description", "examples", "type", "properties",

@@ -19,7 +19,11 @@ ANDARES: list[tuple[str, set[str]]] = [
     # parses arguments, decides the database URL once (d2.ambiente), renders, exit codes
     ("cli", {"d2.cli", "d2.cli.__main__", "d2.cli.database", "d2.cli.geocoder",
              "d2.cli.malha", "d2.cli.operar", "d2.cli.territorio", "d2.cli.tools",
-             "d2.demo", "d2.bench", "d2.ambiente"}),
+             "d2.demo", "d2.ambiente",
+             # the benchmarks: they run the worker, start throw-away clusters
+             "d2.bench", "d2.bench.captura", "d2.bench.common", "d2.bench.data",
+             "d2.bench.drain", "d2.bench.event_log", "d2.bench.geocode",
+             "d2.bench.notify_latency", "d2.bench.pip", "d2.bench.regeo"}),
     # what the commands share (parser, renderer, argument types): below the areas, so
     # an area module never imports another
     ("cli.saida", {"d2.cli.saida"}),

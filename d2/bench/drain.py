@@ -42,8 +42,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench import common
 from d2 import config, worker
+from d2.bench import common
 
 PROJETO = Path(__file__).resolve().parents[1]
 

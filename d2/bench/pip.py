@@ -16,7 +16,7 @@ from typing import Any
 import numpy
 import shapely
 
-from bench import common, data
+from d2.bench import common, data
 
 LOTE = 5000
 CAPS = (16, 32, 64, 128, 256)

@@ -16,8 +16,8 @@ from typing import Any
 import pyogrio
 import shapely
 
-from bench import common
 from d2 import mirror
+from d2.bench import common
 
 NAMESPACE = uuid.UUID("5b0f2d8e-3c1a-5e47-9d2b-6a8c4e1f7d30")  # = d2.importers.ibge
 LOTE = 500
@@ -109,6 +109,14 @@ def densify(url: str, alvo_vertices: int = 20_000_000) -> tuple[float, int]:
         conn.execute(common.q("densificar"), {"passo": passo})
     depois = sum(int(v["vertices"]) for v in vertices(url).values())
     return passo, depois
+
+
+def cap(url: str) -> int:
+    """The mirror's vertex cap per piece as the database has it (d2.mirror_state)."""
+    with common.connect(url) as conn:
+        row = conn.execute("SELECT max_vertices FROM d2.mirror_state").fetchone()
+    assert row is not None
+    return int(row["max_vertices"])
 
 
 def repiece(url: str, cap: int) -> dict[str, Any]:

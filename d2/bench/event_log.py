@@ -22,40 +22,20 @@ import contextlib
 import itertools
 import json
 import random
-import shutil
 import statistics
-import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-from bench import common
-from d2 import bus, embedded, migrations
+from d2 import bus, migrations
+from d2.bench import common
 
 PRODUTORES = 8
 TIPO = "demanda.normalizada"  # producers of what D-2 reads: its readers serve only those
 ANTES = "20261203010000_event_log_numerar_na_insercao"
 PAYLOAD = json.dumps({"demanda_id": str(uuid.UUID(int=1)), "texto": "x" * 200})
-
-
-@contextlib.contextmanager
-def servidor_fsync(url: str | None) -> Iterator[common.Server]:
-    """The server at url, or a throw-away embedded cluster with fsync on."""
-    if url:
-        yield common.Server(url)
-        return
-    home = Path(tempfile.mkdtemp(prefix="d2-bench-fsync-"))
-    home.chmod(0o755)
-    cluster = embedded.start(home, fast=False)
-    srv = common.Server(cluster.url("postgres"), home)
-    try:
-        yield srv
-    finally:
-        srv.close()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -249,7 +229,7 @@ def transacao_longa(url: str, segure_s: float, por_segundo: float) -> dict[str, 
 def run(url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
     segundos, rodadas, transacoes = (4.0, 2, 60) if quick else (10.0, 3, 200)
     with (
-        servidor_fsync(url) as srv,
+        common.server(url, fast=False) as srv,  # fsync on: commits are the figure
         banco(srv, "plain", None) as plano,
         banco(srv, "commit", ANTES) as no_commit,
         banco(srv, "migrated", migrations.head()) as migrado,
@@ -261,9 +241,12 @@ def run(url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
             for nome, alvo in (("plain", plano), ("commit", no_commit), ("migrated", migrado)):
                 medidas[nome].append(commits_por_segundo(alvo, segundos))
         base = statistics.median(medidas["plain"])
-        extra = {"fsync": fsync["fsync"] if fsync else None, "producers": PRODUTORES,
-                 "rounds": [round(v) for v in medidas["migrated"]],
-                 "baseline_rounds": [round(v) for v in medidas["plain"]]}  # fmt: skip
+        extra: dict[str, Any] = {
+            "fsync": fsync["fsync"] if fsync else None,
+            "producers": PRODUTORES,
+            "rounds": [round(v) for v in medidas["migrated"]],
+            "baseline_rounds": [round(v) for v in medidas["plain"]],
+        }
         yield common.figure(
             "eventlog", "producer commits/s, D-2 at head (numbered at INSERT)",
             statistics.median(medidas["migrated"]), "commits/s", base, "plain log", **extra,

@@ -24,8 +24,8 @@ from typing import Any
 
 from psycopg import sql
 
-from bench import common, data
 from d2 import config, worker
+from d2.bench import common, data
 
 ANTES = "20261203010000_event_log_numerar_na_insercao"
 """The head before the change capture: the mirror kept in the writer's transaction."""

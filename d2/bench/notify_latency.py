@@ -14,8 +14,8 @@ includes the commit itself). Prints one JSON object per line:
 It publishes real demanda.georreferenciada events: point it at a scratch database
 (DATABASE_URL), or pass --temp to start a throw-away embedded cluster.
 
-    DATABASE_URL=postgresql://... python bench/notify_latency.py --events 500 --rate 200
-    python bench/notify_latency.py --temp
+    DATABASE_URL=postgresql://... python -m d2.bench.notify_latency --events 500 --rate 200
+    python -m d2.bench.notify_latency --temp
 """
 
 from __future__ import annotations
@@ -23,15 +23,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import shutil
 import statistics
-import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from d2 import ambiente, bus, db, embedded, migrations
@@ -142,16 +138,10 @@ def medir(url: str, total: int, por_segundo: float, poll_s: float) -> dict[str, 
 
 @contextlib.contextmanager
 def cluster_temporario(duravel: bool) -> Iterator[str]:
-    home = Path(tempfile.mkdtemp(prefix="d2-bench-"))
-    os.chmod(home, 0o755)  # the server may run as another OS user (embedded.py)
-    try:
-        # fast = fsync and synchronous_commit off: commits cost no disk flush.
-        cluster = embedded.start(home, fast=not duravel)
+    # fast = fsync and synchronous_commit off: commits cost no disk flush.
+    with embedded.temporario("d2-bench-", fast=not duravel) as cluster:
         migrations.upgrade(cluster.url())
         yield cluster.url()
-    finally:
-        embedded.stop(home)
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def main() -> None:

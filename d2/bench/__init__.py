@@ -1,7 +1,7 @@
 """`d2 bench`: the performance figures, each next to a baseline measured in the same run.
 
-The benchmarks live in bench/ (in the source checkout, next to d2/); this module runs
-them and yields one JSON-able dict per figure:
+The benchmarks are the modules of this package; this one runs them and yields one
+JSON-able dict per figure:
 {"bench", "figure", "value", "unit", "baseline", "baseline_name", "ratio", ...}.
 They never touch an existing database's data: on the server at `url` they create and
 drop their own `d2_bench_*` databases (the role needs CREATEDB); without `url` they start
@@ -38,15 +38,12 @@ _ENDERECOS_UM = (300, 100)
 _GPS_MISTO = (20_000, 5_000)
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
-CAP = 64  # = the migration's MAX_VERTICES
 
 
 def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
     """Run the named benchmarks (all when empty) and yield their figures."""
-    try:
-        from bench import common, data
-    except ImportError as exc:
-        raise errors.D2Error("d2 bench needs the source checkout (bench/ next to d2/)") from exc
+    from d2.bench import common, data
+
     escolhidos = list(names) or list(NAMES)
     desconhecidos = [n for n in escolhidos if n not in NAMES]
     if desconhecidos:
@@ -64,7 +61,7 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
                 yield from _sem_modelo(nome, srv, url, quick)
                 continue
             if nome == "capture":
-                from bench import captura
+                from d2.bench import captura
 
                 yield from captura.escritor(srv, _INSERCOES[i], anterior=not quick)
             if template is None:
@@ -83,30 +80,31 @@ def _sem_modelo(nome: str, srv: Any, url: str | None, quick: bool) -> Iterator[d
     if nome == "import":
         yield from _importar(srv)
     elif nome == "eventlog":
-        from bench import event_log
+        from d2.bench import event_log
 
         # A cluster of its own with fsync on (or the server given): commits/s of a
         # throw-away cluster without fsync say nothing about producers.
         yield from event_log.run(url, quick)
     elif nome == "geocode":
-        from bench import geocode
+        from d2.bench import geocode
 
         yield from geocode.medir(srv, _ENDERECOS[i], _ENDERECOS_UM[i], _GPS_MISTO[i])
 
 
 def _captura(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from bench import captura
+    from d2.bench import captura
 
     yield from captura.staleness(srv, template, _ESCRITAS[i])
 
 
 def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from bench import common, data, pip
+    from d2.bench import common, data, pip
 
     with common.scratch_db(srv, "pip", template=template) as url:
         pts = pip.pontos(url, _PONTOS[i])
+        cap = data.cap(url)  # the migrated one: pip.caps tries others, then it comes back
         yield from pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS)
-        data.repiece(url, CAP)
+        data.repiece(url, cap)
         yield from pip.medir(url, "shared", pts, vezes=2, contains_n=_PONTOS[i] // 4)
     with common.scratch_db(srv, "denso", template=template) as url:
         inicio = time.perf_counter()
@@ -114,7 +112,7 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
             conn.execute("DELETE FROM core.uc_polygons WHERE nivel = 2")
         n_bairros = data.add_synthetic_bairros(url, _BAIRROS[i])
         passo, vertices = data.densify(url, _DENSO_VERTICES[i])
-        stats = data.repiece(url, CAP)
+        stats = data.repiece(url, cap)
         faixas = data.faixas(url)
         yield {
             "bench": "setup",
@@ -133,12 +131,12 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
             dict(f, dataset="dense")
             for f in pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS[1:])
         )
-        data.repiece(url, CAP)
+        data.repiece(url, cap)
         yield from pip.medir(url, "dense", pts, vezes=2, contains_n=_PONTOS[i] // 10)
 
 
 def _backlog_template(srv: Any, template: str, n: int) -> Iterator[tuple[str, str, int]]:
-    from bench import common, drain, pip
+    from d2.bench import common, drain, pip
 
     with common.scratch_db(srv, "backlog", template=template) as url:
         pts = pip.pontos(url, n // 2)
@@ -149,7 +147,7 @@ def _backlog_template(srv: Any, template: str, n: int) -> Iterator[tuple[str, st
 
 
 def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from bench import common, drain
+    from d2.bench import common, drain
 
     for _, nome, _antes in _backlog_template(srv, template, _BACKLOG[i]):
         with common.scratch_db(srv, "lote", template=nome) as url:
@@ -178,7 +176,7 @@ def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
 
 
 def _memory(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from bench import common, drain
+    from d2.bench import common, drain
 
     for _, nome, _antes in _backlog_template(srv, template, _BACKLOG[i]):
         with common.scratch_db(srv, "mem", template=nome) as url:
@@ -195,7 +193,7 @@ def _memory(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
 
 
 def _latency(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from bench import common, drain, pip
+    from d2.bench import common, drain, pip
 
     with common.scratch_db(srv, "lat", template=template) as url:
         pts = pip.pontos(url, _TRICKLE[i])
@@ -211,14 +209,14 @@ def _latency(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
 
 
 def _regeo(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from bench import common, regeo
+    from d2.bench import common, regeo
 
     with common.scratch_db(srv, "regeo", template=template) as url:
         yield from regeo.medir(url, _RESOLUCOES[i], _REGEO_BASE[i])
 
 
 def _importar(srv: Any) -> Iterator[dict[str, Any]]:
-    from bench import common
+    from d2.bench import common
 
     try:
         from d2.importers import ibge

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import common
 from d2 import config, service, worker
+from d2.bench import common
 from d2.geocoder import importacao
 from d2.importers import sample, sample_osm
 

@@ -6,8 +6,6 @@ import contextlib
 import functools
 import os
 import re
-import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -20,11 +18,14 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import embedded, migrations
+from d2 import db, embedded, migrations
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# ../shared/data beside the source checkout, or D2_SHARED_DATA (an installed d2).
+SHARED_DATA = Path(
+    os.environ.get("D2_SHARED_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data"
+)
 
-Conn = psycopg.Connection[dict[str, Any]]
+Conn = db.Connection
 
 
 def figure(
@@ -69,34 +70,22 @@ def dbname(url: str) -> str:
     return urlparse(url).path.lstrip("/")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Server:
     """A server on which the benchmarks create (and drop) their own databases."""
 
     admin_url: str
-    home: Path | None = None
-
-    def close(self) -> None:
-        if self.home is not None:
-            embedded.stop(self.home)
-            shutil.rmtree(self.home, ignore_errors=True)
 
 
 @contextlib.contextmanager
-def server(url: str | None) -> Iterator[Server]:
+def server(url: str | None, *, fast: bool = True) -> Iterator[Server]:
     """The server at url (its databases are left alone: we create d2_bench_* ones), or a
-    throw-away embedded cluster (fsync off) when url is None."""
+    throw-away embedded cluster when url is None (fsync off unless not fast)."""
     if url:
         yield Server(url)
         return
-    home = Path(tempfile.mkdtemp(prefix="d2-bench-"))
-    home.chmod(0o755)
-    cluster = embedded.start(home, fast=True)
-    srv = Server(cluster.url("postgres"), home)
-    try:
-        yield srv
-    finally:
-        srv.close()
+    with embedded.temporario("d2-bench-", fast=fast) as cluster:
+        yield Server(cluster.url("postgres"))
 
 
 @contextlib.contextmanager
@@ -164,7 +153,7 @@ _NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
 
 @functools.cache
 def queries() -> dict[str, LiteralString]:
-    """The named queries of bench/queries.sql (same format as sql/queries/)."""
+    """The named queries of d2/bench/queries.sql (same format as sql/queries/)."""
     text = (Path(__file__).resolve().parent / "queries.sql").read_text(encoding="utf-8")
     parts = _NAME.split(text)
     return {

@@ -16,8 +16,8 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from bench import common
 from d2 import config, mirror, regeo
+from d2.bench import common
 
 LOTE_GUARDAR = 50_000
 LOTE_PAGINA = 5_000

@@ -1,1 +1,0 @@
-"""Benchmarks of D-2 (run with `d2 bench`): every figure next to its baseline, same run."""
