@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
-import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,8 +25,9 @@ from pytest_postgresql.janitor import DatabaseJanitor
 
 from d2 import embedded, migrations
 
-# The sample Nominatim (issue 14), shared by the suites that geocode addresses.
-pytest_plugins = ["tests.nominatim_fixtures"]
+# The sample Nominatim (issue 14), shared by the suites that geocode addresses, and the
+# shared harness (connection type, territory, cursor, drain).
+pytest_plugins = ["tests.nominatim_fixtures", "tests.support"]
 
 TEMPLATE = "d2_template"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -62,15 +61,9 @@ def pg_server() -> Iterator[Server]:
     if external:
         yield _server_from_url(external)
         return
-    home = Path(tempfile.mkdtemp(prefix="d2-test-"))
-    os.chmod(home, 0o755)
-    cluster = embedded.start(home, fast=True)
-    _papeis_de_teste_entram(cluster)
-    try:
-        yield Server(embedded.SUPERUSER, str(cluster.socketdir), cluster.port, None, home)
-    finally:
-        embedded.stop(home)
-        shutil.rmtree(home, ignore_errors=True)
+    with embedded.temporario("d2-test-") as cluster:
+        _papeis_de_teste_entram(cluster)
+        yield Server(embedded.SUPERUSER, str(cluster.socketdir), cluster.port, None, cluster.home)
 
 
 def _papeis_de_teste_entram(cluster: embedded.Cluster) -> None:

@@ -5,13 +5,8 @@ event log, since D-2's own publisher only takes D-2's output types."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import psycopg
-
 from d2 import demo
-
-Conn = psycopg.Connection[dict[str, Any]]
+from tests.support import Conn
 
 
 def test_demo__runs_end_to_end_and_every_event_ends_somewhere(db_url: str, conn: Conn) -> None:

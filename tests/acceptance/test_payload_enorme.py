@@ -8,13 +8,10 @@ import os
 import subprocess
 import sys
 import uuid
-from typing import Any
-
-import psycopg
 
 from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import Conn, semear_cursor
 
-Conn = psycopg.Connection[dict[str, Any]]
 MB = 1024 * 1024
 ENORMES = 3
 TAMANHO = 200 * MB
@@ -37,10 +34,7 @@ def drenar_medindo_rss(db_url: str) -> int:
 def test_worker__huge_payloads_are_dead_lettered_without_being_read(
     db_url: str, conn: Conn
 ) -> None:
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)"
-        " VALUES ('demanda.normalizada', 0)"
-    )
+    semear_cursor(conn)
     for _ in range(20):
         inserir_evento(conn, payload_normalizada())
     rss_usual = drenar_medindo_rss(db_url)

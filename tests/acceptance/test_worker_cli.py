@@ -9,9 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -19,10 +17,9 @@ import pytest
 from d2 import embedded
 from tests import invariantes
 from tests.conftest import Server
-from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import Conn, backlog, semear_cursor
 from tests.territorio import Territorio
 
-Conn = psycopg.Connection[dict[str, Any]]
 D2 = [sys.executable, "-m", "d2.cli"]
 
 
@@ -44,30 +41,6 @@ def ultimas_linhas() -> str:
     return (_LOGS / "worker.log").read_text(errors="replace")[-3000:]
 
 
-def backlog(conn: Conn, n: int, seed: int = 1) -> None:
-    """A mixed backlog: valid, outside, invalid, malformed, duplicated demanda_id."""
-    rng = random.Random(seed)
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0) ON CONFLICT DO NOTHING"
-    )
-    repetida = str(uuid.uuid4())
-    with conn.transaction():
-        for _ in range(n):
-            roll = rng.random()
-            if roll < 0.05:
-                payload: Any = {"demanda_id": "não-é-uuid"}
-            elif roll < 0.10:
-                payload = payload_normalizada(rng.uniform(0, 5), rng.uniform(0, 5))
-            elif roll < 0.13:
-                payload = payload_normalizada(123.0, 0.0)
-            elif roll < 0.15:
-                payload = payload_normalizada(demanda_id=repetida)
-            else:
-                payload = payload_normalizada(rng.uniform(-30, -25), rng.uniform(-50, -40))
-            inserir_evento(conn, payload)
-
-
 def esperar_fim(conn: Conn, timeout_s: float = 120) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -80,6 +53,7 @@ def esperar_fim(conn: Conn, timeout_s: float = 120) -> None:
 
 def test_worker__sigterm_finishes_and_exits_zero(db_url: str, conn: Conn) -> None:
     Territorio(conn)
+    semear_cursor(conn)
     backlog(conn, 300)
     proc = iniciar_worker(db_url, "--batch-size", "10")
     esperar_fim(conn)
@@ -90,6 +64,7 @@ def test_worker__sigterm_finishes_and_exits_zero(db_url: str, conn: Conn) -> Non
 
 def test_worker__drain_processes_everything_and_exits_zero(db_url: str, conn: Conn) -> None:
     Territorio(conn)
+    semear_cursor(conn)
     backlog(conn, 500)
     proc = iniciar_worker(db_url, "--drain")
     assert proc.wait(timeout=120) == 0
@@ -99,6 +74,7 @@ def test_worker__drain_processes_everything_and_exits_zero(db_url: str, conn: Co
 
 def test_worker__sigkill_mid_backlog_then_restart_loses_nothing(db_url: str, conn: Conn) -> None:
     Territorio(conn)
+    semear_cursor(conn)
     backlog(conn, 3000)
     rng = random.Random(5)
     for _ in range(6):
@@ -117,6 +93,7 @@ def test_worker__database_restart_under_running_worker(
     if pg_server.home is None:
         pytest.skip("external server: cannot restart it")
     Territorio(conn)
+    semear_cursor(conn)
     backlog(conn, 2000)
     proc = iniciar_worker(db_url, "--batch-size", "5")
     try:

@@ -4,21 +4,15 @@ chaos suite and the multi-worker tests."""
 from __future__ import annotations
 
 import os
-import random
 import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import psycopg
+from tests.support import Conn
 
-from tests.eventos import inserir_evento, payload_normalizada
-
-Conn = psycopg.Connection[dict[str, Any]]
 D2 = [sys.executable, "-m", "d2.cli"]
 POLL_S = 0.2
 
@@ -105,41 +99,6 @@ def lag(conn: Conn) -> int:
         "SELECT eventos_pendentes FROM d2.v_consumer_lag WHERE tipo_evento = 'demanda.normalizada'"
     ).fetchone()
     return -1 if row is None else int(row["eventos_pendentes"])
-
-
-def semear_cursor(conn: Conn) -> None:
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0) ON CONFLICT (tipo_evento) DO NOTHING"
-    )
-
-
-def backlog(conn: Conn, n: int, seed: int) -> None:
-    """A mixed backlog in one transaction: valid (most), outside every polygon, invalid
-    coordinates, malformed (dead letter) and duplicated demanda_id."""
-    rng = random.Random(seed)
-    repetidas = [str(uuid.uuid4()) for _ in range(max(1, n // 100))]
-    with conn.transaction():
-        for _ in range(n):
-            sorteio = rng.random()
-            payload: Any
-            if sorteio < 0.05:
-                payload = {"demanda_id": "não-é-uuid"}
-            elif sorteio < 0.10:
-                payload = payload_normalizada(rng.uniform(0, 5), rng.uniform(0, 5))
-            elif sorteio < 0.13:
-                payload = payload_normalizada(123.0, 0.0)
-            elif sorteio < 0.15:
-                payload = payload_normalizada(coordenadas_validadas=None)
-            elif sorteio < 0.20:
-                payload = payload_normalizada(
-                    rng.uniform(-30, -25), rng.uniform(-50, -40), demanda_id=rng.choice(repetidas)
-                )
-            else:
-                payload = payload_normalizada(rng.uniform(-30, -25), rng.uniform(-50, -40))
-            inserir_evento(
-                conn, payload, correlacao_id=uuid.uuid4() if rng.random() < 0.3 else None
-            )
 
 
 def publicacoes_repetidas(conn: Conn) -> int:

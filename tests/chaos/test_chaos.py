@@ -18,7 +18,6 @@ import random
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -28,12 +27,11 @@ from d2 import embedded
 from d2.importers import sample
 from tests import invariantes, nominatim_fixtures
 from tests.chaos.conftest import FULL, Linha, Relatorio
-from tests.chaos.processos import ProcessoWorker, backlog, esperar, lag, semear_cursor
+from tests.chaos.processos import ProcessoWorker, esperar, lag
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import Conn, backlog, semear_cursor
 from tests.territorio import Territorio
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import bus, dead_letters, errors, migrations, wire
-
-Conn = psycopg.Connection[dict[str, Any]]
+from tests.support import Conn
 
 GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"

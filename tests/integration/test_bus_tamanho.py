@@ -9,17 +9,16 @@ import json
 import math
 from typing import Any
 
-import psycopg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from d2 import bus, wire
 from tests.eventos import JsonBruto, inserir_evento
+from tests.support import Conn
 
 # The readers serve only the types D-2 reads (d2.eventos_tipos_lidos).
 TIPO = "demanda.normalizada"
 
-Conn = psycopg.Connection[dict[str, Any]]
 
 # Numbers whose jsonb text and Python repr differ the most, both ways.
 NUMEROS_CRUS = [

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import random
 import uuid
-from typing import Any
 
-import psycopg
-import pytest
-
+from tests.support import Conn
 from tests.territorio import (
     Territorio,
     inserir_uc,
@@ -19,8 +16,6 @@ from tests.territorio import (
     resolver_ingenuo,
     sincronizar_espelho,
 )
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def assert_cadeias_concordam(conn: Conn) -> None:
@@ -36,11 +31,6 @@ def assert_cadeias_concordam(conn: Conn) -> None:
     ).fetchall()
     divergentes = [r for r in rows if r["uc"] is None or r["verdade"] != r["precomputada"]]
     assert divergentes == []
-
-
-@pytest.fixture
-def territorio(conn: Conn) -> Territorio:
-    return Territorio(conn)
 
 
 def test_cadeias__full_territory(conn: Conn, territorio: Territorio) -> None:

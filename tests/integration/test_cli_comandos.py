@@ -8,16 +8,13 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any
 
-import psycopg
 import pytest
 
 from d2 import cli
 from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio, sincronizar_espelho
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # (command, a text its text form must show once the worker has drained three demands:
 # one resolved, one in no polygon, one unreadable)
@@ -40,10 +37,7 @@ LEITURAS = [
 def drenado(conn: Conn, db_url: str) -> Conn:
     Territorio(conn)
     sincronizar_espelho(conn)
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0)"
-    )
+    semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(-27.0, -49.0))
     inserir_evento(conn, payload_normalizada(-27.0, -20.0))
     inserir_evento(conn, {"demanda_id": "não é um uuid"})

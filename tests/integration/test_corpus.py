@@ -19,9 +19,8 @@ from hypothesis import strategies as st
 from d2 import classificacao, config, worker
 from tests import corpus, invariantes
 from tests.eventos import JsonBruto, inserir_evento, payload_normalizada
+from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # What the handler logs (logger d2.service) for each outcome: (level, message).
 LINHA_DO_DESFECHO = {
@@ -68,13 +67,6 @@ def logs() -> Iterator[Coletor]:
     finally:
         raiz.removeHandler(coletor)
         raiz.setLevel(nivel)
-
-
-def _semear_cursor(conn: Conn) -> None:
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0) ON CONFLICT (tipo_evento) DO NOTHING"
-    )
 
 
 def _publicar(conn: Conn, caso: corpus.Caso) -> uuid.UUID:
@@ -130,7 +122,7 @@ def test_corpus__every_case_ends_in_its_documented_outcome_with_a_clear_log_line
     conn: Conn, db_url: str, logs: Coletor, lote: int
 ) -> None:
     Territorio(conn)
-    _semear_cursor(conn)
+    semear_cursor(conn)
     publicados: dict[str, uuid.UUID] = {}
     recusados: dict[str, str] = {}
     for caso in corpus.CASOS:
@@ -200,7 +192,7 @@ def test_corpus__duplicate_demanda_with_a_discard_has_the_same_outcome_in_a_batc
         conn.execute("TRUNCATE core.event_log, d2.eventos_processados, d2.resolucoes_geo")
         conn.execute("TRUNCATE d2.consumer_offset, d2.revisoes_geo_pendentes")
         conn.execute("TRUNCATE core.dead_letter_queue")
-        _semear_cursor(conn)
+        semear_cursor(conn)
         primeiro_descartado, depois_descartado = uuid.uuid4(), uuid.uuid4()
         for payload in (
             payload_normalizada(demanda_id=primeiro_descartado, coordenadas_validadas=None),
@@ -271,7 +263,7 @@ def test_corpus__random_payloads_end_exactly_once_and_the_worker_keeps_going(
     """The database accumulates across examples: the invariants hold for all so far."""
     if _sem_territorio(conn):
         Territorio(conn)
-    _semear_cursor(conn)
+    semear_cursor(conn)
     for payload in payloads:
         texto = json.dumps(payload)  # NaN/Infinity tokens, \u0000: refused by jsonb
         try:

@@ -6,23 +6,16 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any
-
-import psycopg
 
 from d2 import config, ops, worker
 from tests.eventos import inserir_evento, payload_normalizada, saidas
+from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def test_dlq_retry__fixed_cause_is_reprocessed_and_still_bad_stays(db_url: str, conn: Conn) -> None:
     Territorio(conn)
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0)"
-    )
+    semear_cursor(conn)
     payload = payload_normalizada()
     inserir_evento(conn, payload)
     duplicate = inserir_evento(conn, payload)  # same demanda_id, new event: dead letter

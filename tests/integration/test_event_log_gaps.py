@@ -26,8 +26,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import bus
-
-Conn = psycopg.Connection[dict[str, Any]]
+from tests.support import Conn
 
 TIPO = "demanda.georreferenciada"
 PRODUTORES = 6

@@ -16,8 +16,7 @@ import sqlalchemy as sa
 from psycopg.rows import dict_row
 
 from d2 import bus, db, metrics, migrations, ops, service
-
-Conn = psycopg.Connection[dict[str, Any]]
+from tests.support import Conn, semear_cursor
 
 # A colony producing what D-2 reads (the readers serve only those types).
 TIPO = "demanda.normalizada"
@@ -118,10 +117,7 @@ def test_migration__moves_a_live_log_with_events_in_flight(empty_db_url: str) ->
             "SELECT sequence_number FROM core.event_log WHERE event_id = %s", [lidos_antes[-1]]
         ).fetchone()
         assert cursor is not None
-        c.execute(
-            "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) VALUES (%s, %s)",
-            [TIPO, cursor["sequence_number"]],
-        )
+        semear_cursor(c, TIPO, cursor["sequence_number"])
     leitor = psycopg.connect(url, autocommit=True, row_factory=dict_row)
     voando = [psycopg.connect(url) for _ in range(2)]
     em_voo = [_inserir(p) for p in voando]

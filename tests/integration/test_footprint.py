@@ -4,15 +4,14 @@ list, a migrated database holds nothing more, and `d2 db verify` names anything 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
 from psycopg.rows import dict_row
 
 from d2 import footprint, migrations, verify
+from tests.support import Conn
 
-Conn = psycopg.Connection[dict[str, Any]]
 README = Path(__file__).resolve().parents[2] / "README.md"
 SECAO = "## For the monolith's operators: what D-2 adds outside schema d2"
 

@@ -13,8 +13,7 @@ from psycopg.rows import dict_row
 
 from d2 import config, worker
 from tests import eventos, invariantes, nominatim_fixtures
-
-Conn = psycopg.Connection[dict[str, Any]]
+from tests.support import Conn
 
 
 def _publicar(conn: Conn, entidades: dict[str, Any], gps: Any = None) -> uuid.UUID:

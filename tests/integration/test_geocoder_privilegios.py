@@ -19,8 +19,7 @@ from tests import invariantes
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
 from tests.nominatim_fixtures import NominatimAmostra
-
-Conn = psycopg.Connection[dict[str, Any]]
+from tests.support import Conn
 
 
 def test_geocoder__worker_login_handles_address_demands_with_its_grants_only(

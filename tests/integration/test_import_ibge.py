@@ -7,14 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import geopandas
-import psycopg
 import pytest
 import shapely
 
 from d2 import errors, geo
 from d2.importers import ibge, sample
-
-Conn = psycopg.Connection[dict[str, Any]]
+from tests.support import Conn
 
 
 @pytest.fixture

@@ -15,14 +15,12 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
 from d2 import errors
 from d2.importers import osm
+from tests.support import Conn
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def feature(geometria: dict[str, Any], props: dict[str, Any], fid: Any = None) -> dict[str, Any]:
@@ -85,7 +83,9 @@ def extrato() -> dict[str, Any]:
 
 
 @pytest.fixture
-def territorio(conn: Conn) -> Territorio:
+def territorio_com_ibge(conn: Conn) -> Territorio:
+    """The test territory, with one IBGE bairro in município A (which OSM must not
+    shadow)."""
     t = Territorio(conn)
     # Município A has an IBGE bairro layer (the Territorio's own bairros are fonte 'teste').
     inserir_uc(
@@ -118,7 +118,7 @@ def versao(conn: Conn) -> int:
 
 
 def test_importar_osm__loads_bairros_where_ibge_has_none(
-    conn: Conn, db_url: str, territorio: Territorio, tmp_path: Path
+    conn: Conn, db_url: str, territorio_com_ibge: Territorio, tmp_path: Path
 ) -> None:
     resumo = osm.importar_osm(db_url, escrever(tmp_path, extrato()))
 
@@ -142,7 +142,7 @@ def test_importar_osm__loads_bairros_where_ibge_has_none(
         row = rows[nome]
         esperado = uuid.uuid5(osm.ibge.NAMESPACE, f"osm:2:{ident}")
         assert row["id"] == row["unidade_civica_id"] == esperado == osm.uc_id(ident)
-        assert row["nivel"] == 2 and row["parent_uc_id"] == territorio.mun_b
+        assert row["nivel"] == 2 and row["parent_uc_id"] == territorio_com_ibge.mun_b
         assert row["metadados"]["osm_id"] == ident
     assert rows["Centro B"]["metadados"]["wikidata"] == "Q1"
     assert rows["Gravata"]["geometria"]["type"] == "MultiPolygon"  # the bowtie, repaired
@@ -153,10 +153,10 @@ def test_importar_osm__loads_bairros_where_ibge_has_none(
     assert found["unidade_civica_id"] == rows["Centro B"]["id"]
     assert found["cadeia_ucs"] == [
         rows["Centro B"]["id"],
-        territorio.mun_b,
-        territorio.uf,
-        territorio.regiao,
-        territorio.brasil,
+        territorio_com_ibge.mun_b,
+        territorio_com_ibge.uf,
+        territorio_com_ibge.regiao,
+        territorio_com_ibge.brasil,
     ]
 
     texto = resumo.format_text()
@@ -167,7 +167,7 @@ def test_importar_osm__loads_bairros_where_ibge_has_none(
 
 
 def test_importar_osm__rerun_writes_nothing_and_a_change_updates_one(
-    conn: Conn, db_url: str, territorio: Territorio, tmp_path: Path
+    conn: Conn, db_url: str, territorio_com_ibge: Territorio, tmp_path: Path
 ) -> None:
     dados = extrato()
     arquivo = escrever(tmp_path, dados, "bairros.geojson.gz")

@@ -10,7 +10,6 @@ import json
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -18,9 +17,8 @@ from psycopg.rows import dict_row
 
 from d2 import geo, migrations
 from d2.importers import ibge, osm, sample
+from tests.support import Conn
 from tests.territorio import poligono, quadrado
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # (nivel, metadados key, code) of the rows the old seed left, with a parent by code.
 SEED_ANTIGO = (

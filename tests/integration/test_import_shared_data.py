@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any
 
 import numpy
-import psycopg
 import pytest
 import shapely
 
 from d2 import geo
 from d2.importers import ibge, ibge_read
+from tests.support import Conn
 
-Conn = psycopg.Connection[dict[str, Any]]
 pytestmark = pytest.mark.shared_data
 
 

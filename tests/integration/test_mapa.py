@@ -14,14 +14,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
 from d2 import config, mapa, worker
 from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado
 
-Conn = psycopg.Connection[dict[str, Any]]
 NAVEGADORES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
@@ -30,10 +29,7 @@ def cenario(conn: Conn, db_url: str) -> dict[str, Any]:
     """Resolved points at three levels, two reviews, dead letters with and without
     coordinates, all through the real worker."""
     territorio = Territorio(conn)
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0)"
-    )
+    semear_cursor(conn)
     resolvidas = [
         payload_normalizada(-27.0, -49.0),  # bairro A1
         payload_normalizada(-26.0, -46.0),  # bairro A2
@@ -209,10 +205,7 @@ def cenario_hostil(conn: Conn, db_url: str) -> None:
     uf = inserir_uc(conn, 5, "UF", poligono(quadrado(-50, -30, -40, -20)), brasil)
     mun = inserir_uc(conn, 4, HOSTIS[1], poligono(quadrado(-50, -30, -45, -25)), uf)
     inserir_uc(conn, 2, HOSTIS[3], poligono(quadrado(-50, -30, -47.5, -25)), mun)
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0)"
-    )
+    semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(-27.0, -49.0))  # resolved in the bairro
     inserir_evento(conn, payload_normalizada(-27.0, -28.5))  # outside every UC: a review
     for hostil in HOSTIS:  # dead letters with coordinates, their id hostile

@@ -14,15 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import psycopg
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from d2 import config, dead_letters, metrics, service, worker
 from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def amostras(m: metrics.Metricas) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -76,10 +74,7 @@ def test_metricas__each_instance_has_its_own_registry() -> None:
 
 
 def test_atualizar_gauges__lag_dead_letters_reviews_from_the_database(conn: Conn) -> None:
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0)"
-    )
+    semear_cursor(conn)
     for _ in range(3):
         inserir_evento(conn, payload_normalizada())
     inserir_evento(conn, {"outro": 1}, tipo="outra.coisa")  # another type: not lag
@@ -117,10 +112,7 @@ def test_metrics__wired_to_a_real_worker_batch(
     conn: Conn, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     Territorio(conn)
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0)"
-    )
+    semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(-27.0, -49.0))
     inserir_evento(conn, payload_normalizada(-27.0, -49.0))  # same point: a cache hit
     inserir_evento(conn, payload_normalizada(-27.0, -20.0))  # outside: review
@@ -212,10 +204,7 @@ def test_worker__serves_metrics_and_health_on_d2_metrics_port(
     conn: Conn, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     Territorio(conn)
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0)"
-    )
+    semear_cursor(conn)
     porta = porta_livre()
     monkeypatch.setenv("D2_METRICS_PORT", str(porta))
     monkeypatch.setenv("D2_POLL_INTERVAL", "0.2")

@@ -12,16 +12,14 @@ import json
 import threading
 import time
 import uuid
-from typing import Any
 
 import psycopg
 import pytest
 from psycopg.rows import dict_row
 
 from d2 import cli, config, errors, mirror, ops, worker
+from tests.support import Conn
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def _versao(conn: Conn) -> int:
@@ -41,11 +39,6 @@ def _resolve(conn: Conn, lat: float, lng: float) -> uuid.UUID | None:
         "SELECT unidade_civica_id FROM d2.resolver_territorio(%s, %s)", [lat, lng]
     ).fetchone()
     return row["unidade_civica_id"] if row else None
-
-
-@pytest.fixture
-def territorio(conn: Conn) -> Territorio:
-    return Territorio(conn)
 
 
 def _inserir_sem_aplicar(conn: Conn, nome: str, x: float) -> uuid.UUID:

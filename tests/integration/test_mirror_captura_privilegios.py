@@ -20,9 +20,9 @@ from psycopg.rows import dict_row
 
 from d2 import mirror
 from tests.conftest import Server
+from tests.support import Conn
 from tests.territorio import poligono, quadrado
 
-Conn = psycopg.Connection[dict[str, Any]]
 SENHA = "outra-colonia-123"
 
 

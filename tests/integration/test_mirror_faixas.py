@@ -13,9 +13,9 @@ import uuid
 from typing import Any
 
 import psycopg
-import pytest
 
 from d2 import mirror
+from tests.support import Conn
 from tests.territorio import (
     Territorio,
     inserir_uc,
@@ -26,7 +26,6 @@ from tests.territorio import (
     sincronizar_espelho,
 )
 
-Conn = psycopg.Connection[dict[str, Any]]
 ESCALA = 128  # = d2.faixas_por_grau()
 
 
@@ -98,11 +97,6 @@ def _estrela(
         for i in range(n)
     ]
     return [*anel, anel[0]]
-
-
-@pytest.fixture
-def territorio(conn: Conn) -> Territorio:
-    return Territorio(conn)
 
 
 def test_faixas__built_by_the_insert_and_the_batch_agrees(

@@ -38,9 +38,9 @@ from tests.chaos.processos import (
 )
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import Conn
 from tests.territorio import Territorio
 
-Conn = psycopg.Connection[dict[str, Any]]
 TAKEOVER_MAX_S = 10.0
 
 

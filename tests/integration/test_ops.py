@@ -14,33 +14,11 @@ import pytest
 from d2 import bus, config, errors, ops, regeo, registry, service, worker
 from d2.saidas import TIPO_SAIDA, payload_saida
 from tests.eventos import inserir_evento, payload_normalizada, saidas
+from tests.support import Conn, drenar, semear_cursor
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 FORA = (-27.0, -20.0)  # (lat, lng): east of Brasil [-50,-30]..[-30,-10], in no polygon
 LONGE = (-5.0, -25.0)  # also outside everything, and outside the polygon added later
-
-
-@pytest.fixture
-def territorio(conn: Conn) -> Territorio:
-    return Territorio(conn)
-
-
-@pytest.fixture
-def settings() -> config.Settings:
-    return config.load()
-
-
-def drenar(db_url: str, settings: config.Settings) -> service.Resultado:
-    return worker.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
-
-
-def semear_cursor(conn: Conn) -> None:
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0)"
-    )
 
 
 def publicar(conn: Conn, lat: Any, lng: Any, **kw: Any) -> tuple[uuid.UUID, str]:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import Any, LiteralString, cast
+from typing import LiteralString, cast
 
 import psycopg
 import pytest
@@ -26,16 +26,8 @@ from tests import invariantes
 from tests.conftest import SENHA_WORKER as SENHA
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio, sincronizar_espelho
-
-Conn = psycopg.Connection[dict[str, Any]]
-
-
-def _semear_cursor(conn: Conn) -> None:
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) "
-        "VALUES ('demanda.normalizada', 0) ON CONFLICT (tipo_evento) DO NOTHING"
-    )
 
 
 def _backlog_de_todos_os_desfechos(conn: Conn) -> dict[str, uuid.UUID]:
@@ -88,7 +80,7 @@ def test_worker_role__drain_handles_every_outcome_including_dlq_and_review(
     conn: Conn, login_url: str, como_worker: Conn
 ) -> None:
     Territorio(conn)
-    _semear_cursor(conn)
+    semear_cursor(conn)
     eventos = _backlog_de_todos_os_desfechos(conn)
     usuario = como_worker.execute("SELECT current_user AS u").fetchone()
     assert usuario is not None and usuario["u"].startswith("d2_app_")
@@ -115,7 +107,7 @@ def test_worker_role__replay_from_zero_republishes_without_new_rows(
     conn: Conn, login_url: str
 ) -> None:
     Territorio(conn)
-    _semear_cursor(conn)
+    semear_cursor(conn)
     _backlog_de_todos_os_desfechos(conn)
     worker.Worker(config.load(), url=login_url).executar(drain=True)
     antes = _contagens(conn)
@@ -263,7 +255,7 @@ def test_logs__database_password_never_appears(
     conn: Conn, login_url: str, tmp_path: Path, pg_server: Server
 ) -> None:
     Territorio(conn)
-    _semear_cursor(conn)
+    semear_cursor(conn)
     _backlog_de_todos_os_desfechos(conn)
     log = tmp_path / "worker.log"
     assert _rodar_worker(login_url, log, "--drain", "--log-level", "DEBUG") == 0
@@ -281,7 +273,7 @@ def test_logs__gps_coordinates_only_in_the_invalid_coordinates_error(
     conn: Conn, login_url: str, tmp_path: Path
 ) -> None:
     Territorio(conn)
-    _semear_cursor(conn)
+    semear_cursor(conn)
     # Distinctive values, easy to find in any log line.
     valido = payload_normalizada(-27.123457, -48.765432)
     fora = payload_normalizada(12.345678, 23.456789)

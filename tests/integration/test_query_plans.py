@@ -16,9 +16,8 @@ from typing import Any
 import psycopg
 import pytest
 
+from tests.support import Conn
 from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 @pytest.fixture

@@ -7,19 +7,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import psycopg
 import pytest
 
 from d2 import config, db, mirror, regeo, wire, worker
 from tests.eventos import inserir_evento
+from tests.support import Conn
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
-
-Conn = psycopg.Connection[dict[str, Any]]
-
-
-@pytest.fixture
-def territorio(conn: Conn) -> Territorio:
-    return Territorio(conn)
 
 
 def guardar(conn: Conn, pontos: list[tuple[float, float]]) -> None:

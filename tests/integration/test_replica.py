@@ -17,9 +17,9 @@ import pytest
 from d2 import config, registry, replica, worker
 from d2.importers import ibge, sample
 from tests.eventos import inserir_evento
+from tests.support import Conn
 from tests.territorio import poligono, quadrado, resolver_lote
 
-Conn = psycopg.Connection[dict[str, Any]]
 ESCALA = 128  # = d2.faixas_por_grau(): points exactly on band edges
 
 
@@ -131,10 +131,6 @@ def test_replica__every_published_event_is_registry_valid_and_idempotent(
         registry.validar(e["tipo"], e["payload"], e["versao_schema"])
 
 
-def _settings() -> config.Settings:
-    return config.load()
-
-
 def _uc_evento(
     conn: Conn, tipo: str, poligono_id: uuid.UUID, uc: uuid.UUID, forma: Any, **mais: Any
 ) -> uuid.UUID:
@@ -159,7 +155,7 @@ def _uc_evento(
 def test_replica__from_empty_catches_up_and_follows_each_kind_of_event(
     db_url: str, conn: Conn
 ) -> None:
-    settings = _settings()
+    settings = config.load()
     replica.definir_fonte(conn, settings, "eventos")
     a, uc_a = uuid.uuid4(), uuid.uuid4()
     b, uc_b = uuid.uuid4(), uuid.uuid4()
@@ -197,7 +193,7 @@ def test_replica__a_change_by_event_re_georeferences_stored_answers(
     border rewrites the stored answers inside the moved strip."""
     from tests.eventos import payload_normalizada
 
-    settings = _settings()
+    settings = config.load()
     replica.definir_fonte(conn, settings, "eventos")
     a, uc_a = uuid.uuid4(), uuid.uuid4()
     b, uc_b = uuid.uuid4(), uuid.uuid4()
@@ -235,7 +231,7 @@ HOSTIS: dict[str, dict[str, Any]] = {
 def test_replica__hostile_events_are_dead_lettered_and_the_drain_goes_on(
     db_url: str, conn: Conn
 ) -> None:
-    settings = _settings()
+    settings = config.load()
     replica.definir_fonte(conn, settings, "eventos")
     quadrado_ok = poligono(quadrado(-50, -20, -49, -19))
     ids = {}
@@ -290,7 +286,7 @@ def test_replica__a_consumer_stopped_mid_catch_up_resumes_without_loss_or_duplic
 ) -> None:
     """The drain is cut after some events (a failure in the middle of one of them: its
     transaction rolls back); the next drain finishes: every event applied once."""
-    settings = _settings()
+    settings = config.load()
     replica.definir_fonte(conn, settings, "eventos")
     for i in range(30):
         _uc_evento(

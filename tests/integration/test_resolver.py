@@ -5,9 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import psycopg
-import pytest
-
+from tests.support import Conn
 from tests.territorio import (
     Territorio,
     inserir_uc,
@@ -17,16 +15,9 @@ from tests.territorio import (
     sincronizar_espelho,
 )
 
-Conn = psycopg.Connection[dict[str, Any]]
-
 
 def resolver(conn: Conn, lat: float, lng: float) -> list[dict[str, Any]]:
     return conn.execute("SELECT * FROM d2.resolver_territorio(%s, %s)", [lat, lng]).fetchall()
-
-
-@pytest.fixture
-def territorio(conn: Conn) -> Territorio:
-    return Territorio(conn)
 
 
 def test_resolver__point_in_bairro_gives_level_2_and_chain_to_7(

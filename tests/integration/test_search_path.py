@@ -21,9 +21,8 @@ from psycopg.rows import dict_row
 
 from d2 import errors, migrations, mirror, verify
 from tests.conftest import Server
+from tests.support import Conn
 from tests.territorio import Territorio, sincronizar_espelho
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # Each one is a better match than PostGIS's or pg_catalog's for a call as it was written
 # in D-2's functions before the fix (integer literals, polymorphic built-ins, implicit

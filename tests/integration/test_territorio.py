@@ -23,9 +23,8 @@ from shapely.geometry import shape
 
 from d2 import bus, config, db, dead_letters, errors, registry, territorio, wire
 from tests.eventos import inserir_evento
+from tests.support import Conn
 from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # A município of ~11 km by 11 km at latitude -22, its neighbour, and the chain above them.
 M = (-55.0, -22.1, -54.9, -22.0)
@@ -56,11 +55,6 @@ def base(conn: Conn) -> Base:
         fonte="ibge",
     )
     return Base(municipio, vizinho, bairro)
-
-
-@pytest.fixture
-def settings() -> config.Settings:
-    return config.load()
 
 
 def submeter(

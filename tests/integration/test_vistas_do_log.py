@@ -23,8 +23,7 @@ from psycopg import sql
 
 from d2 import bus, dead_letters
 from tests.eventos import inserir_evento, payload_normalizada
-
-Conn = psycopg.Connection[dict[str, Any]]
+from tests.support import Conn
 
 SEGREDO = "cpf-123.456.789-00-de-outra-colonia"
 OUTRO_TIPO = "pagamento.efetuado"
