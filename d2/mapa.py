@@ -22,7 +22,7 @@ from typing import Any
 
 import folium
 
-from d2 import db, errors, service
+from d2 import db, errors, ops, service
 
 _LEAFLET = Path(__file__).resolve().parent / "_leaflet"
 _EXTERNO = re.compile(r"<(?:script|link)\b[^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//", re.I)
@@ -154,7 +154,17 @@ def _limites(pontos: list[tuple[float, float]]) -> list[list[float]] | None:
 
 def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
     with db.mapped_errors():
-        revisoes = conn.execute(db.q("mapa_revisoes"), {"limite": limite}).fetchall()
+        revisoes = [
+            {
+                "demanda_id": r["demanda_id"],
+                "event_id": r["event_id"],
+                "lat": r["coordenadas_lat"],
+                "lng": r["coordenadas_lng"],
+                "criado_em": r["criado_em"],
+                "uc_proxima": r["uc_proxima_nome"],
+            }
+            for r in ops.listar_revisoes(conn, limite)
+        ]
         mortos = conn.execute(
             db.q("mapa_dead_letters"), {"consumidor": service.CONSUMIDOR, "limite": limite}
         ).fetchall()

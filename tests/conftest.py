@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,6 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import psycopg
 import pytest
-from psycopg import sql
 from psycopg.rows import dict_row
 from pytest_postgresql.janitor import DatabaseJanitor
 
@@ -147,39 +145,3 @@ def shared_data() -> Path:
     if not (SHARED_DATA / "br_municipios.geojson.gz").exists():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     return SHARED_DATA
-
-
-# --- the worker's login: a LOGIN role holding d2_worker and nothing else ----------------
-
-SENHA_WORKER = "S3nha-Sup3r-Secreta-d2"
-
-
-@pytest.fixture
-def login_url(
-    db_url: str, pg_server: Server, conn: psycopg.Connection[dict[str, Any]]
-) -> Iterator[str]:
-    """A LOGIN role (with a password) that holds d2_worker and nothing else, as the
-    worker runs in a shared database; its URL on this test's database."""
-    nome = f"d2_app_{uuid.uuid4().hex[:10]}"
-    conn.execute(
-        sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE d2_worker").format(
-            sql.Identifier(nome), sql.Literal(SENHA_WORKER)
-        )
-    )
-    banco = conn.execute("SELECT current_database() AS d").fetchone()
-    assert banco is not None
-    try:
-        yield Server(nome, pg_server.host, pg_server.port, SENHA_WORKER).url(banco["d"])
-    finally:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %(n)s",
-            {"n": nome},
-        )
-        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
-
-
-@pytest.fixture
-def como_worker(login_url: str) -> Iterator[psycopg.Connection[dict[str, Any]]]:
-    """A connection as that login, autocommit."""
-    with psycopg.connect(login_url, autocommit=True, row_factory=dict_row) as c:
-        yield c

@@ -32,6 +32,23 @@ def payload_normalizada(
     return payload
 
 
+def payload_georreferenciada(**mudancas: Any) -> dict[str, Any]:
+    """A valid demanda.georreferenciada payload (spec 3.2), a bairro with its município."""
+    uc = str(uuid.uuid4())
+    payload: dict[str, Any] = {
+        "demanda_id": str(uuid.uuid4()),
+        "unidade_civica_id": uc,
+        "nivel_minimo_resolvido": 2,
+        "cadeia_ucs": [uc, str(uuid.uuid4())],
+        "metodo_resolucao": "gps",
+        "confianca_geo": "alta",
+        "coordenadas_lat": -27.5,
+        "coordenadas_lng": -48.5,
+    }
+    payload.update(mudancas)
+    return payload
+
+
 def inserir_evento(
     conn: psycopg.Connection[Any],
     payload: Any,

@@ -102,6 +102,11 @@ class Territorio:
             conn, 2, "Bairro A2", poligono(quadrado(-47.5, -30, -45, -25)), self.mun_a
         )
 
+    @property
+    def cadeia_a1(self) -> list[uuid.UUID]:
+        """Bairro A1's chain, bairro to Brasil."""
+        return [self.bairro_a1, self.mun_a, self.uf, self.regiao, self.brasil]
+
 
 def resolver_ingenuo(
     conn: psycopg.Connection[Any], pontos: list[tuple[float, float]]

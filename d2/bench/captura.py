@@ -30,7 +30,7 @@ from d2.bench import common, data
 ANTES = "20261203010000_event_log_numerar_na_insercao"
 """The head before the change capture: the mirror kept in the writer's transaction."""
 
-_TABELA_DA_SPEC = """
+TABELA_DA_SPEC = """
 CREATE SCHEMA core;
 CREATE TABLE core.uc_polygons (
     id UUID NOT NULL, unidade_civica_id UUID NOT NULL, nivel INTEGER NOT NULL,
@@ -86,7 +86,7 @@ def escritor(srv: common.Server, vezes: int, anterior: bool) -> Iterator[dict[st
         common.scratch_db(srv, "captura_off") as desligada,
     ):
         with common.connect(sem) as conn:
-            conn.execute(_TABELA_DA_SPEC)
+            conn.execute(TABELA_DA_SPEC)
         with common.connect(desligada) as conn:
             for evento in ("insert", "update", "delete", "truncate"):
                 conn.execute(

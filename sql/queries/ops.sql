@@ -103,24 +103,6 @@ LEFT JOIN d2.eventos e ON e.event_id = p.event_id
 ORDER BY p.criado_em, e.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
--- name: mapa_revisoes
--- The review queue for the map, oldest first, with the nearest level ≤ 4 UC's name.
-SELECT p.demanda_id, p.event_id, p.coordenadas_lat AS lat, p.coordenadas_lng AS lng,
-       p.criado_em, perto.nome AS uc_proxima
-FROM d2.revisoes_geo_pendentes p
-LEFT JOIN LATERAL (
-    SELECT u.nome
-    FROM d2.mirror_uc m
-    JOIN core.uc_polygons u ON u.id = m.uc_polygon_id
-    WHERE m.nivel <= 4
-    ORDER BY m.geom <-> ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326)
-    LIMIT 1
-) perto ON true
--- Demands queued in one batch share criado_em: the event log's order breaks the tie.
-LEFT JOIN d2.eventos e ON e.event_id = p.event_id
-ORDER BY p.criado_em, e.sequence_number, p.demanda_id
-LIMIT %(limite)s;
-
 -- name: mapa_dead_letters
 -- D-2's pending dead letters with what their event says: the demanda_id as written and
 -- the coordinates when both are JSON numbers in range (NULL otherwise).

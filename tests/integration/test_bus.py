@@ -12,28 +12,14 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import bus, dead_letters, errors, migrations, wire
+from d2.bench import common
+from tests.eventos import payload_georreferenciada
 from tests.support import Conn
 
 GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"
 EVENT_LOG_REV = "20261202130100_core_event_log"
 ANTERIOR_REV = "20261202130000_d2_postgis_mirror"
-
-
-def georreferenciada(**mudancas: Any) -> dict[str, Any]:
-    uc = str(uuid.uuid4())
-    payload: dict[str, Any] = {
-        "demanda_id": str(uuid.uuid4()),
-        "unidade_civica_id": uc,
-        "nivel_minimo_resolvido": 2,
-        "cadeia_ucs": [uc, str(uuid.uuid4())],
-        "metodo_resolucao": "gps",
-        "confianca_geo": "alta",
-        "coordenadas_lat": -27.5,
-        "coordenadas_lng": -48.5,
-    }
-    payload.update(mudancas)
-    return payload
 
 
 # Events as an upstream producer writes them, of a type D-2 reads (the readers serve
@@ -59,7 +45,7 @@ def inserir_cru(conn: Conn, tipo: str = TIPO_CRU, **colunas: Any) -> uuid.UUID:
 
 def test_bus__publish_then_replay_round_trip(db_url: str, conn: Conn) -> None:
     correlacao = uuid.uuid4()
-    payloads = [georreferenciada() for _ in range(3)]
+    payloads = [payload_georreferenciada() for _ in range(3)]
     with transacao(db_url) as produtor:
         ids = bus.publicar(
             produtor, [bus.preparar(GEO, p, correlacao) for p in payloads], origem="D-2"
@@ -87,7 +73,7 @@ def test_bus__publish_joins_the_callers_transaction_and_rolls_back_with_it(
     db_url: str, conn: Conn
 ) -> None:
     with transacao(db_url) as produtor:
-        bus.publicar(produtor, [bus.preparar(GEO, georreferenciada())], origem="D-2")
+        bus.publicar(produtor, [bus.preparar(GEO, payload_georreferenciada())], origem="D-2")
         produtor.rollback()
     assert bus.ler_desde(conn, GEO, 0) == []
     assert bus.maior_sequencia(conn) == 0
@@ -117,15 +103,15 @@ def test_bus__default_versions_and_explicit_version(db_url: str, conn: Conn) -> 
 def test_bus__invalid_payload_refused_with_the_field_named(db_url: str, conn: Conn) -> None:
     with transacao(db_url) as produtor:
         with pytest.raises(errors.InvalidEvent, match=r"demanda_id.*'nao-e-uuid'.*uuid"):
-            bus.preparar(GEO, georreferenciada(demanda_id="nao-e-uuid"))
+            bus.preparar(GEO, payload_georreferenciada(demanda_id="nao-e-uuid"))
         with pytest.raises(errors.InvalidEvent, match="nivel_minimo_resolvido"):
-            bus.preparar(GEO, georreferenciada(nivel_minimo_resolvido=8))
+            bus.preparar(GEO, payload_georreferenciada(nivel_minimo_resolvido=8))
         with pytest.raises(errors.InvalidEvent, match="'cadeia_ucs'"):
-            bus.preparar(GEO, georreferenciada(cadeia_ucs=[]))
+            bus.preparar(GEO, payload_georreferenciada(cadeia_ucs=[]))
         with pytest.raises(errors.InvalidEvent, match="no schema registered"):
             bus.preparar("tipo.desconhecido", {})
         with pytest.raises(errors.InvalidEvent, match=r"version '9.9.9'.*1\.0\.0"):
-            bus.preparar(GEO, georreferenciada(), versao_schema="9.9.9")
+            bus.preparar(GEO, payload_georreferenciada(), versao_schema="9.9.9")
         # Only what preparar made can be published: nothing reached the log.
         assert bus.publicar(produtor, [], origem="D-2") == []
     assert bus.maior_sequencia(conn) == 0
@@ -134,7 +120,7 @@ def test_bus__invalid_payload_refused_with_the_field_named(db_url: str, conn: Co
 def test_bus__publicar_keeps_the_order_of_the_events_of_any_types(db_url: str, conn: Conn) -> None:
     correlacoes: list[uuid.UUID | None] = [uuid.uuid4(), None, uuid.uuid4(), None]
     eventos_antes = [
-        bus.preparar(GEO, georreferenciada(nivel_minimo_resolvido=i + 1), c)
+        bus.preparar(GEO, payload_georreferenciada(nivel_minimo_resolvido=i + 1), c)
         for i, c in enumerate(correlacoes)
     ]
     removido = bus.preparar(
@@ -148,7 +134,7 @@ def test_bus__publicar_keeps_the_order_of_the_events_of_any_types(db_url: str, c
         versao_schema=None,
     )
     with transacao(db_url) as produtor:
-        bus.publicar(produtor, [bus.preparar(GEO, georreferenciada())], origem="D-2")
+        bus.publicar(produtor, [bus.preparar(GEO, payload_georreferenciada())], origem="D-2")
         ids = bus.publicar(
             produtor, [*eventos_antes[:2], removido, *eventos_antes[2:]], origem="D-2"
         )
@@ -168,7 +154,9 @@ def test_bus__producers_send_no_notification(db_url: str) -> None:
         with transacao(db_url) as produtor:
             inserir_cru(produtor)
             bus.publicar(
-                produtor, [bus.preparar(GEO, georreferenciada()) for _ in range(3)], origem="D-2"
+                produtor,
+                [bus.preparar(GEO, payload_georreferenciada()) for _ in range(3)],
+                origem="D-2",
             )
         assert listener.esperar(0.5) is False
         assert listener.recebidas == 0
@@ -213,7 +201,9 @@ def test_bus__lost_notify_is_delivered_by_polling(db_url: str) -> None:
         time.sleep(0.3)
         with transacao(db_url) as produtor:
             bus.publicar(
-                produtor, [bus.preparar(GEO, georreferenciada(), event_id=event_id)], origem="D-2"
+                produtor,
+                [bus.preparar(GEO, payload_georreferenciada(), event_id=event_id)],
+                origem="D-2",
             )
 
     with bus.Listener(db_url, canal="ninguem_notifica") as surdo:
@@ -276,7 +266,9 @@ def test_bus__retry_gives_up_after_4_tries_and_says_so(
     def operacao() -> uuid.UUID:
         tentativas.append(1)
         with transacao(db_url) as produtor:
-            [novo] = bus.publicar(produtor, [bus.preparar(GEO, georreferenciada())], origem="D-2")
+            [novo] = bus.publicar(
+                produtor, [bus.preparar(GEO, payload_georreferenciada())], origem="D-2"
+            )
             return novo
 
     inicio = time.monotonic()
@@ -392,26 +384,15 @@ def test_migration__keeps_a_core_event_log_it_did_not_create(empty_db_url: str) 
     """The monolith may already have core.event_log (with a serial sequence_number)."""
     migrations.upgrade(empty_db_url, ANTERIOR_REV)
     with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
+        c.execute(common.q("monolito_event_log"))  # the table as the monolith creates it
         c.execute(
-            """
-            CREATE TABLE core.event_log (
-                sequence_number BIGSERIAL NOT NULL UNIQUE,
-                event_id UUID PRIMARY KEY,
-                tipo VARCHAR(255) NOT NULL,
-                versao_schema VARCHAR(32) NOT NULL DEFAULT '1.0.0',
-                origem VARCHAR(100) NOT NULL,
-                correlacao_id UUID,
-                payload JSONB NOT NULL,
-                publicado_em TIMESTAMPTZ NOT NULL DEFAULT now()
-            );
-            INSERT INTO core.event_log (event_id, tipo, origem, payload)
-            SELECT gen_random_uuid(), 'antigo', 'N-0a', '{}' FROM generate_series(1, 3);
-            """
+            "INSERT INTO core.event_log (event_id, tipo, origem, payload) "
+            "SELECT gen_random_uuid(), 'antigo', 'N-0a', '{}' FROM generate_series(1, 3)"
         )
         c.commit()
     migrations.upgrade(empty_db_url, migrations.head())
     with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
-        [novo] = bus.publicar(c, [bus.preparar(GEO, georreferenciada())], origem="D-2")
+        [novo] = bus.publicar(c, [bus.preparar(GEO, payload_georreferenciada())], origem="D-2")
         c.commit()
         assert [e.event_id for e in bus.ler_desde(c, GEO, 3)] == [novo]
         assert bus.maior_sequencia(c) == 4
@@ -447,7 +428,7 @@ def test_migration__keeps_a_core_event_log_it_did_not_create(empty_db_url: str) 
         assert [r["n"] for r in numeros] == [1, 2, 3, 4, 5]
     migrations.upgrade(empty_db_url, migrations.head())
     with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
-        bus.publicar(c, [bus.preparar(GEO, georreferenciada())], origem="D-2")
+        bus.publicar(c, [bus.preparar(GEO, payload_georreferenciada())], origem="D-2")
         c.commit()
         assert bus.maior_sequencia(c) == 6
 

@@ -40,13 +40,7 @@ def test_cadeias__full_territory(conn: Conn, territorio: Territorio) -> None:
         [territorio.bairro_a1],
     ).fetchone()
     assert row is not None
-    assert row["cadeia_ucs"] == [
-        territorio.bairro_a1,
-        territorio.mun_a,
-        territorio.uf,
-        territorio.regiao,
-        territorio.brasil,
-    ]
+    assert row["cadeia_ucs"] == territorio.cadeia_a1
 
 
 def test_cadeias__partial_chain_completed_when_parent_arrives(conn: Conn) -> None:

@@ -16,6 +16,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import geo, migrations
+from d2.bench import captura
 from d2.importers import ibge, osm, sample
 from tests.support import Conn
 from tests.territorio import poligono, quadrado
@@ -142,22 +143,7 @@ def test_import__monolith_created_table_with_old_seed_imports_like_a_d2_one(
     columns and indexes), the old seed filled it, then `d2 migrate`. Same result as in a
     D-2-created table, in comparable time."""
     with psycopg.connect(empty_db_url, autocommit=True, row_factory=dict_row) as mono:
-        mono.execute(
-            """
-            CREATE SCHEMA core;
-            CREATE TABLE core.uc_polygons (
-                id UUID NOT NULL, unidade_civica_id UUID NOT NULL, nivel INTEGER NOT NULL,
-                parent_uc_id UUID, nome VARCHAR(255) NOT NULL,
-                nome_busca VARCHAR(255) NOT NULL DEFAULT '', geometria JSONB NOT NULL,
-                fonte VARCHAR(50) NOT NULL, metadados JSONB NOT NULL DEFAULT '{}',
-                populacao_estimada INTEGER,
-                criado_em TIMESTAMPTZ(2) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-                atualizado_em TIMESTAMPTZ(2) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-                CONSTRAINT uc_polygons_pkey PRIMARY KEY (id));
-            CREATE INDEX uc_polygons_unidade_civica_id_idx ON core.uc_polygons (unidade_civica_id);
-            CREATE INDEX uc_polygons_nivel_idx ON core.uc_polygons (nivel);
-            """
-        )
+        mono.execute(captura.TABELA_DA_SPEC)  # the spec's table, as the monolith makes it
         ids = semear_como_o_seed_antigo(mono)
         migrations.upgrade(empty_db_url)
         inicio = time.monotonic()

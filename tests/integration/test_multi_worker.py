@@ -29,16 +29,14 @@ from tests import invariantes
 from tests.chaos.processos import (
     STANDBY,
     ProcessoWorker,
-    backlog,
     esperar,
     lag,
     matar_restantes,
     publicacoes_repetidas,
-    semear_cursor,
 )
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
-from tests.support import Conn
+from tests.support import Conn, backlog, papel_de_login, semear_cursor
 from tests.territorio import Territorio
 
 TAKEOVER_MAX_S = 10.0
@@ -170,22 +168,13 @@ def _nome_do_banco(conn: Conn) -> str:
 def intruso(conn: Conn, pg_server: Server) -> Iterator[str]:
     """A LOGIN role that is not d2_worker, given the most an outsider might be given on the
     lock's table (USAGE on d2, SELECT on it); its URL."""
-    nome = f"intruso_{uuid.uuid4().hex[:10]}"
-    conn.execute(
-        sql.SQL(
-            "CREATE ROLE {0} LOGIN PASSWORD 'x'; GRANT USAGE ON SCHEMA d2 TO {0}; "
-            "GRANT SELECT ON d2.worker_lideranca TO {0}"
-        ).format(sql.Identifier(nome))
-    )
-    try:
-        yield Server(nome, pg_server.host, pg_server.port, "x").url(_nome_do_banco(conn))
-    finally:
+    with papel_de_login(conn, pg_server, "intruso") as (nome, url):
         conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %(n)s",
-            {"n": nome},
+            sql.SQL(
+                "GRANT USAGE ON SCHEMA d2 TO {0}; GRANT SELECT ON d2.worker_lideranca TO {0}"
+            ).format(sql.Identifier(nome))
         )
-        conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(nome)))
-        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
+        yield url
 
 
 def test_leadership__an_ordinary_role_cannot_keep_the_workers_in_standby(

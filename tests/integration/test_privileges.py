@@ -23,9 +23,9 @@ from psycopg.rows import dict_row
 
 from d2 import config, migrations, worker
 from tests import invariantes
-from tests.conftest import SENHA_WORKER as SENHA
 from tests.conftest import Server
 from tests.eventos import inserir_evento, payload_normalizada
+from tests.support import SENHA_WORKER as SENHA
 from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio, sincronizar_espelho
 

@@ -102,26 +102,14 @@ def test_replica__every_published_event_is_registry_valid_and_idempotent(
     assert eventos
     for e in eventos:
         registry.validar(e["tipo"], e["payload"], e["versao_schema"])
-    with conn.transaction():
-        assert replica.publicar_estado(conn) == {
-            "adicionados": 0,
-            "atualizados": 0,
-            "removidos": 0,
-            "recusados": 0,
-        }
+    assert _publicar_estado(conn) == dict(adicionados=0, atualizados=0, removidos=0, recusados=0)
     # A rename and a removal publish exactly their events.
     alvo = conn.execute(
         "SELECT id FROM core.uc_polygons WHERE nivel = 2 ORDER BY id LIMIT 2"
     ).fetchall()
     conn.execute("UPDATE core.uc_polygons SET nome = 'Renomeado' WHERE id = %s", [alvo[0]["id"]])
     conn.execute("DELETE FROM core.uc_polygons WHERE id = %s", [alvo[1]["id"]])
-    with conn.transaction():
-        assert replica.publicar_estado(conn) == {
-            "adicionados": 0,
-            "atualizados": 1,
-            "removidos": 1,
-            "recusados": 0,
-        }
+    assert _publicar_estado(conn) == dict(adicionados=0, atualizados=1, removidos=1, recusados=0)
     ultimos = conn.execute(
         "SELECT tipo, versao_schema, payload FROM core.event_log"
         " WHERE tipo IN ('uc.poligono_atualizado', 'uc.poligono_removido')"
@@ -129,6 +117,12 @@ def test_replica__every_published_event_is_registry_valid_and_idempotent(
     assert sorted(e["tipo"] for e in ultimos) == ["uc.poligono_atualizado", "uc.poligono_removido"]
     for e in ultimos:
         registry.validar(e["tipo"], e["payload"], e["versao_schema"])
+
+
+def _publicar_estado(conn: Conn) -> dict[str, int]:
+    """`d2 mirror publicar-estado` in its transaction; what it published."""
+    with conn.transaction():
+        return replica.publicar_estado(conn)
 
 
 def _uc_evento(

@@ -26,13 +26,7 @@ def test_resolver__point_in_bairro_gives_level_2_and_chain_to_7(
     [row] = resolver(conn, -27.0, -49.0)
     assert row["unidade_civica_id"] == territorio.bairro_a1
     assert row["nivel_minimo_resolvido"] == 2
-    assert row["cadeia_ucs"] == [
-        territorio.bairro_a1,
-        territorio.mun_a,
-        territorio.uf,
-        territorio.regiao,
-        territorio.brasil,
-    ]
+    assert row["cadeia_ucs"] == territorio.cadeia_a1
 
 
 def test_resolver__municipality_without_bairros_gives_level_4(

@@ -21,7 +21,7 @@ from psycopg.rows import dict_row
 
 from d2 import errors, migrations, mirror, verify
 from tests.conftest import Server
-from tests.support import Conn
+from tests.support import Conn, papel_de_login
 from tests.territorio import Territorio, sincronizar_espelho
 
 # Each one is a better match than PostGIS's or pg_catalog's for a call as it was written
@@ -93,30 +93,11 @@ PLANTADAS = [
 ]
 
 
-def _nome_do_banco(url: str) -> str:
-    with psycopg.connect(url) as c:
-        row = c.execute("SELECT current_database()").fetchone()
-    assert row is not None
-    return str(row[0])
-
-
 @pytest.fixture
 def hostil(pg_server: Server, db_url: str, conn: Conn) -> Iterator[tuple[str, str]]:
     """An ordinary LOGIN role (no d2_worker) and its URL to this test's database."""
-    nome = f"hostil_{uuid.uuid4().hex[:10]}"
-    conn.execute(
-        sql.SQL("CREATE ROLE {} LOGIN PASSWORD 'x'").format(sql.Identifier(nome)),
-    )
-    servidor = Server(nome, pg_server.host, pg_server.port, "x")
-    try:
-        yield nome, servidor.url(_nome_do_banco(db_url))
-    finally:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %(n)s",
-            {"n": nome},
-        )
-        conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(nome)))
-        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
+    with papel_de_login(conn, pg_server, "hostil") as papel:
+        yield papel
 
 
 def _plantar(url_hostil: str) -> None:

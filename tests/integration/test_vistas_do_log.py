@@ -15,14 +15,13 @@ import os
 import subprocess
 import sys
 import uuid
-from typing import Any
 
 import psycopg
 import pytest
 from psycopg import sql
 
 from d2 import bus, dead_letters
-from tests.eventos import inserir_evento, payload_normalizada
+from tests.eventos import inserir_evento, payload_georreferenciada, payload_normalizada
 from tests.support import Conn
 
 SEGREDO = "cpf-123.456.789-00-de-outra-colonia"
@@ -164,7 +163,7 @@ def test_publish_view__d2_publishes_through_it(conn: Conn, como_worker: Conn) ->
     event_id = uuid.uuid4()
     with como_worker.transaction():
         evento = bus.preparar(
-            "demanda.georreferenciada", _georreferenciada(), uuid.uuid4(), event_id=event_id
+            "demanda.georreferenciada", payload_georreferenciada(), uuid.uuid4(), event_id=event_id
         )
         bus.publicar(como_worker, [evento], origem="D-2")
     row = conn.execute(
@@ -172,20 +171,6 @@ def test_publish_view__d2_publishes_through_it(conn: Conn, como_worker: Conn) ->
         {"id": event_id},
     ).fetchone()
     assert row == {"tipo": "demanda.georreferenciada", "numerado": True}
-
-
-def _georreferenciada() -> dict[str, Any]:
-    uc = str(uuid.uuid4())
-    return {
-        "demanda_id": str(uuid.uuid4()),
-        "unidade_civica_id": uc,
-        "nivel_minimo_resolvido": 4,
-        "cadeia_ucs": [uc],
-        "metodo_resolucao": "gps",
-        "confianca_geo": "alta",
-        "coordenadas_lat": -27.5,
-        "coordenadas_lng": -48.5,
-    }
 
 
 # --- dead letters -----------------------------------------------------------------------

@@ -7,11 +7,17 @@ tests/conftest.py's; the cluster comes from d2.embedded.temporario, as the bench
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import random
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
+import psycopg
 import pytest
+from psycopg import sql
+from psycopg.rows import dict_row
 
 from d2 import config, db, service, worker
 from tests.eventos import inserir_evento, payload_normalizada
@@ -71,6 +77,33 @@ def backlog(conn: Conn, n: int, seed: int = 1) -> None:
             )
 
 
+@contextlib.contextmanager
+def papel_de_login(
+    conn: Conn, servidor: Any, prefixo: str, *, senha: str = "x", membro_de: str | None = None
+) -> Iterator[tuple[str, str]]:
+    """A new LOGIN role (in membro_de, if given) and its URL to conn's database, on
+    servidor (tests/conftest.py's Server); on exit its sessions are ended and the role
+    dropped with whatever it owned or was granted."""
+    nome = f"{prefixo}_{uuid.uuid4().hex[:10]}"
+    criar = sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+        sql.Identifier(nome), sql.Literal(senha)
+    )
+    if membro_de is not None:
+        criar += sql.SQL(" IN ROLE {}").format(sql.Identifier(membro_de))
+    conn.execute(criar)
+    banco = conn.execute("SELECT current_database() AS d").fetchone()
+    assert banco is not None
+    try:
+        yield nome, dataclasses.replace(servidor, user=nome, password=senha).url(banco["d"])
+    finally:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %(n)s",
+            {"n": nome},
+        )
+        conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(nome)))
+        conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
+
+
 @pytest.fixture
 def settings() -> config.Settings:
     """The settings from this test's environment (monkeypatch D2_* before asking)."""
@@ -81,3 +114,26 @@ def settings() -> config.Settings:
 def territorio(conn: Conn) -> Territorio:
     """The small test territory of tests/territorio.py, in this test's database."""
     return Territorio(conn)
+
+
+# --- the worker's login: a LOGIN role holding d2_worker and nothing else ----------------
+
+SENHA_WORKER = "S3nha-Sup3r-Secreta-d2"
+
+
+@pytest.fixture
+def login_url(db_url: str, pg_server: Any, conn: Conn) -> Iterator[str]:
+    """A LOGIN role (with a password) that holds d2_worker and nothing else, as the
+    worker runs in a shared database; its URL on this test's database."""
+    with papel_de_login(conn, pg_server, "d2_app", senha=SENHA_WORKER, membro_de="d2_worker") as (
+        _,
+        url,
+    ):
+        yield url
+
+
+@pytest.fixture
+def como_worker(login_url: str) -> Iterator[Conn]:
+    """A connection as that login, autocommit."""
+    with psycopg.connect(login_url, autocommit=True, row_factory=dict_row) as c:
+        yield c

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from d2 import errors, registry
+from tests.eventos import payload_georreferenciada
 
 GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"
@@ -28,22 +29,6 @@ def normalizada(**mudancas: Any) -> dict[str, Any]:
         "origem_normalizacao": "hibrido",
         "conteudo_suspeito": False,
         "entidades_extraidas": {"endereco": "Rua A, 10", "cep": "88000-000", "nomeRua": "Rua A"},
-    }
-    payload.update(mudancas)
-    return payload
-
-
-def georreferenciada(**mudancas: Any) -> dict[str, Any]:
-    uc = str(uuid.uuid4())
-    payload: dict[str, Any] = {
-        "demanda_id": str(uuid.uuid4()),
-        "unidade_civica_id": uc,
-        "nivel_minimo_resolvido": 2,
-        "cadeia_ucs": [uc, str(uuid.uuid4())],
-        "metodo_resolucao": "gps",
-        "confianca_geo": "alta",
-        "coordenadas_lat": -27.59,
-        "coordenadas_lng": -48.55,
     }
     payload.update(mudancas)
     return payload
@@ -83,8 +68,8 @@ def test_registry__schemas_are_valid_draft_2020_12(
 
 
 def test_registry__valid_payloads_pass(reg: registry.Registry) -> None:
-    assert reg.validar(GEO, georreferenciada()) == "1.0.0"
-    sem_coordenadas = georreferenciada()
+    assert reg.validar(GEO, payload_georreferenciada()) == "1.0.0"
+    sem_coordenadas = payload_georreferenciada()
     del sem_coordenadas["coordenadas_lat"], sem_coordenadas["coordenadas_lng"]
     assert reg.validar(GEO, sem_coordenadas) == "1.0.0"
     completa = normalizada(
@@ -134,7 +119,7 @@ def test_registry__invalid_georreferenciada_names_the_field(
     reg: registry.Registry, mudanca: dict[str, Any], campo: str
 ) -> None:
     with pytest.raises(errors.InvalidEvent) as info:
-        reg.validar(GEO, georreferenciada(**mudanca))
+        reg.validar(GEO, payload_georreferenciada(**mudanca))
     mensagem = str(info.value)
     assert mensagem.startswith("invalid demanda.georreferenciada 1.0.0 payload: ")
     assert f"'{campo}'" in mensagem
@@ -142,7 +127,7 @@ def test_registry__invalid_georreferenciada_names_the_field(
 
 
 def test_registry__missing_required_fields_each_named(reg: registry.Registry) -> None:
-    payload = georreferenciada()
+    payload = payload_georreferenciada()
     del payload["demanda_id"], payload["confianca_geo"]
     assert reg.erros(GEO, payload) == [
         "field 'confianca_geo' is required",
@@ -172,7 +157,7 @@ def test_registry__unknown_type_or_version(reg: registry.Registry) -> None:
     with pytest.raises(errors.InvalidEvent, match=r"no schema registered for event type 'x\.y'"):
         reg.validar("x.y", {})
     with pytest.raises(errors.InvalidEvent, match=r"version '2.0.0' \(known: 1.0.0\)"):
-        reg.validar(GEO, georreferenciada(), "2.0.0")
+        reg.validar(GEO, payload_georreferenciada(), "2.0.0")
 
 
 def test_registry__refuses_a_bad_schema() -> None:
@@ -200,7 +185,7 @@ def test_registry__any_well_formed_georreferenciada_passes(
     maiusculas: bool,
 ) -> None:
     ids = [str(u).upper() if maiusculas else str(u) for u in cadeia]
-    payload = georreferenciada(
+    payload = payload_georreferenciada(
         unidade_civica_id=ids[0],
         cadeia_ucs=ids,
         nivel_minimo_resolvido=nivel,
@@ -218,13 +203,13 @@ def test_registry__non_uuid_strings_are_refused(texto: str) -> None:
         uuid_ok = str(uuid.UUID(texto)) == texto.lower() and len(texto) == 36
     except ValueError:
         uuid_ok = False
-    erros = registry.registry().erros(GEO, georreferenciada(demanda_id=texto))
+    erros = registry.registry().erros(GEO, payload_georreferenciada(demanda_id=texto))
     assert (erros == []) == uuid_ok
 
 
 def test_registry__erros_lists_every_problem_or_nothing() -> None:
-    assert registry.erros(GEO, "1.0.0", georreferenciada()) == []
-    assert registry.erros(GEO, None, georreferenciada(confianca_geo="x", extra=1)) == [
+    assert registry.erros(GEO, "1.0.0", payload_georreferenciada()) == []
+    assert registry.erros(GEO, None, payload_georreferenciada(confianca_geo="x", extra=1)) == [
         "field 'confianca_geo': 'x' is not one of ['alta', 'media', 'baixa']",
         "field 'extra' is not part of this version of the schema",
     ]
