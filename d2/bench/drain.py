@@ -57,7 +57,7 @@ def preparar_backlog(url: str, lats: list[float], lngs: list[float]) -> int:
         for i in range(0, len(lats), 20_000):
             conn.execute(
                 common.q("eventos_inserir"),
-                {"lats": lats[i : i + 20_000], "lngs": lngs[i : i + 20_000]},
+                {"lats": lats[i : i + 20_000], "lngs": lngs[i : i + 20_000], "enderecos": []},
             )
         conn.execute(common.q("cursor_em"), {"seq": antes})
         conn.commit()

@@ -53,13 +53,15 @@ def _publicar(url: str, textos: list[str], pontos: list[tuple[float, float]]) ->
         row = conn.execute(common.q("maior_sequencia")).fetchone()
         assert row is not None
         antes = int(row["seq"])
-        if pontos:
-            conn.execute(
-                common.q("eventos_inserir"),
-                {"lats": [p[0] for p in pontos], "lngs": [p[1] for p in pontos]},
-            )
-        if textos:
-            conn.execute(common.q("eventos_endereco_inserir"), {"enderecos": textos})
+        sem_gps: list[float | None] = [None] * len(textos)
+        conn.execute(
+            common.q("eventos_inserir"),
+            {
+                "lats": [p[0] for p in pontos] + sem_gps,
+                "lngs": [p[1] for p in pontos] + sem_gps,
+                "enderecos": [None] * len(pontos) + textos,
+            },
+        )
         conn.execute(common.q("cursor_em"), {"seq": antes})
         conn.commit()
     return antes

@@ -81,34 +81,36 @@ class Arvore:
         self.construcao_s = time.perf_counter() - inicio
 
     def rate(self, pts: Pontos) -> tuple[float, int]:
-        lats = numpy.round(numpy.asarray(pts[0]), 5)
-        lngs = numpy.round(numpy.asarray(pts[1]), 5)
-        inicio = time.perf_counter()
-        resolvidos = 0
-        for i in range(0, len(lats), LOTE):
-            p = shapely.points(lngs[i : i + LOTE], lats[i : i + LOTE])
+        def casos(p: Any) -> tuple[Any, Any]:
             idx_ponto, idx_geom = self.tree.query(p)
             dentro = shapely.intersects(self.geoms[idx_geom], p[idx_ponto])
-            melhor = numpy.full(len(p), len(self.geoms))
-            numpy.minimum.at(melhor, idx_ponto[dentro], idx_geom[dentro])
-            resolvidos += int((melhor < len(self.geoms)).sum())
-        return len(lats) / (time.perf_counter() - inicio), resolvidos
+            return idx_ponto[dentro], idx_geom[dentro]
+
+        return _medir_arvore(pts, len(self.geoms), casos)
 
     def rate_predicado(self, pts: Pontos) -> tuple[float, int]:
         """The plain API: tree.query(points, predicate="intersects") on unprepared copies."""
         crus = shapely.from_wkb(shapely.to_wkb(self.geoms))
         arvore = shapely.STRtree(crus)
-        lats = numpy.round(numpy.asarray(pts[0]), 5)
-        lngs = numpy.round(numpy.asarray(pts[1]), 5)
-        inicio = time.perf_counter()
-        resolvidos = 0
-        for i in range(0, len(lats), LOTE):
-            p = shapely.points(lngs[i : i + LOTE], lats[i : i + LOTE])
-            idx_ponto, idx_geom = arvore.query(p, predicate="intersects")
-            melhor = numpy.full(len(p), len(crus))
-            numpy.minimum.at(melhor, idx_ponto, idx_geom)
-            resolvidos += int((melhor < len(crus)).sum())
-        return len(lats) / (time.perf_counter() - inicio), resolvidos
+        return _medir_arvore(pts, len(crus), lambda p: arvore.query(p, predicate="intersects"))
+
+
+def _medir_arvore(
+    pts: Pontos, n_geoms: int, casos: Callable[[Any], tuple[Any, Any]]
+) -> tuple[float, int]:
+    """Points/s and points resolved: casos(points) gives the (point, polygon) index pairs
+    that intersect; a point's answer is its smallest polygon index (nivel, then UC)."""
+    lats = numpy.round(numpy.asarray(pts[0]), 5)
+    lngs = numpy.round(numpy.asarray(pts[1]), 5)
+    inicio = time.perf_counter()
+    resolvidos = 0
+    for i in range(0, len(lats), LOTE):
+        p = shapely.points(lngs[i : i + LOTE], lats[i : i + LOTE])
+        idx_ponto, idx_geom = casos(p)
+        melhor = numpy.full(len(p), n_geoms)
+        numpy.minimum.at(melhor, idx_ponto, idx_geom)
+        resolvidos += int((melhor < n_geoms).sum())
+    return len(lats) / (time.perf_counter() - inicio), resolvidos
 
 
 def medir(

@@ -140,8 +140,10 @@ FROM d2.mirror_uc m
 ORDER BY m.nivel, m.unidade_civica_id;
 
 -- name: eventos_inserir
--- A backlog of demanda.normalizada events, one per point, published in one transaction
--- the way an upstream producer writes them (plain INSERT).
+-- A backlog of demanda.normalizada events published in one transaction the way an
+-- upstream producer writes them (plain INSERT): one per row of the arrays, with GPS where
+-- lat is not null and address text (issue 14) where endereco is not null. A shorter array
+-- reads as nulls: {"lats": ..., "lngs": ..., "enderecos": []} is a GPS-only backlog.
 INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
 SELECT gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
        jsonb_build_object(
@@ -149,12 +151,16 @@ SELECT gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
            'titulo', 'Buraco na rua',
            'descricao_limpa', 'Há um buraco grande na rua principal',
            'tipo_midia_processada', 'texto',
-           'coordenadas_validadas', jsonb_build_object('lat', pt.lat, 'lng', pt.lng),
+           'coordenadas_validadas',
+               CASE WHEN e.lat IS NOT NULL THEN jsonb_build_object('lat', e.lat, 'lng', e.lng) END,
            'confianca_normalizacao', 0.9,
            'origem_normalizacao', 'automatico',
            'conteudo_suspeito', false
-       )
-FROM unnest(%(lats)s::double precision[], %(lngs)s::double precision[]) AS pt (lat, lng);
+       ) || CASE WHEN e.endereco IS NULL THEN '{}'::jsonb
+                 ELSE jsonb_build_object('entidades_extraidas',
+                                         jsonb_build_object('endereco', e.endereco)) END
+FROM unnest(%(lats)s::double precision[], %(lngs)s::double precision[], %(enderecos)s::text[])
+     AS e (lat, lng, endereco);
 
 -- name: evento_um
 -- One demanda.normalizada (the latency trickle).
@@ -288,23 +294,6 @@ FROM core.event_log
 WHERE tipo = 'bench.produtor' AND sequence_number > %(apos)s
 ORDER BY sequence_number
 LIMIT 1000;
--- name: eventos_endereco_inserir
--- A backlog of address-only demanda.normalizada events (issue 14), in one transaction.
-INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
-SELECT gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
-       jsonb_build_object(
-           'demanda_id', gen_random_uuid(),
-           'titulo', 'Buraco na rua',
-           'descricao_limpa', 'Há um buraco grande na rua principal',
-           'tipo_midia_processada', 'texto',
-           'coordenadas_validadas', NULL,
-           'entidades_extraidas', jsonb_build_object('endereco', e.endereco),
-           'confianca_normalizacao', 0.9,
-           'origem_normalizacao', 'automatico',
-           'conteudo_suspeito', false
-       )
-FROM unnest(%(enderecos)s::text[]) AS e (endereco);
-
 -- name: geocode_resultados
 -- How the address demands of a geocode bench ended, by method.
 SELECT metodo_resolucao, count(*) AS n FROM d2.resolucoes_geo GROUP BY 1;

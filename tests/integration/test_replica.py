@@ -14,10 +14,10 @@ from typing import Any
 import psycopg
 import pytest
 
-from d2 import config, registry, replica, worker
+from d2 import config, registry, replica
 from d2.importers import ibge, sample
 from tests.eventos import inserir_evento
-from tests.support import Conn
+from tests.support import Conn, drenar
 from tests.territorio import poligono, quadrado, resolver_lote
 
 ESCALA = 128  # = d2.faixas_por_grau(): points exactly on band edges
@@ -146,16 +146,24 @@ def _uc_evento(
     return inserir_evento(conn, payload, tipo=tipo, versao="1.0.0")
 
 
-def test_replica__from_empty_catches_up_and_follows_each_kind_of_event(
-    db_url: str, conn: Conn
-) -> None:
-    settings = config.load()
-    replica.definir_fonte(conn, settings, "eventos")
+def _dois_vizinhos_por_eventos(
+    conn: Conn, db_url: str
+) -> tuple[uuid.UUID, uuid.UUID, uuid.UUID, uuid.UUID]:
+    """The mirror switched to the replica, then two neighbouring municipalities a | b
+    added by events and drained: (polygon a, its UC, polygon b, its UC)."""
+    replica.definir_fonte(conn, config.load(), "eventos")
     a, uc_a = uuid.uuid4(), uuid.uuid4()
     b, uc_b = uuid.uuid4(), uuid.uuid4()
     _uc_evento(conn, "uc.poligono_adicionado", a, uc_a, poligono(quadrado(-50, -20, -49, -19)))
     _uc_evento(conn, "uc.poligono_adicionado", b, uc_b, poligono(quadrado(-49, -20, -48, -19)))
-    worker.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
+    drenar(db_url)
+    return a, uc_a, b, uc_b
+
+
+def test_replica__from_empty_catches_up_and_follows_each_kind_of_event(
+    db_url: str, conn: Conn
+) -> None:
+    a, uc_a, b, uc_b = _dois_vizinhos_por_eventos(conn, db_url)
     assert resolver_lote(conn, [(-19.5, -49.5), (-19.5, -48.5)]) == {
         1: (uc_a, 4, [uc_a]),
         2: (uc_b, 4, [uc_b]),
@@ -168,7 +176,7 @@ def test_replica__from_empty_catches_up_and_follows_each_kind_of_event(
     _uc_evento(conn, "uc.poligono_atualizado", b, uc_b, poligono(quadrado(-49.5, -20, -48, -19)))
     _uc_evento(conn, "uc.poligono_removido", a, uc_a, None)
     _uc_evento(conn, "uc.poligono_removido", uuid.uuid4(), uuid.uuid4(), None)  # never seen
-    worker.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
+    drenar(db_url)
     assert resolver_lote(conn, [(-19.5, -49.75), (-19.5, -49.25)]) == {2: (uc_b, 4, [uc_b])}
     desfechos = conn.execute(
         "SELECT desfecho, count(*) AS n FROM d2.replica_eventos GROUP BY desfecho ORDER BY 1"
@@ -187,23 +195,17 @@ def test_replica__a_change_by_event_re_georeferences_stored_answers(
     border rewrites the stored answers inside the moved strip."""
     from tests.eventos import payload_normalizada
 
-    settings = config.load()
-    replica.definir_fonte(conn, settings, "eventos")
-    a, uc_a = uuid.uuid4(), uuid.uuid4()
-    b, uc_b = uuid.uuid4(), uuid.uuid4()
-    _uc_evento(conn, "uc.poligono_adicionado", a, uc_a, poligono(quadrado(-50, -20, -49, -19)))
-    _uc_evento(conn, "uc.poligono_adicionado", b, uc_b, poligono(quadrado(-49, -20, -48, -19)))
-    worker.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
+    a, uc_a, b, uc_b = _dois_vizinhos_por_eventos(conn, db_url)
     demanda = uuid.uuid4()
     inserir_evento(conn, payload_normalizada(-19.5, -49.25, demanda_id=demanda))
-    worker.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
+    drenar(db_url)
     antes = conn.execute(
         "SELECT unidade_civica_id FROM d2.resolucoes_geo WHERE demanda_id = %s", [demanda]
     ).fetchone()
     assert antes == {"unidade_civica_id": uc_a}
     _uc_evento(conn, "uc.poligono_atualizado", a, uc_a, poligono(quadrado(-50, -20, -49.5, -19)))
     _uc_evento(conn, "uc.poligono_atualizado", b, uc_b, poligono(quadrado(-49.5, -20, -48, -19)))
-    worker.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
+    drenar(db_url)
     depois = conn.execute(
         "SELECT unidade_civica_id FROM d2.resolucoes_geo WHERE demanda_id = %s", [demanda]
     ).fetchone()
