@@ -103,7 +103,7 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
     with common.scratch_db(srv, "pip", template=template) as url:
         pts = pip.pontos(url, _PONTOS[i])
         cap = data.cap(url)  # the migrated one: pip.caps tries others, then it comes back
-        yield from pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS)
+        yield from pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS, cap)
         data.repiece(url, cap)
         yield from pip.medir(url, "shared", pts, vezes=2, contains_n=_PONTOS[i] // 4)
     with common.scratch_db(srv, "denso", template=template) as url:
@@ -129,7 +129,7 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
         }
         yield from (
             dict(f, dataset="dense")
-            for f in pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS[1:])
+            for f in pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS[1:], cap)
         )
         data.repiece(url, cap)
         yield from pip.medir(url, "dense", pts, vezes=2, contains_n=_PONTOS[i] // 10)

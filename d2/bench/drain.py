@@ -42,7 +42,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from d2 import config, worker
+from d2 import config, logs, worker
 from d2.bench import common
 
 PROJETO = Path(__file__).resolve().parents[1]
@@ -111,6 +111,8 @@ def _cpu_ocupada() -> tuple[int, int] | None:
 
 
 def _drenar_filho(url: str, batch_size: int, largada: Any, resultados: Any) -> None:
+    # A spawned process starts with logging unset: per-event warnings would flood stderr.
+    logs.configure("ERROR")
     runner = worker.Worker(config.load(), url=url, batch_size=batch_size)
     largada.wait()
     resultado = runner.executar(drain=True)

@@ -165,10 +165,13 @@ def medir(
             )  # fmt: skip
 
 
-def caps(url: str, pts: dict[str, Pontos], lista: tuple[int, ...]) -> Iterator[dict[str, Any]]:
-    """Points per server CPU-second at each vertex cap (same points), against cap 64."""
+def caps(
+    url: str, pts: dict[str, Pontos], lista: tuple[int, ...], instalado: int
+) -> Iterator[dict[str, Any]]:
+    """Points per server CPU-second at each vertex cap (same points), against the cap the
+    migrations install (instalado, read from the database), which is always tried."""
     resultados: dict[int, dict[str, Any]] = {}
-    for cap in lista:
+    for cap in sorted({*lista, instalado}):
         stats = data.repiece(url, cap)
         with common.connect(url) as conn:
             taxas = {
@@ -176,14 +179,14 @@ def caps(url: str, pts: dict[str, Pontos], lista: tuple[int, ...]) -> Iterator[d
                 for t, p in pts.items()
             }
         resultados[cap] = {"stats": stats, "taxas": taxas}
-    base = resultados.get(64) or next(iter(resultados.values()))
+    base = resultados[instalado]
     for cap, r in resultados.items():
         for tipo, (wall, cpu, _) in r["taxas"].items():
             valor = cpu if cpu is not None else wall
             b = base["taxas"][tipo][1] if cpu is not None else base["taxas"][tipo][0]
             yield common.figure(
                 "pip", f"cap {cap} {tipo}", valor, "points/cpu-s" if cpu else "points/s",
-                b, "cap 64", pieces=r["stats"]["n"],
+                b, f"cap {instalado} (installed)", pieces=r["stats"]["n"],
                 avg_vertices=round(float(r["stats"]["media_vertices"]), 1),
                 pieces_mb=round(r["stats"]["bytes"] / 2**20, 1), wall_points_s=round(wall),
             )  # fmt: skip

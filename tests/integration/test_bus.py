@@ -13,7 +13,7 @@ from psycopg.rows import dict_row
 
 from d2 import bus, dead_letters, errors, migrations, wire
 from d2.bench import common
-from tests.eventos import payload_georreferenciada
+from tests.eventos import payload_georreferenciada, payload_normalizada
 from tests.support import Conn
 
 GEO = "demanda.georreferenciada"
@@ -80,16 +80,7 @@ def test_bus__publish_joins_the_callers_transaction_and_rolls_back_with_it(
 
 
 def test_bus__default_versions_and_explicit_version(db_url: str, conn: Conn) -> None:
-    normalizada = {
-        "demanda_id": str(uuid.uuid4()),
-        "titulo": "Buraco",
-        "descricao_limpa": "Buraco na rua",
-        "tipo_midia_processada": "texto",
-        "coordenadas_validadas": {"lat": -27.0, "lng": -48.0},
-        "confianca_normalizacao": 0.9,
-        "origem_normalizacao": "automatico",
-        "conteudo_suspeito": False,
-    }
+    normalizada = payload_normalizada(-27.0, -48.0)
     assert bus.preparar(NORM, normalizada, None).versao_schema == "1.2.0"
     assert bus.preparar(NORM, normalizada, None, versao_schema="1.0.0").versao_schema == "1.0.0"
     # D-2 publishes its outputs only: its inputs are other colonies' to publish

@@ -11,7 +11,7 @@ import pytest
 
 from d2 import bus, config, errors, registry, service, worker
 from tests.eventos import JsonBruto, inserir_evento, payload_normalizada, saidas
-from tests.support import Conn, drenar
+from tests.support import Conn, drenar, semear_cursor
 from tests.territorio import Territorio
 
 
@@ -30,15 +30,6 @@ def maior_entrada(conn: Conn) -> int:
     return int(row["m"]) if row and row["m"] is not None else 0
 
 
-def posicionar_cursor(conn: Conn, valor: int = 0) -> None:
-    """The cursor at valor, created or moved (a restart that lost or rewound it)."""
-    conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) VALUES "
-        "('demanda.normalizada', %s) ON CONFLICT (tipo_evento) DO UPDATE SET last_sequence = %s",
-        [valor, valor],
-    )
-
-
 def contar(conn: Conn, tabela: str) -> int:
     allowed = {
         "d2.resolucoes_geo",
@@ -55,7 +46,7 @@ def contar(conn: Conn, tabela: str) -> int:
 def test_t1__valid_event_is_resolved_stored_published_and_cursor_moves(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     correlacao = uuid.uuid4()
     payload = payload_normalizada(-27.0, -49.0)
     event_id = inserir_evento(conn, payload, correlacao_id=correlacao)
@@ -107,7 +98,7 @@ def test_t2__boot_without_lost_events_seeds_cursor_at_highest_sequence(
 def test_t2__seed_never_overwrites_an_existing_cursor(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn, 0)
+    semear_cursor(conn, apos=0, mover=True)
     inserir_evento(conn, payload_normalizada())
     servico = service.Servico(settings)
     with psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row) as c:
@@ -117,7 +108,7 @@ def test_t2__seed_never_overwrites_an_existing_cursor(
 def test_t3__boot_with_lost_events_replays_them(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     for _ in range(3):
         inserir_evento(conn, payload_normalizada())
     result = drenar(db_url, settings)
@@ -128,7 +119,7 @@ def test_t3__boot_with_lost_events_replays_them(
 def test_t4_t13__same_coordinate_twice_uses_the_cache(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     inserir_evento(conn, payload_normalizada(-26.5, -48.5))
     inserir_evento(conn, payload_normalizada(-26.5, -48.5))
     result = drenar(db_url, settings, batch_size=1)
@@ -140,12 +131,12 @@ def test_t4_t13__same_coordinate_twice_uses_the_cache(
 def test_t5_t12__replay_republishes_processed_and_handles_new(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     inserir_evento(conn, payload_normalizada())
     drenar(db_url, settings)
     inserir_evento(conn, payload_normalizada())
     inserir_evento(conn, payload_normalizada())
-    posicionar_cursor(conn, 0)  # a restart that lost the cursor: replay all three
+    semear_cursor(conn, apos=0, mover=True)  # a restart that lost the cursor: replay all three
     result = drenar(db_url, settings)
     assert result.contagem["republicada"] == 1 and result.contagem["georreferenciada"] == 2
     assert contar(conn, "d2.resolucoes_geo") == 3
@@ -157,7 +148,7 @@ def test_t5_t12__replay_republishes_processed_and_handles_new(
 def test_t6__missing_coordinates_are_discarded_with_a_processed_mark(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     payload = payload_normalizada()
     payload["coordenadas_validadas"] = None
     inserir_evento(conn, payload)
@@ -190,7 +181,7 @@ def test_t6__missing_coordinates_are_discarded_with_a_processed_mark(
 def test_t7__invalid_coordinates_are_discarded(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio, coordenadas: Any
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     payload: Any = payload_normalizada()
     if coordenadas == "1e400":  # a huge number only raw JSON can carry
         payload = JsonBruto(
@@ -212,7 +203,7 @@ def test_t7__invalid_coordinates_are_discarded(
 def test_t8__point_outside_every_polygon_goes_to_review(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     payload = payload_normalizada(10.0, 10.0)
     event_id = inserir_evento(conn, payload)
     result = drenar(db_url, settings)
@@ -227,7 +218,7 @@ def test_t8__point_outside_every_polygon_goes_to_review(
 def test_t9__publish_failure_keeps_resolution_and_holds_cursor(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     conn.execute(
         """
         CREATE FUNCTION public.falhar() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -269,7 +260,7 @@ def test_t9__publish_failure_keeps_resolution_and_holds_cursor(
 def test_t10__restart_starts_with_an_empty_cache(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     inserir_evento(conn, payload_normalizada(-26.0, -48.0))
     first = drenar(db_url, settings)
     inserir_evento(conn, payload_normalizada(-26.0, -48.0))
@@ -280,7 +271,7 @@ def test_t10__restart_starts_with_an_empty_cache(
 def test_t11__full_cycle_propagates_correlacao_id_or_uses_demanda_id(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     payload = payload_normalizada()
     inserir_evento(conn, payload, correlacao_id=None)
     drenar(db_url, settings)
@@ -293,7 +284,7 @@ def test_t11__full_cycle_propagates_correlacao_id_or_uses_demanda_id(
 def test_t14__municipality_without_bairros_resolves_at_level_4(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     inserir_evento(conn, payload_normalizada(-27.0, -42.0))
     drenar(db_url, settings)
     [res] = conn.execute("SELECT * FROM d2.resolucoes_geo").fetchall()
@@ -321,7 +312,7 @@ def test_bad_event__goes_to_dead_letters_and_cursor_moves_on(
     payload: Any,
     motivo: str,
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     event_id = inserir_evento(conn, payload)
     result = drenar(db_url, settings)
     assert result.contagem["dead_letter"] == 1
@@ -334,7 +325,7 @@ def test_bad_event__goes_to_dead_letters_and_cursor_moves_on(
 def test_bad_event__unknown_major_schema_version_is_dead_lettered(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     inserir_evento(conn, payload_normalizada(), versao="2.0.0")
     result = drenar(db_url, settings)
     assert result.contagem["dead_letter"] == 1
@@ -343,7 +334,7 @@ def test_bad_event__unknown_major_schema_version_is_dead_lettered(
 def test_bad_event__same_demanda_under_another_event_is_dead_lettered(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     payload = payload_normalizada()
     inserir_evento(conn, payload)
     drenar(db_url, settings)
@@ -363,7 +354,7 @@ def test_bad_event__same_demanda_under_another_event_is_dead_lettered(
 def test_batch__a_bad_event_does_not_stop_the_good_ones(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     good = [inserir_evento(conn, payload_normalizada(-27.0 + i / 100, -49.0)) for i in range(5)]
     inserir_evento(conn, {"demanda_id": "nope"})
     inserir_evento(conn, payload_normalizada(10.0, 10.0))
@@ -397,7 +388,7 @@ def test_batch_and_single_paths_agree(
             "TRUNCATE d2.resolucoes_geo, d2.eventos_processados, d2.revisoes_geo_pendentes, "
             "core.dead_letter_queue, core.event_log"
         )
-        posicionar_cursor(conn)
+        semear_cursor(conn, mover=True)
         ids = [inserir_evento(conn, p) for p in payloads]
         result = drenar(db_url, settings, batch_size=size)
         ucs = {
@@ -419,7 +410,7 @@ def test_read_ahead__a_batch_its_thread_cannot_prepare_is_isolated_by_the_writer
     fails in the read-ahead thread (here: one output the Registry refuses), the writer
     prepares that batch itself, isolates the poison event into the dead letters, and the
     read-ahead goes on after it; outputs keep the order of the inputs."""
-    posicionar_cursor(conn)
+    semear_cursor(conn, mover=True)
     payloads = [payload_normalizada(-27.0 + i / 100, -49.0) for i in range(14)]
     veneno = payloads[9]["demanda_id"]
     ids = [inserir_evento(conn, p) for p in payloads]

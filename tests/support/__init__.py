@@ -29,14 +29,17 @@ Conn = db.Connection
 TIPO_DEMANDA = service.TIPO_ENTRADA
 
 
-def semear_cursor(conn: Conn, tipo: str = TIPO_DEMANDA, apos: int = 0) -> None:
+def semear_cursor(
+    conn: Conn, tipo: str = TIPO_DEMANDA, apos: int = 0, *, mover: bool = False
+) -> None:
     """The consumer's cursor at sequence `apos` (0: the whole log is to be read), as a
     worker that booted before the events were published would have it. A cursor that
-    exists already is left alone."""
+    exists already is left alone, unless mover (a restart that lost or rewound it)."""
     conn.execute(
-        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) VALUES (%s, %s) "
-        "ON CONFLICT (tipo_evento) DO NOTHING",
-        [tipo, apos],
+        "INSERT INTO d2.consumer_offset (tipo_evento, last_sequence) VALUES (%(t)s, %(s)s) "
+        "ON CONFLICT (tipo_evento) DO UPDATE SET last_sequence = EXCLUDED.last_sequence "
+        "WHERE %(mover)s",
+        {"t": tipo, "s": apos, "mover": mover},
     )
 
 

@@ -12,26 +12,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from d2 import errors, registry
-from tests.eventos import payload_georreferenciada
+from tests.eventos import payload_georreferenciada, payload_normalizada
 
 GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"
 
 
 def normalizada(**mudancas: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "demanda_id": str(uuid.uuid4()),
-        "titulo": "Buraco na via",
-        "descricao_limpa": "Buraco grande na rua principal",
-        "tipo_midia_processada": "texto",
-        "coordenadas_validadas": {"lat": -27.59, "lng": -48.55},
+    """A demanda.normalizada with every optional field the contract names filled in."""
+    completo: dict[str, Any] = {
         "confianca_normalizacao": 0.87,
         "origem_normalizacao": "hibrido",
-        "conteudo_suspeito": False,
         "entidades_extraidas": {"endereco": "Rua A, 10", "cep": "88000-000", "nomeRua": "Rua A"},
     }
-    payload.update(mudancas)
-    return payload
+    return payload_normalizada(-27.59, -48.55, **(completo | mudancas))
 
 
 @pytest.fixture(scope="module")
