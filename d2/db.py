@@ -14,6 +14,7 @@ from typing import Any, LiteralString, cast
 
 import psycopg
 import psycopg.errors
+from psycopg import sql
 from psycopg.rows import dict_row
 
 from d2 import errors
@@ -74,6 +75,12 @@ def q(name: str) -> LiteralString:
         return queries()[name]
     except KeyError:
         raise errors.D2Error(f"no query named {name!r} in sql/queries") from None
+
+
+def q_com(name: str, **identificadores: str) -> sql.Composed:
+    """A named query whose {placeholders} are identifiers (a table's name, never data),
+    composed and quoted by psycopg."""
+    return sql.SQL(q(name)).format(**{k: sql.Identifier(v) for k, v in identificadores.items()})
 
 
 def is_transient(exc: BaseException) -> bool:

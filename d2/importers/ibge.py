@@ -241,7 +241,7 @@ def _escrever(
             resumo = por_nivel[row["nivel"]]
             resumo.orphan_codes.append(row["codigo"])
             resumo.por_arquivo[row["arquivo"]].orphans += 1
-        conn.execute(db.q("importer_classify"))
+        conn.execute(db.q_com("staging_classify", staging="importer_staging"))
         mudou = False
         for row in conn.execute(db.q("importer_counts")).fetchall():
             contagem = por_nivel[row["nivel"]].por_arquivo[row["arquivo"]]
@@ -251,7 +251,7 @@ def _escrever(
         if mudou:
             # Skipped when nothing changed: even a zero-row statement records a change
             # for the mirror, which would move its version and empty every worker's cache.
-            conn.execute(db.q("importer_upsert"))
+            conn.execute(db.q_com("staging_upsert", staging="importer_staging"))
             # Replicas follow core.uc_polygons by events (spec Phase 2): the changes
             # commit with their uc.poligono_* events.
             summary.eventos = replica.publicar_estado(conn)

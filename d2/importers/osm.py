@@ -259,7 +259,7 @@ def _escrever(
         conn.execute(db.q("osm_skip"))
         conn.execute(db.q("osm_match"))
         conn.execute(db.q("osm_match_uc"))
-        conn.execute(db.q("osm_classify"))
+        conn.execute(db.q_com("staging_classify", staging="osm_staging"))
         mudou = False
         for row in conn.execute(db.q("osm_counts")).fetchall():
             n = int(row["quantidade"])
@@ -275,7 +275,7 @@ def _escrever(
         if mudou:
             # Skipped when nothing changed: any write on core.uc_polygons records a change
             # that moves the mirror version and empties every worker's cache.
-            conn.execute(db.q("osm_upsert"))
+            conn.execute(db.q_com("staging_upsert", staging="osm_staging"))
             # Replicas follow core.uc_polygons by events (spec Phase 2).
             summary.eventos = replica.publicar_estado(conn)
 

@@ -96,52 +96,9 @@ SET orfao = true
 WHERE s.codigo_pai IS NOT NULL AND s.parent_id IS NULL
 RETURNING s.nivel, s.codigo, s.arquivo;
 
--- name: importer_classify
--- novo / alterado / igual against what is stored; geometry compared as JSONB, which the
--- importer writes the same way every time (coordinates rounded to 7 decimals).
-UPDATE importer_staging s
-SET estado = coalesce(
-    (
-        SELECT CASE
-            WHEN (u.unidade_civica_id, u.nivel, u.parent_uc_id, u.nome, u.geometria, u.fonte,
-                  u.metadados)
-                 IS NOT DISTINCT FROM
-                 (s.uc_id, s.nivel, s.parent_id, s.nome, s.geometria, s.fonte, s.metadados)
-            THEN 'igual'
-            ELSE 'alterado'
-        END
-        FROM core.uc_polygons u
-        WHERE u.id = s.alvo
-    ),
-    'novo'
-);
-
 -- name: importer_counts
 -- What the run found, per file and level.
 SELECT arquivo, nivel, estado, count(*) AS quantidade
 FROM importer_staging
 GROUP BY arquivo, nivel, estado
 ORDER BY arquivo, nivel, estado;
-
--- name: importer_upsert
--- Writes only what is new or changed, under the ids it continues; the WHERE keeps an
--- unchanged row (and its atualizado_em) untouched even if it changed since classify.
-INSERT INTO core.uc_polygons AS u
-    (id, unidade_civica_id, nivel, parent_uc_id, nome, geometria, fonte, metadados)
-SELECT s.alvo, s.uc_id, s.nivel, s.parent_id, s.nome, s.geometria, s.fonte, s.metadados
-FROM importer_staging s
-WHERE s.estado <> 'igual'
-ORDER BY s.nivel DESC, s.alvo
-ON CONFLICT (id) DO UPDATE
-SET unidade_civica_id = EXCLUDED.unidade_civica_id,
-    nivel = EXCLUDED.nivel,
-    parent_uc_id = EXCLUDED.parent_uc_id,
-    nome = EXCLUDED.nome,
-    geometria = EXCLUDED.geometria,
-    fonte = EXCLUDED.fonte,
-    metadados = EXCLUDED.metadados,
-    atualizado_em = CURRENT_TIMESTAMP
-WHERE (u.unidade_civica_id, u.nivel, u.parent_uc_id, u.nome, u.geometria, u.fonte, u.metadados)
-      IS DISTINCT FROM
-      (EXCLUDED.unidade_civica_id, EXCLUDED.nivel, EXCLUDED.parent_uc_id, EXCLUDED.nome,
-       EXCLUDED.geometria, EXCLUDED.fonte, EXCLUDED.metadados);

@@ -7,6 +7,8 @@ CREATE TEMP TABLE osm_staging (
     geometria   jsonb NOT NULL,
     metadados   jsonb NOT NULL,
     parent_id   uuid,
+    nivel       integer NOT NULL DEFAULT 2,  -- bairros; for staging_classify/_upsert
+    fonte       text NOT NULL DEFAULT 'osm',
     alvo        uuid,
     uc_id       uuid,
     estado      text,
@@ -66,26 +68,6 @@ SET alvo = coalesce(
 UPDATE osm_staging s
 SET uc_id = coalesce((SELECT u.unidade_civica_id FROM core.uc_polygons u WHERE u.id = s.alvo), s.id);
 
--- name: osm_classify
--- novo / alterado / igual against what is stored (geometry compared as written JSONB).
-UPDATE osm_staging s
-SET estado = coalesce(
-    (
-        SELECT CASE
-            WHEN (u.unidade_civica_id, u.nivel, u.parent_uc_id, u.nome, u.geometria, u.fonte,
-                  u.metadados)
-                 IS NOT DISTINCT FROM
-                 (s.uc_id, 2, s.parent_id, s.nome, s.geometria, 'osm'::varchar, s.metadados)
-            THEN 'igual'
-            ELSE 'alterado'
-        END
-        FROM core.uc_polygons u
-        WHERE u.id = s.alvo
-    ),
-    'novo'
-)
-WHERE s.estado IS NULL;
-
 -- name: osm_counts
 -- What the run found, by outcome and reason.
 SELECT estado, coalesce(motivo, '') AS motivo, count(*) AS quantidade
@@ -99,26 +81,3 @@ SELECT osm_id, nome, motivo FROM osm_staging
 WHERE estado = 'ignorado'
 ORDER BY motivo, nome, osm_id
 LIMIT %(limite)s;
-
--- name: osm_upsert
--- Writes only what is new or changed, as level 2 with fonte 'osm', under the ids it
--- continues.
-INSERT INTO core.uc_polygons AS u
-    (id, unidade_civica_id, nivel, parent_uc_id, nome, geometria, fonte, metadados)
-SELECT s.alvo, s.uc_id, 2, s.parent_id, s.nome, s.geometria, 'osm', s.metadados
-FROM osm_staging s
-WHERE s.estado IN ('novo', 'alterado')
-ORDER BY s.alvo
-ON CONFLICT (id) DO UPDATE
-SET unidade_civica_id = EXCLUDED.unidade_civica_id,
-    nivel = EXCLUDED.nivel,
-    parent_uc_id = EXCLUDED.parent_uc_id,
-    nome = EXCLUDED.nome,
-    geometria = EXCLUDED.geometria,
-    fonte = EXCLUDED.fonte,
-    metadados = EXCLUDED.metadados,
-    atualizado_em = CURRENT_TIMESTAMP
-WHERE (u.unidade_civica_id, u.nivel, u.parent_uc_id, u.nome, u.geometria, u.fonte, u.metadados)
-      IS DISTINCT FROM
-      (EXCLUDED.unidade_civica_id, EXCLUDED.nivel, EXCLUDED.parent_uc_id, EXCLUDED.nome,
-       EXCLUDED.geometria, EXCLUDED.fonte, EXCLUDED.metadados);
