@@ -66,7 +66,7 @@ def verificar(
         elif row is None or not row["login"]:
             raise errors.ConfigError(
                 f"Nominatim's web role {papel!r} is missing or cannot log in: "
-                f'CREATE ROLE "{papel}" LOGIN CONNECTION LIMIT 0; (or pass --criar-papel-web, '
+                f'CREATE ROLE "{papel}" LOGIN CONNECTION LIMIT 0; (or pass --create-web-role, '
                 "or set NOMINATIM_DATABASE_WEBUSER to an existing login role)"
             )
     return alvo
