@@ -164,14 +164,14 @@ def registrar(sub: Any) -> None:
     p_retry.add_argument("--log-level", default="INFO")
 
     revisoes = grupo(sub, "revisoes", help="the manual review queue (points in no polygon)")
-    p_rev_list = comando(
+    comando(
         revisoes,
         "list",
         cmd_revisoes_list,
         json_flag=True,
+        limite=100,
         help="pending reviews, oldest first",
     )
-    p_rev_list.add_argument("--limit", type=int, default=100)
     p_rev_re = comando(
         revisoes,
         "reprocessar",
@@ -211,7 +211,7 @@ def registrar(sub: Any) -> None:
     p_mapa = comando(sub, "mapa", cmd_mapa, help="a self-contained HTML map of what needs a human")
     flag(p_mapa, "--output", "--saida", required=True, metavar="FILE.html")
     p_mapa.add_argument(
-        "--limit", type=int, default=5000, help="points of each kind (default 5000)"
+        "--limit", type=positivo, default=5000, help="points of each kind (default 5000)"
     )
     p_mapa.add_argument(
         "--tiles", default=None, help="a folium tile layer, e.g. OpenStreetMap (needs internet)"

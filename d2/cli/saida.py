@@ -49,13 +49,23 @@ def flag(parser: argparse.ArgumentParser, nome: str, *antigos: str, **kwargs: An
 
 
 def comando(
-    sub: Any, nome: str, handler: Handler, *, json_flag: bool = False, **kwargs: Any
+    sub: Any,
+    nome: str,
+    handler: Handler,
+    *,
+    json_flag: bool = False,
+    limite: int | None = None,
+    **kwargs: Any,
 ) -> argparse.ArgumentParser:
-    """A leaf command: its parser, the function that runs it, and --json when it has a
-    text form too."""
+    """A leaf command: its parser, the function that runs it, --json when it has a text
+    form too, and --limit (default `limite`) when it lists rows."""
     parser: argparse.ArgumentParser = sub.add_parser(nome, **kwargs)
     if json_flag:
         parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    if limite is not None:
+        parser.add_argument(
+            "--limit", type=positivo, default=limite, help=f"at most N rows (default {limite})"
+        )
     parser.set_defaults(handler=handler)
     return parser
 
@@ -77,8 +87,7 @@ def fila(
 ) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     """`list` and `retry` of a queue of events that wait (dead letters, address demands):
     retry takes one EVENT_ID or --all (read them with event_ids)."""
-    p_list = comando(sub, "list", cmd_list, json_flag=True, help=list_help)
-    p_list.add_argument("--limit", type=int, default=100)
+    p_list = comando(sub, "list", cmd_list, json_flag=True, limite=100, help=list_help)
     p_retry = comando(sub, "retry", cmd_retry, help=retry_help)
     p_retry.add_argument("event_id", nargs="?", metavar="EVENT_ID", help="one event id")
     p_retry.add_argument("--all", action="store_true", help=all_help)

@@ -77,10 +77,10 @@ def registrar(sub: Any) -> None:
         "list",
         cmd_list,
         json_flag=True,
+        limite=100,
         help="alternatives awaiting a moderator (--all: every drawing)",
     )
     p_list.add_argument("--all", action="store_true", help="every submission, newest first")
-    p_list.add_argument("--limit", type=int, default=100)
 
     p_show = comando(
         t, "mostrar", cmd_mostrar, help="one submission: geometry, decision, the UC's versions"
@@ -97,14 +97,14 @@ def registrar(sub: Any) -> None:
         p_acao.add_argument("--log-level", default="INFO")
         p_acao.set_defaults(acao=acao)
 
-    p_saude = comando(
+    comando(
         t,
         "saude",
         cmd_saude,
         json_flag=True,
+        limite=50,
         help="community polygons ranked by how much use says their shape is wrong",
     )
-    p_saude.add_argument("--limit", type=int, default=50)
 
     p_cons = comando(
         t,

@@ -121,3 +121,28 @@ def test_json_flag_renders_the_same_data_as_json(capsys: pytest.CaptureFixture[s
     assert capsys.readouterr().out.strip().startswith("{")
     saida.emitir(argparse.Namespace(json=False), {"a": 1}, lambda d: f"a is {d['a']}")
     assert capsys.readouterr().out == "a is 1\n"
+
+
+@pytest.mark.parametrize(
+    "comando",
+    [
+        ["revisoes", "list"],
+        ["dlq", "list"],
+        ["geocodificacoes", "list"],
+        ["territorio", "list"],
+        ["territorio", "saude"],
+        ["mapa", "--output", "m.html"],
+    ],
+)
+@pytest.mark.parametrize("valor", ["0", "-1", "dez"])
+def test_limit__below_one_or_not_a_number_is_one_line_and_exit_2(
+    comando: list[str], valor: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as saiu:
+        build_parser().parse_args([*comando, "--limit", valor])
+    assert saiu.value.code == 2
+    erro = capsys.readouterr().err.strip().splitlines()
+    assert erro[-1].endswith(
+        "argument --limit: "
+        + ("must be at least 1" if valor != "dez" else "not a whole number: 'dez'")
+    )
