@@ -65,7 +65,8 @@ def commits_por_segundo(url: str, segundos: float) -> float:
             inicio.wait()
             while not fim.is_set():
                 conn.execute(
-                    common.q("produtor_inserir"), {"event_id": uuid.uuid4(), "payload": PAYLOAD}
+                    common.q("produtor_inserir"),
+                    {"event_id": uuid.uuid4(), "tipo": TIPO, "payload": PAYLOAD},
                 )
                 conn.commit()
                 contagens[i] += 1
@@ -106,7 +107,9 @@ class Leitor(threading.Thread):
                 terminou = self.parar.is_set()
                 agora = time.perf_counter()
                 if self.ingenuo:
-                    rows = conn.execute(common.q("ingenuo_ler_desde"), {"apos": seq}).fetchall()
+                    rows = conn.execute(
+                        common.q("ingenuo_ler_desde"), {"apos": seq, "tipo": TIPO}
+                    ).fetchall()
                     novos = [r["event_id"] for r in rows]
                     if rows:
                         seq = rows[-1]["sequence_number"]
@@ -149,7 +152,8 @@ def rodada_lacunas(
                 ids = [uuid.uuid4() for _ in range(rng.randint(1, 3))]
                 for event_id in ids:
                     conn.execute(
-                        common.q("produtor_inserir"), {"event_id": event_id, "payload": PAYLOAD}
+                        common.q("produtor_inserir"),
+                        {"event_id": event_id, "tipo": TIPO, "payload": PAYLOAD},
                     )
                 time.sleep(rng.random() * espera_max_s)
                 if rng.random() < 0.1:
@@ -195,7 +199,8 @@ def transacao_longa(url: str, segure_s: float, por_segundo: float) -> dict[str, 
             while time.perf_counter() < fim:
                 event_id = uuid.uuid4()
                 conn.execute(
-                    common.q("produtor_inserir"), {"event_id": event_id, "payload": PAYLOAD}
+                    common.q("produtor_inserir"),
+                    {"event_id": event_id, "tipo": TIPO, "payload": PAYLOAD},
                 )
                 antes = time.perf_counter()
                 conn.commit()

@@ -282,16 +282,17 @@ CREATE TABLE core.event_log (
 );
 
 -- name: produtor_inserir
--- One event, as a colony's EventBusService writes it.
+-- One event, as a colony's EventBusService writes it; of a type D-2 reads (its readers
+-- serve only those: d2.eventos_tipos_lidos).
 INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
-VALUES (%(event_id)s, 'bench.produtor', '1.0.0', 'N-1', NULL, %(payload)s::jsonb);
+VALUES (%(event_id)s, %(tipo)s, '1.0.0', 'N-1', NULL, %(payload)s::jsonb);
 
 -- name: ingenuo_ler_desde
 -- A reader that trusts sequence_number order alone (what a plain log offers): it skips
 -- events that commit after a higher number was read.
 SELECT sequence_number, event_id
 FROM core.event_log
-WHERE tipo = 'bench.produtor' AND sequence_number > %(apos)s
+WHERE tipo = %(tipo)s AND sequence_number > %(apos)s
 ORDER BY sequence_number
 LIMIT 1000;
 -- name: geocode_resultados
