@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 import psycopg
 
 from d2 import bus, db, dead_letters, errors
 
 Fim = Literal["aplicado", "passou", "dead_letter"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -54,25 +55,28 @@ class Cursor:
             {"tipo": self.chave, "transacao": evento.transacao, "seq": evento.sequence_number},
         )
 
-    def tratar(self, conn: db.Connection, evento: bus.Evento, aplicar: Callable[[], None]) -> Fim:
+    def tratar(
+        self, conn: db.Connection, evento: bus.Evento, aplicar: Callable[[], T]
+    ) -> tuple[Fim, T | None]:
         """The event's effect (aplicar) and the cursor past it, in one transaction:
-        'aplicado'; 'passou' when another consumer had it already. An invalid event or a
-        permanent database error ends it as a dead letter ('dead_letter'); a transient
-        one propagates, and the caller retries later from the same cursor."""
+        ('aplicado', what aplicar returned); 'passou' when another consumer had it
+        already. An invalid event or a permanent database error ends it as a dead letter
+        ('dead_letter'); a transient one propagates, and the caller retries later from the
+        same cursor."""
         try:
             with conn.transaction():
                 if self.ja_passou(conn, evento):
-                    return "passou"
-                aplicar()
+                    return "passou", None
+                efeito = aplicar()
                 self.avancar(conn, evento)
-            return "aplicado"
+            return "aplicado", efeito
         except psycopg.Error as exc:
             if db.is_transient(exc):
                 raise
             motivo = f"erro do banco: {str(exc).splitlines()[0]}"
         except errors.InvalidEvent as exc:
             motivo = str(exc)
-        return "dead_letter" if self.dead_letter(conn, evento, motivo[:2000]) else "passou"
+        return ("dead_letter" if self.dead_letter(conn, evento, motivo[:2000]) else "passou"), None
 
     def dead_letter(self, conn: db.Connection, evento: bus.Evento, erro: str) -> bool:
         """The event's terminal state when it cannot be handled: a dead letter, and the

@@ -87,9 +87,7 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) ->
 
 
 def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Resultado) -> None:
-    desfechos: list[str] = []
-
-    def aplicar() -> None:
+    def aplicar() -> str:
         if isinstance(evento.payload, wire.PayloadIlegivel):
             raise errors.InvalidEvent(str(evento.payload))
         registry.validar(evento.tipo, evento.payload, evento.versao_schema)
@@ -98,16 +96,16 @@ def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Resultado) ->
             {"event_id": evento.event_id, "tipo": evento.tipo, "payload": Jsonb(evento.payload)},
         ).fetchone()
         assert row is not None
-        desfechos.append(str(row["desfecho"]))
+        return str(row["desfecho"])
 
-    fim = CURSOR.tratar(conn, evento, aplicar)
+    fim, desfecho = CURSOR.tratar(conn, evento, aplicar)
     if fim == "dead_letter":
         resultado.dead_letters += 1
-    elif fim == "aplicado":
-        resultado.por_desfecho[desfechos[0]] += 1
+    elif fim == "aplicado" and desfecho is not None:
+        resultado.por_desfecho[desfecho] += 1
         log.info(
             "Réplica: evento aplicado",
-            extra={"event_id": str(evento.event_id), "tipo": evento.tipo, "desfecho": desfechos[0]},
+            extra={"event_id": str(evento.event_id), "tipo": evento.tipo, "desfecho": desfecho},
         )
 
 

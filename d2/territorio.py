@@ -118,9 +118,8 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -
 def _um_evento(
     conn: db.Connection, evento: bus.Evento, settings: config.Settings, resultado: Resultado
 ) -> None:
-    if CURSOR.tratar(conn, evento, lambda: _decidir(conn, evento, settings, resultado)) == (
-        "dead_letter"
-    ):
+    fim, _ = CURSOR.tratar(conn, evento, lambda: _decidir(conn, evento, settings, resultado))
+    if fim == "dead_letter":
         resultado.dead_letters += 1
 
 

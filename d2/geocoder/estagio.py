@@ -66,9 +66,6 @@ class CacheEnderecos(cache.CacheLRU[nominatim.Achado | None]):
             self.limpar()
             self.geracao = geracao
 
-    obter = cache.CacheLRU.obter_chave
-    definir = cache.CacheLRU.definir_chave
-
 
 def criar_geocodificador(
     settings: config.Settings,
@@ -268,7 +265,7 @@ class Estagio:
         respostas: list[nominatim.Resposta] = [None] * len(enderecos)
         faltam: dict[str, list[int]] = {}
         for i, endereco in enumerate(enderecos):
-            hit, valor = self.cache.obter(endereco.chave)
+            hit, valor = self.cache.obter_chave(endereco.chave)
             if hit:
                 respostas[i] = valor
             else:
@@ -281,7 +278,7 @@ class Estagio:
         for consulta in consultas:
             for i in faltam[consulta]:
                 if not isinstance(respostas[i], nominatim.Indisponivel):
-                    self.cache.definir(enderecos[i].chave, respostas[i])  # type: ignore[arg-type]
+                    self.cache.definir_chave(enderecos[i].chave, respostas[i])  # type: ignore[arg-type]
         return respostas
 
     def _buscar(self, consultas: list[str]) -> list[nominatim.Resposta]:

@@ -90,14 +90,14 @@ def test_cache__bounded_expires_and_empties_on_a_new_import() -> None:
     cache = estagio.CacheEnderecos(2, 10, clock=lambda: agora[0])
     achado = nominatim.Achado(-1, -2, 30, "place", "house", "br", "x")
     cache.observar_geracao(1)
-    cache.definir("a", achado)
-    cache.definir("b", None)
-    assert cache.obter("a") == (True, achado)
-    cache.definir("c", None)  # "b" was the least recently used
-    assert cache.obter("b") == (False, None) and len(cache) == 2
+    cache.definir_chave("a", achado)
+    cache.definir_chave("b", None)
+    assert cache.obter_chave("a") == (True, achado)
+    cache.definir_chave("c", None)  # "b" was the least recently used
+    assert cache.obter_chave("b") == (False, None) and len(cache) == 2
     agora[0] = 11
-    assert cache.obter("a") == (False, None)
-    cache.definir("d", None)
+    assert cache.obter_chave("a") == (False, None)
+    cache.definir_chave("d", None)
     cache.observar_geracao(2)
     assert len(cache) == 0
 
