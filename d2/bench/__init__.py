@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from d2 import errors
+from d2.bench import captura, common, data, drain, event_log, geocode, pip, regeo
+from d2.importers import ibge
 
 NAMES = ("pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo", "geocode")
 
@@ -42,8 +44,6 @@ _JUNTOS = 2
 
 def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
     """Run the named benchmarks (all when empty) and yield their figures."""
-    from d2.bench import common, data
-
     escolhidos = list(names) or list(NAMES)
     desconhecidos = [n for n in escolhidos if n not in NAMES]
     if desconhecidos:
@@ -61,8 +61,6 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
                 yield from _sem_modelo(nome, srv, url, quick)
                 continue
             if nome == "capture":
-                from d2.bench import captura
-
                 yield from captura.escritor(srv, _INSERCOES[i], anterior=not quick)
             if template is None:
                 # Polygons loaded once; every benchmark works on its own clone.
@@ -80,26 +78,18 @@ def _sem_modelo(nome: str, srv: Any, url: str | None, quick: bool) -> Iterator[d
     if nome == "import":
         yield from _importar(srv)
     elif nome == "eventlog":
-        from d2.bench import event_log
-
         # A cluster of its own with fsync on (or the server given): commits/s of a
         # throw-away cluster without fsync say nothing about producers.
         yield from event_log.run(url, quick)
     elif nome == "geocode":
-        from d2.bench import geocode
-
         yield from geocode.medir(srv, _ENDERECOS[i], _ENDERECOS_UM[i], _GPS_MISTO[i])
 
 
 def _captura(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from d2.bench import captura
-
     yield from captura.staleness(srv, template, _ESCRITAS[i])
 
 
 def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from d2.bench import common, data, pip
-
     with common.scratch_db(srv, "pip", template=template) as url:
         pts = pip.pontos(url, _PONTOS[i])
         cap = data.cap(url)  # the migrated one: pip.caps tries others, then it comes back
@@ -136,8 +126,6 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
 
 
 def _backlog_template(srv: Any, template: str, n: int) -> Iterator[tuple[str, str, int]]:
-    from d2.bench import common, drain, pip
-
     with common.scratch_db(srv, "backlog", template=template) as url:
         pts = pip.pontos(url, n // 2)
         lats = pts["brasil"][0] + pts["fronteira"][0]
@@ -147,8 +135,6 @@ def _backlog_template(srv: Any, template: str, n: int) -> Iterator[tuple[str, st
 
 
 def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from d2.bench import common, drain
-
     for _, nome, _antes in _backlog_template(srv, template, _BACKLOG[i]):
         with common.scratch_db(srv, "lote", template=nome) as url:
             s_lote, n_lote, ocupada = drain.drenar_medindo_cpu(url, 500)
@@ -176,8 +162,6 @@ def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
 
 
 def _memory(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from d2.bench import common, drain
-
     for _, nome, _antes in _backlog_template(srv, template, _BACKLOG[i]):
         with common.scratch_db(srv, "mem", template=nome) as url:
             segundos, codigo, rss = drain.drenar_subprocesso(url)
@@ -193,8 +177,6 @@ def _memory(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
 
 
 def _latency(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from d2.bench import common, drain, pip
-
     with common.scratch_db(srv, "lat", template=template) as url:
         pts = pip.pontos(url, _TRICKLE[i])
         r = drain.latencia(url, pts["brasil"][0], pts["brasil"][1], por_segundo=50)
@@ -209,20 +191,11 @@ def _latency(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
 
 
 def _regeo(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    from d2.bench import common, regeo
-
     with common.scratch_db(srv, "regeo", template=template) as url:
         yield from regeo.medir(url, _RESOLUCOES[i], _REGEO_BASE[i])
 
 
 def _importar(srv: Any) -> Iterator[dict[str, Any]]:
-    from d2.bench import common
-
-    try:
-        from d2.importers import ibge
-    except ImportError as exc:
-        yield {"bench": "import", "figure": "skipped", "note": f"importer unavailable: {exc}"}
-        return
     with common.scratch_db(srv, "import") as url:
         try:
             primeira, _ = common.timed(

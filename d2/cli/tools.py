@@ -4,10 +4,9 @@ baseline measured in the same run)."""
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
-from d2 import ambiente, bench, logs
+from d2 import ambiente, config, logs
 from d2.cli.saida import comando, emitir, emitir_linha, flag, positivo
 
 
@@ -20,10 +19,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from d2 import bench  # shapely, numpy, geopandas: ~1.3 s the other commands need not pay
+
     # The worker's per-event warnings (reviews, discards) are noise in a benchmark.
     logs.configure("ERROR")
     # Unset, each benchmark starts a throw-away cluster of its own rather than ./.d2/.
-    url = os.environ.get("DATABASE_URL") or None
+    url = config.load().database_url
     for figura in bench.run(args.names, url=url, quick=args.quick):
         emitir_linha(figura)
     return 0
