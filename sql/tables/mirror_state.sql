@@ -1,0 +1,18 @@
+-- The mirror's one row of state. versao moves at every change of the mirror: it is the
+-- epoch of the worker's cache key, so a change empties every worker's cache. The
+-- migration inserts the row (INSERT ... DEFAULT VALUES); the CHECK on id keeps it one.
+CREATE TABLE d2.mirror_state (
+    id            BOOLEAN PRIMARY KEY DEFAULT true,
+    versao        BIGINT NOT NULL DEFAULT 0,
+    -- The vertex cap of d2.mirror_pieces, measured by d2 bench pip (migration
+    -- 20261202130500): 16 and 32 are 10-40 % slower, 64 and 128 within the noise.
+    max_vertices  INTEGER NOT NULL DEFAULT 64,
+    alterado_em   TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    -- Where the mirror reads its polygons (the view d2.uc_fonte): 'core', the MVP's
+    -- core.uc_polygons, or 'eventos', the replica d2.replica_uc; d2 mirror fonte
+    -- switches, and every worker follows the database's setting.
+    fonte         VARCHAR(10) NOT NULL DEFAULT 'core',
+    CONSTRAINT mirror_state_id_check CHECK (id),
+    CONSTRAINT mirror_state_max_vertices_check CHECK (max_vertices >= 5),
+    CONSTRAINT mirror_state_fonte_check CHECK (fonte IN ('core', 'eventos'))
+);

@@ -1,0 +1,20 @@
+-- The event-synced replica of the territory (spec Phase 2, migration 20261203161000):
+-- the polygons as the uc.poligono_adicionado / _atualizado / _removido events describe
+-- them, the mirror's source when d2.mirror_state.fonte = 'eventos'. Written only by
+-- d2.replica_aplicar (SECURITY DEFINER: d2_worker has no write grant on it); the same
+-- columns as core.uc_polygons that the mirror reads (d2.uc_fonte).
+CREATE TABLE d2.replica_uc (
+    -- The events' uc_polygon_id.
+    id                UUID PRIMARY KEY,
+    unidade_civica_id UUID NOT NULL,
+    nivel             INTEGER NOT NULL,
+    nome              VARCHAR(255),
+    geometria         JSONB NOT NULL,
+    parent_uc_id      UUID,
+    fonte             VARCHAR(50),
+    -- The last event applied to the row: events carry the whole state, last one wins.
+    event_id          UUID NOT NULL,
+    atualizado_em     TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+);
+
+CREATE INDEX replica_uc_unidade_civica_id_idx ON d2.replica_uc (unidade_civica_id);

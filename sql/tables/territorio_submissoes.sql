@@ -1,0 +1,55 @@
+-- Every citizen-drawn polygon received (lugar.cadastrado with tipo_lugar 'poligono_uc';
+-- spec 8.5, layer 2), with its decision: nova, confirmacao, alternativa, or rejeitada
+-- and why. The history of every version of a community UC: the canonical one is copied
+-- to d2.territorio_ucs and core.uc_polygons, the others stay here. Written only by
+-- d2.territorio_submeter and d2.territorio_moderar.
+CREATE TABLE d2.territorio_submissoes (
+    id              UUID PRIMARY KEY,
+    -- The lugar.cadastrado event: idempotency, a second call changes nothing.
+    event_id        UUID NOT NULL,
+    lugar_id        UUID,
+    autor_id        UUID,
+    nome            VARCHAR(255) NOT NULL,
+    -- 1 micro-área or 2 bairro (d2.territorio_limites).
+    nivel           INTEGER NOT NULL,
+    -- The drawing as evaluated (exterior rings made counter-clockwise); only a
+    -- rejected one may lack it.
+    geom            geometry(MultiPolygon, 4326),
+    area_m2         DOUBLE PRECISION,
+    -- A self-intersecting drawing repaired (only when the repair keeps its area).
+    reparada        BOOLEAN NOT NULL DEFAULT false,
+    -- The município of the mirror holding >= 95% of it.
+    municipio_uc_id UUID,
+    -- The parent by containment: the município for a bairro, the bairro holding 95% of
+    -- a micro-área.
+    parent_uc_id    UUID,
+    decisao         TEXT NOT NULL,
+    -- Why it was rejected; set exactly when decisao = 'rejeitada'.
+    motivo          TEXT,
+    -- The UC it created (nova), confirms or offers an alternative to.
+    alvo_uc_id      UUID,
+    -- Intersection over union with the closest polygon of the same level.
+    sobreposicao    DOUBLE PRECISION,
+    -- 'pendente' for an alternativa awaiting a moderator, then aceita or rejeitada
+    -- (d2 territorio aceitar / rejeitar); NULL when no moderation is asked.
+    moderacao       TEXT,
+    moderado_em     TIMESTAMPTZ,
+    moderado_por    VARCHAR(255),
+    criado_em       TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    CONSTRAINT territorio_submissoes_event_id_key UNIQUE (event_id),
+    CONSTRAINT territorio_submissoes_decisao_check
+        CHECK (decisao IN ('nova', 'confirmacao', 'alternativa', 'rejeitada')),
+    CONSTRAINT territorio_submissoes_moderacao_check
+        CHECK (moderacao IN ('pendente', 'aceita', 'rejeitada')),
+    CONSTRAINT territorio_submissoes_check
+        CHECK ((decisao = 'rejeitada') = (motivo IS NOT NULL)),
+    -- Anything but a rejection has a geometry and a target UC.
+    CONSTRAINT territorio_submissoes_check1
+        CHECK (decisao = 'rejeitada' OR (geom IS NOT NULL AND alvo_uc_id IS NOT NULL))
+);
+
+-- The versions of one UC: the canonical choice, d2 territorio mostrar.
+CREATE INDEX territorio_submissoes_alvo_idx ON d2.territorio_submissoes (alvo_uc_id);
+-- The moderators' queue (d2 territorio list), oldest first.
+CREATE INDEX territorio_submissoes_pendentes_idx ON d2.territorio_submissoes (criado_em)
+    WHERE moderacao = 'pendente';
