@@ -1,10 +1,10 @@
-"""Every object D-2 creates or alters outside schema d2: the one list the README's
-section for the monolith's operators shows and `d2 db verify` checks against.
+"""Every object D-2 creates or alters outside schema d2: the one list the table of
+docs/monolith.md shows and `d2 db verify` checks against.
 
 Kinds match what sql/queries/verify.sql (footprint_catalog) reads from the catalog:
 extension, table, column, index, sequence, trigger, function, role. A name is
 schema-qualified; a column, index or trigger is `table.name` (its table's schema first).
-tests/integration/test_footprint.py checks that the README's table holds exactly these
+tests/integration/test_footprint.py checks that docs/monolith.md's table holds exactly these
 rows and that a migrated database holds nothing more.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Objeto:
+class DbObject:
     kind: str
     name: str
     why: str
@@ -28,7 +28,7 @@ _CAPTURA = (
 )
 _CAPTURA_CUSTO = (
     "one INSERT … SELECT of the statement's transition table into an unindexed table "
-    "(within the noise of the writer's own time: README, Performance); no lock a writer "
+    "(within the noise of the writer's own time: docs/performance.md); no lock a writer "
     "waits on, no NOTIFY"
 )
 _CAPTURA_FORA = (
@@ -38,158 +38,158 @@ _CAPTURA_FORA = (
 _DA_SPEC = "the spec's migration (§2.6, §2.7) where the monolith's table lacks it"
 _SE_FALTA = "created only where missing; a table D-2 created is marked with a COMMENT"
 
-OBJETOS: tuple[Objeto, ...] = (
-    Objeto(
+OBJETOS: tuple[DbObject, ...] = (
+    DbObject(
         "extension",
         "postgis",
         "the mirror's geometry, the resolver",
         "none for other colonies (types and functions in schema public)",
         "`DROP EXTENSION postgis` only after `d2 migrate --downgrade base`",
     ),
-    Objeto(
+    DbObject(
         "extension",
         "unaccent",
         "core.uc_polygons.nome_busca (spec §2.6)",
         "none",
         "`DROP EXTENSION unaccent` after removing the nome_busca trigger",
     ),
-    Objeto(
+    DbObject(
         "extension",
         "pg_trgm",
         "territorial inference of textual addresses: names matched by trigram similarity",
         "none (created only where missing)",
         "`DROP EXTENSION pg_trgm` after the index below",
     ),
-    Objeto(
+    DbObject(
         "table",
         "public.d2_alembic_version",
         "D-2's migration state (a wide column: the spec's migration names)",
         "none",
         "`DROP TABLE public.d2_alembic_version` (D-2 then sees an unmigrated database)",
     ),
-    Objeto(
+    DbObject(
         "role",
         "d2_worker",
         "least privilege for the worker's login (cluster-wide, NOLOGIN)",
         "none",
         "`d2 migrate --downgrade base`, or REVOKE its grants and `DROP ROLE d2_worker`",
     ),
-    Objeto(
+    DbObject(
         "table",
         "core.uc_polygons",
         "the spec's table (§2.6) for standalone installs",
         "none: " + _SE_FALTA,
         "downgrade drops it only if D-2 created it",
     ),
-    Objeto(
+    DbObject(
         "column",
         "core.uc_polygons.fonte",
         _DA_SPEC,
         "added NOT NULL with a default that is then dropped (a rewrite on old PostgreSQL)",
         "`ALTER TABLE core.uc_polygons DROP COLUMN fonte` (the importers need it)",
     ),
-    Objeto(
+    DbObject(
         "column",
         "core.uc_polygons.metadados",
         _DA_SPEC,
         "none (a constant default)",
         "`ALTER TABLE … DROP COLUMN metadados` (the importers need it)",
     ),
-    Objeto(
+    DbObject(
         "column",
         "core.uc_polygons.populacao_estimada",
         _DA_SPEC,
         "none (nullable)",
         "`ALTER TABLE … DROP COLUMN populacao_estimada`",
     ),
-    Objeto(
+    DbObject(
         "column",
         "core.uc_polygons.nome_busca",
         _DA_SPEC + "; kept by the trigger below",
         "none (a constant default)",
         "`ALTER TABLE … DROP COLUMN nome_busca` after the trigger",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.uc_polygons.uc_polygons_pkey",
         "the spec's primary key (id), when D-2 created the table",
         "the spec's",
         "with the table",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.uc_polygons.uc_polygons_unidade_civica_id_idx",
         "the spec's index (§2.6): chains and names by UC",
         "one B-tree entry per written row",
         "`DROP INDEX core.uc_polygons_unidade_civica_id_idx` (chains get slow)",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.uc_polygons.uc_polygons_nivel_idx",
         "the spec's index (§2.6)",
         "one B-tree entry per written row",
         "`DROP INDEX core.uc_polygons_nivel_idx`",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.uc_polygons.uc_polygons_nome_busca_trgm_idx",
         "GIN trigram index on nome_busca: a place named in an address, by similarity",
         "one GIN entry per written name (pending list, merged by autovacuum)",
         "`DROP INDEX core.uc_polygons_nome_busca_trgm_idx` (inference then scans the table)",
     ),
-    Objeto(
+    DbObject(
         "trigger",
         "core.uc_polygons.uc_polygons_nome_busca",
         "BEFORE INSERT/UPDATE OF nome, row: keeps nome_busca (spec §2.6, D-7's search)",
         "unaccent + three regexps per written name",
         "`DROP TRIGGER uc_polygons_nome_busca ON core.uc_polygons`",
     ),
-    Objeto(
+    DbObject(
         "function",
         "core.uc_polygons_nome_busca()",
         "the nome_busca trigger's function",
         "as above",
         "`DROP FUNCTION core.uc_polygons_nome_busca()` after the trigger",
     ),
-    Objeto(
+    DbObject(
         "trigger",
         "core.uc_polygons.uc_polygons_capturar_insert",
         _CAPTURA + " (AFTER INSERT, statement, NEW TABLE)",
         _CAPTURA_CUSTO,
         _CAPTURA_FORA,
     ),
-    Objeto(
+    DbObject(
         "trigger",
         "core.uc_polygons.uc_polygons_capturar_update",
         _CAPTURA + " (AFTER UPDATE, statement, OLD and NEW TABLE)",
         _CAPTURA_CUSTO + "; an UPDATE records old and new ids",
         _CAPTURA_FORA,
     ),
-    Objeto(
+    DbObject(
         "trigger",
         "core.uc_polygons.uc_polygons_capturar_delete",
         _CAPTURA + " (AFTER DELETE, statement, OLD TABLE)",
         _CAPTURA_CUSTO,
         _CAPTURA_FORA,
     ),
-    Objeto(
+    DbObject(
         "trigger",
         "core.uc_polygons.uc_polygons_capturar_truncate",
         _CAPTURA + " (AFTER TRUNCATE, statement: one row meaning 'everything')",
         "one row inserted",
         _CAPTURA_FORA,
     ),
-    Objeto(
+    DbObject(
         "table",
         "core.event_log",
         "the event log (DESIGN) for standalone installs",
         "none: " + _SE_FALTA,
         "downgrade drops it only if D-2 created it",
     ),
-    Objeto(
+    DbObject(
         "column",
         "core.event_log.transacao",
-        "the readers' fence (README, 'The event log is gap-safe'): `xid8`, default "
+        "the readers' fence (docs/reliability.md, 'The event log is gap-safe'): `xid8`, default "
         "`pg_current_xact_id()`, NULL on rows from before; readers go in "
         "(transacao, sequence_number) order below the oldest running transaction",
         "8 bytes per event; the default reads the id the inserting transaction already "
@@ -197,37 +197,37 @@ OBJETOS: tuple[Objeto, ...] = (
         "`DROP INDEX core.event_log_tipo_transacao_idx; "
         "ALTER TABLE core.event_log DROP COLUMN transacao`",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.event_log.event_log_tipo_transacao_idx",
         "the readers' range scan from their cursor: (tipo, coalesce(transacao, 0), "
         "sequence_number)",
         "one more index entry per inserted event (inside the producers' commits/s figure, "
-        "Performance); the migration blocks writes to the log while it builds it",
+        "docs/performance.md); the migration blocks writes to the log while it builds it",
         "`DROP INDEX core.event_log_tipo_transacao_idx`",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.event_log.event_log_pkey",
         "primary key (event_id), when D-2 created the table",
         "DESIGN's",
         "with the table",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.event_log.event_log_sequence_number_key",
         "sequence_number unique, when D-2 created the table",
         "one B-tree entry per event",
         "with the table",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.event_log.event_log_tipo_sequence_number_idx",
         "highest number of a type (boot, lag, `d2 status`)",
         "one more index entry per inserted event",
         "`DROP INDEX core.event_log_tipo_sequence_number_idx`",
     ),
-    Objeto(
+    DbObject(
         "sequence",
         "core.event_log_numeracao_seq",
         "on a log D-2 created, sequence_number's default (owned by the column); on the "
@@ -236,35 +236,35 @@ OBJETOS: tuple[Objeto, ...] = (
         "none",
         "monolith's log: `DROP SEQUENCE core.event_log_numeracao_seq`",
     ),
-    Objeto(
+    DbObject(
         "table",
         "core.dead_letter_queue",
         "dead letters (spec 3.4) for standalone installs",
         "none: " + _SE_FALTA,
         "downgrade drops it only if D-2 created it",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.dead_letter_queue.dead_letter_queue_pkey",
         "primary key, when D-2 created the table",
         "none",
         "with the table",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.dead_letter_queue.dead_letter_queue_consumidor_event_id_key",
         "one dead letter per (consumer, event)",
         "none",
         "with the table",
     ),
-    Objeto(
+    DbObject(
         "index",
         "core.dead_letter_queue.dead_letter_queue_status_idx",
         "pending dead letters by consumer",
         "none",
         "with the table",
     ),
-    Objeto(
+    DbObject(
         "sequence",
         "core.dead_letter_queue_id_seq",
         "the identity of core.dead_letter_queue",
@@ -280,7 +280,7 @@ def chaves() -> set[tuple[str, str]]:
 
 
 def markdown() -> str:
-    """The README's table (tests/integration/test_footprint.py keeps them equal)."""
+    """docs/monolith.md's table (tests/integration/test_footprint.py keeps them equal)."""
     linhas = [
         "| kind | object | why | what it costs the other colonies | how to remove it |",
         "|---|---|---|---|---|",

@@ -1,5 +1,5 @@
 """`d2 db verify`: are the migrations, functions and indexes in place, and is nothing of
-D-2's outside schema d2 beyond what the README lists (d2/footprint.py)?"""
+D-2's outside schema d2 beyond what docs/monolith.md lists (d2/footprint.py)?"""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def verify(url: str) -> dict[str, Any]:
     d2_worker cannot: verify is the migrating role's check of its own work.
     """
     with db.connect(url) as conn:
-        papel = conn.execute(db.q("verify_papel")).fetchone()
+        papel = conn.execute(db.q("verify_role")).fetchone()
     if papel is not None and not papel["ok"]:
         raise errors.D2Error(
             f"d2 db verify needs the role that runs the migrations: {papel['papel']} "
@@ -46,7 +46,7 @@ def verify(url: str) -> dict[str, Any]:
             }
         )
         extras = fora_do_d2(conn)
-    descricao = "nothing outside schema d2 beyond the README's list"
+    descricao = "nothing outside schema d2 beyond docs/monolith.md's list"
     if extras:
         descricao += ": also " + ", ".join(f"{kind} {name}" for kind, name in extras)
     results.append({"check": descricao, "ok": not extras, "extras": extras})

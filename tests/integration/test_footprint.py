@@ -1,4 +1,4 @@
-"""What D-2 puts outside schema d2 (issue 15.5): the README's table is d2/footprint.py's
+"""What D-2 puts outside schema d2 (issue 15.5): docs/monolith.md's table is d2/footprint.py's
 list, a migrated database holds nothing more, and `d2 db verify` names anything more."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from psycopg.rows import dict_row
 from d2 import footprint, migrations, verify
 from tests.support import Conn
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "monolith.md"
 SECAO = "## For the monolith's operators: what D-2 adds outside schema d2"
 
 
