@@ -11,8 +11,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, LiteralString, cast
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
+import psycopg.conninfo
 import psycopg.errors
 from psycopg import sql
 from psycopg.rows import dict_row
@@ -109,14 +111,22 @@ def map_error(exc: psycopg.Error) -> errors.D2Error:
         constraint = exc.diag.constraint_name
         return errors.UniqueViolation(f"unique violation on {constraint}", constraint=constraint)
     if is_transient(exc):
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return errors.TransientDatabaseError(f"database: {first_line}")
+        return errors.TransientDatabaseError(f"database: {primeira_linha(exc)}")
     if isinstance(exc, psycopg.errors.UndefinedFile | psycopg.errors.FeatureNotSupported) and (
         "postgis" in str(exc).lower()
     ):
         return errors.PostgisMissing()
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return errors.D2Error(f"database: {first}")
+    # D-2's own functions refuse a caller's bad argument with these (RAISE ... USING
+    # ERRCODE): the message is written for the operator who typed it.
+    if isinstance(exc, psycopg.errors.InvalidParameterValue | psycopg.errors.NoDataFound):
+        return errors.InvalidInput(exc.diag.message_primary or primeira_linha(exc))
+    return errors.D2Error(f"database: {primeira_linha(exc)}")
+
+
+def primeira_linha(exc: BaseException) -> str:
+    """The first line of an error's text (psycopg's carry context lines after it)."""
+    texto = str(exc).strip()
+    return texto.splitlines()[0] if texto else type(exc).__name__
 
 
 @contextlib.contextmanager
@@ -129,7 +139,12 @@ def mapped_errors() -> Iterator[None]:
 
 
 def connect(
-    url: str, *, autocommit: bool = False, application_name: str = "d2", **kw: Any
+    url: str,
+    *,
+    autocommit: bool = False,
+    application_name: str = "d2",
+    connect_timeout: int = 10,
+    **kw: Any,
 ) -> psycopg.Connection[dict[str, Any]]:
     """A psycopg connection with dict rows; a clear DatabaseUnavailable when unreachable.
     The URL is decided by the caller (the CLI: d2/ambiente.py)."""
@@ -140,7 +155,7 @@ def connect(
             autocommit=autocommit,
             row_factory=dict_row,
             application_name=application_name,
-            connect_timeout=10,
+            connect_timeout=connect_timeout,
             **kw,
         )
     except psycopg.ProgrammingError as exc:
@@ -171,3 +186,34 @@ def fora_de_transacao(conn: Connection) -> bool:
     return bool(conn.autocommit) and (
         conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     )
+
+
+def exigir_autocommit(conn: Connection) -> None:
+    # Each chunk must commit on its own: inside an outer transaction every row lock
+    # would be held, and every event withheld, until the whole run ends.
+    if not conn.autocommit:
+        raise errors.D2Error("this task needs an autocommit connection (one commit per chunk)")
+
+
+def mascarar_senha(url: str) -> str:
+    """The URL or conninfo with its password (user:pw@, ?password=, password=) as ***:
+    terminals, shell histories and CI logs keep what is printed."""
+    if url.startswith(("postgresql://", "postgres://")):
+        partes = urlsplit(url)
+        rede = partes.netloc
+        if "@" in rede:
+            credenciais, servidor = rede.rsplit("@", 1)
+            if ":" in credenciais:
+                rede = credenciais.split(":", 1)[0] + ":***@" + servidor
+        consulta = [
+            (k, "***" if k == "password" else v)
+            for k, v in parse_qsl(partes.query, keep_blank_values=True)
+        ]
+        return urlunsplit(partes._replace(netloc=rede, query=urlencode(consulta, safe="/*")))
+    try:
+        campos = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "(unparsable DATABASE_URL, not shown)"
+    if "password" in campos:
+        campos["password"] = "***"
+    return psycopg.conninfo.make_conninfo(**campos)  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from d2 import errors
+from d2 import db, errors
 
 DBNAME = "d2"
 SUPERUSER = "postgres"
@@ -297,14 +297,12 @@ def start(home: Path, *, fast: bool = False) -> Cluster:
 
 
 def _wait_ready(cluster: Cluster, timeout_s: float = 30.0) -> None:
-    import psycopg
-
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            with psycopg.connect(cluster.url("postgres"), connect_timeout=3):
+            with db.connect(cluster.url("postgres"), connect_timeout=3):
                 return
-        except psycopg.OperationalError as exc:
+        except errors.DatabaseUnavailable as exc:
             if time.monotonic() > deadline:
                 raise errors.EmbeddedClusterError(
                     f"the embedded cluster did not accept connections: {exc}"
@@ -313,9 +311,7 @@ def _wait_ready(cluster: Cluster, timeout_s: float = 30.0) -> None:
 
 
 def _create_database(cluster: Cluster) -> None:
-    import psycopg
-
-    with psycopg.connect(cluster.url("postgres"), autocommit=True) as conn:
+    with db.connect(cluster.url("postgres"), autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DBNAME]).fetchone()
         if not exists:
             conn.execute(f"CREATE DATABASE {DBNAME}")  # constant identifier, no data

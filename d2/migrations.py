@@ -7,7 +7,6 @@ revision ids keep the spec's migration names (§2.7), longer than alembic's defa
 from __future__ import annotations
 
 import hashlib
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +135,7 @@ def refuse_writable_schemas(conn: Any) -> None:
             "refusing to migrate: other roles may CREATE in "
             + ", ".join(found)
             + ", where D-2's definer functions resolve PostGIS; run "
-            "REVOKE CREATE ON SCHEMA <schema> FROM <role> (docs/confiabilidade.md, Threats)"
+            "REVOKE CREATE ON SCHEMA <schema> FROM <role> (docs/reliability.md, Threats)"
         )
 
 
@@ -154,9 +153,9 @@ def execute_sql(operations: Any, sql: str) -> None:
 def apply_frozen(operations: Any, *partes: str) -> None:
     """Apply a SQL file frozen with its migration, under alembic/versions/sql/<revision>/:
     the text that migration installs, forever. The live definition of each object is the
-    file of the same path under sql/; `python -m d2.migrations congelar REVISION PATH...`
+    file of the same path under sql/; `d2 db freeze REVISION PATH...`
     copies it here for a new migration, and SHA256SUMS beside these files seals them
-    (tests/unit/test_migracoes_seladas.py). The path is given whole
+    (tests/unit/test_sealed_migrations.py). The path is given whole
     ("<revision>/functions/x.sql") or as the revision and the file's path."""
     path = frozen_dir() / Path(*partes)
     execute_sql(operations, path.read_text(encoding="utf-8"))
@@ -166,7 +165,7 @@ def frozen_dir() -> Path:
     return script_location() / "versions" / "sql"
 
 
-MANIFESTO = "SHA256SUMS"
+MANIFEST = "SHA256SUMS"
 
 
 def hashes() -> dict[str, str]:
@@ -178,16 +177,16 @@ def hashes() -> dict[str, str]:
     }
 
 
-def selados() -> dict[str, str]:
+def sealed() -> dict[str, str]:
     """The committed manifest: path -> sha256."""
-    arquivo = frozen_dir() / MANIFESTO
+    arquivo = frozen_dir() / MANIFEST
     if not arquivo.exists():
         return {}
     pares = (linha.split(None, 1) for linha in arquivo.read_text().splitlines() if linha)
     return {caminho.strip(): soma for soma, caminho in pares}
 
 
-def congelar(revision: str, relativos: list[str]) -> list[str]:
+def freeze(revision: str, relativos: list[str]) -> list[str]:
     """Copy live sql/ files into a migration's frozen folder and seal them. Refuses to
     overwrite a file already frozen: what a migration installs never changes."""
     feitos = []
@@ -198,44 +197,19 @@ def congelar(revision: str, relativos: list[str]) -> list[str]:
         destino.parent.mkdir(parents=True, exist_ok=True)
         destino.write_bytes((db.sql_dir() / relativo).read_bytes())
         feitos.append(f"{revision}/{relativo}")
-    selar()
+    seal()
     return feitos
 
 
-def selar() -> list[str]:
+def seal() -> list[str]:
     """Add the hashes of frozen files not yet in the manifest; never change an entry.
     Returns the paths added."""
-    atuais, antigos = hashes(), selados()
+    atuais, antigos = hashes(), sealed()
     mudados = sorted(c for c in antigos if c in atuais and atuais[c] != antigos[c])
     if mudados:
         raise errors.D2Error(f"frozen migration SQL changed (restore it): {', '.join(mudados)}")
     novos = sorted(set(atuais) - set(antigos))
     todos = {**antigos, **{c: atuais[c] for c in novos}}
     linhas = [f"{todos[c]}  {c}" for c in sorted(todos)]
-    (frozen_dir() / MANIFESTO).write_text("\n".join(linhas) + "\n")
+    (frozen_dir() / MANIFEST).write_text("\n".join(linhas) + "\n")
     return novos
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m d2.migrations congelar REVISION PATH...` | `selar`, for maintainers."""
-    args = sys.argv[1:] if argv is None else argv
-    try:
-        if args[:1] == ["congelar"] and len(args) >= 3:
-            for feito in congelar(args[1], args[2:]):
-                print(f"frozen {feito}")
-        elif args == ["selar"]:
-            for novo in selar():
-                print(f"sealed {novo}")
-        else:
-            print(
-                "usage: python -m d2.migrations congelar REVISION PATH... | selar", file=sys.stderr
-            )
-            return 2
-    except errors.D2Error as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,7 +12,7 @@
 -- 2. EXECUTE: nobody by default (PostgreSQL grants it to PUBLIC); d2_worker gets the
 --    functions it calls. Trigger functions need no grant: EXECUTE on them is checked
 --    when the trigger is created, not when it fires.
--- 3. Tables: what d2_worker reads and writes (docs/confiabilidade.md, section 1).
+-- 3. Tables: what d2_worker reads and writes (docs/reliability.md, section 1).
 --
 -- D-2's own functions in core are listed by name: core belongs to the monolith, whose
 -- functions may be owned by the same role and are not D-2's to change.

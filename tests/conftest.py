@@ -67,7 +67,7 @@ def pg_server() -> Iterator[Server]:
 def _papeis_de_teste_entram(cluster: embedded.Cluster) -> None:
     """The tests log in as roles they create (d2_worker's logins, hostile roles, the web
     role Nominatim wants), most without a password. d2 opens its clusters to the OS users
-    that run it only (peer, tests/integration/test_embedded_seguranca.py checks it); this
+    that run it only (peer, tests/integration/test_embedded_security.py checks it); this
     throw-away one, in a private temporary folder, lets any role in over its socket."""
     (cluster.datadir / "pg_hba.conf").write_text("# tests only\nlocal all all trust\n")
     with psycopg.connect(cluster.url("postgres"), autocommit=True) as conn:

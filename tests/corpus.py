@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from tests.eventos import JsonBruto, payload_normalizada
+from tests.events import JsonBruto, payload_normalizada
 
 GEORREFERENCIADA = "georreferenciada"
 SEM_COORDENADAS = "sem_coordenadas"

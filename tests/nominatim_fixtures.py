@@ -27,8 +27,9 @@ import pytest
 from psycopg import sql
 
 from d2 import config
-from d2.geocoder import importacao, nominatim
+from d2.geocoder import nominatim, nominatim_import
 from d2.importers import sample, sample_osm
+from d2.worker import loop
 
 if TYPE_CHECKING:
     from tests.conftest import Server
@@ -52,8 +53,8 @@ def nominatim_amostra(
     arquivo = sample_osm.write_osm(home / "amostra.osm")
     dsn = pg_server.url(f"nominatim_{os.getpid()}")
     settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=dsn)
-    importacao.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
-    importacao.construir(settings, dsn, arquivo, threads=1)
+    nominatim_import.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
+    nominatim_import.construir(settings, dsn, arquivo, threads=1)
     yield NominatimAmostra(dsn, home / "nominatim")
 
 
@@ -83,13 +84,12 @@ def geocoder_url(
 ) -> str:
     """This test's database with the sample territory loaded, the worker pointed at the
     session's sample Nominatim (in process), the cursor seeded."""
-    from d2 import worker
 
     sample.load_sample(db_url)
     monkeypatch.setenv("D2_NOMINATIM_DSN", nominatim_amostra.dsn)
     monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("D2_NOMINATIM_URL", raising=False)
-    worker.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
+    loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
     return db_url
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 
-from d2 import mirror
+from d2.territorio import mirror
 
 Ring = list[tuple[float, float]]
 

@@ -1,7 +1,7 @@
 """The d2_worker role: exactly what `d2 worker` needs, nothing else (least privilege).
 
 A NOLOGIN template: an operator grants it to the login the worker connects with
-(`GRANT d2_worker TO d2_worker_app;`, see docs/confiabilidade.md). It can
+(`GRANT d2_worker TO d2_worker_app;`, see docs/reliability.md). It can
 
 * read core.uc_polygons (never write it: that is L-2's and the importer's);
 * read core.event_log and INSERT into it (plus USAGE on the sequence behind the

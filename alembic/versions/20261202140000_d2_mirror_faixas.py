@@ -8,7 +8,7 @@
   intervals); the statement trigger of core.uc_polygons builds them before it bumps the
   mirror version, so the intervals always describe the committed polygons.
 - d2.resolver_territorios version 3: the interval first, the GIST tiers of version 2
-  (now with ST_Covers) for the rest. tests/integration/test_mirror_faixas.py checks it
+  (now with ST_Covers) for the rest. tests/integration/test_mirror_intervals.py checks it
   against d2.resolver_territorio.
 - d2.mirror_rebuild version 2 also builds the bands.
 """

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from d2 import errors
-from d2.bench import captura, common, data, drain, event_log, geocode, pip, regeo
+from d2.bench import capture, common, data, drain, event_log, geocode, pip, regeo
 from d2.importers import ibge
 
 NAMES = ("pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo", "geocode")
@@ -61,7 +61,7 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
                 yield from _sem_modelo(nome, srv, url, quick)
                 continue
             if nome == "capture":
-                yield from captura.escritor(srv, _INSERCOES[i], anterior=not quick)
+                yield from capture.escritor(srv, _INSERCOES[i], anterior=not quick)
             if template is None:
                 # Polygons loaded once; every benchmark works on its own clone.
                 base_url = pilha.enter_context(common.scratch_db(srv, "base"))
@@ -86,7 +86,7 @@ def _sem_modelo(nome: str, srv: Any, url: str | None, quick: bool) -> Iterator[d
 
 
 def _captura(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
-    yield from captura.staleness(srv, template, _ESCRITAS[i])
+    yield from capture.staleness(srv, template, _ESCRITAS[i])
 
 
 def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
-import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, LiteralString, cast
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
 import psycopg
@@ -146,24 +144,6 @@ def percentile(values: list[float], p: float) -> float:
         return float("nan")
     k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
     return ordered[k]
-
-
-_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
-
-
-@functools.cache
-def queries() -> dict[str, LiteralString]:
-    """The named queries of d2/bench/queries.sql (same format as sql/queries/)."""
-    text = (Path(__file__).resolve().parent / "queries.sql").read_text(encoding="utf-8")
-    parts = _NAME.split(text)
-    return {
-        name: cast(LiteralString, body.strip().rstrip(";"))
-        for name, body in zip(parts[1::2], parts[2::2], strict=True)
-    }
-
-
-def q(name: str) -> LiteralString:
-    return queries()[name]
 
 
 def backend_cpu_s(conn: Conn) -> float | None:

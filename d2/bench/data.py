@@ -16,8 +16,9 @@ from typing import Any
 import pyogrio
 import shapely
 
-from d2 import mirror
+from d2 import db
 from d2.bench import common
+from d2.territorio import mirror
 
 NAMESPACE = uuid.UUID("5b0f2d8e-3c1a-5e47-9d2b-6a8c4e1f7d30")  # = d2.importers.ibge
 LOTE = 500
@@ -73,7 +74,7 @@ def load_shared(url: str, data: Path = common.SHARED_DATA, *, bairros: bool = Tr
     with common.connect(url, autocommit=False) as conn:
         for inicio in range(0, len(linhas), LOTE):
             lote = linhas[inicio : inicio + LOTE]
-            conn.execute(common.q("uc_insert"), {"rows": json.dumps(lote, default=str)})
+            conn.execute(db.q("bench_uc_insert"), {"rows": json.dumps(lote, default=str)})
         conn.commit()
         conn.autocommit = True
         mirror.aplicar(conn)  # the mirror, chains and bands, once, after the commit
@@ -84,8 +85,8 @@ def load_shared(url: str, data: Path = common.SHARED_DATA, *, bairros: bool = Tr
 def add_synthetic_bairros(url: str, total: int = 17_500) -> int:
     """The synthetic bairro layer (level 2, Voronoi cells inside municipalities)."""
     with common.connect(url) as conn:
-        conn.execute(common.q("semear"), {"seed": 0.42})
-        cur = conn.execute(common.q("bairros_sinteticos"), {"total": total})
+        conn.execute(db.q("bench_seed"), {"seed": 0.42})
+        cur = conn.execute(db.q("bench_synthetic_bairros"), {"total": total})
         n = cur.rowcount
         conn.execute("ANALYZE")
     return n
@@ -95,7 +96,7 @@ def vertices(url: str) -> dict[int, dict[str, float]]:
     with common.connect(url) as conn:
         return {
             int(r["nivel"]): {"n": r["n"], "perimetro": r["perimetro"], "vertices": r["vertices"]}
-            for r in conn.execute(common.q("perimetro_total"))
+            for r in conn.execute(db.q("bench_total_perimeter"))
         }
 
 
@@ -106,7 +107,7 @@ def densify(url: str, alvo_vertices: int = 20_000_000) -> tuple[float, int]:
     perimetro = sum(v["perimetro"] for v in por_nivel.values())
     passo = perimetro / alvo_vertices
     with common.connect(url) as conn:
-        conn.execute(common.q("densificar"), {"passo": passo})
+        conn.execute(db.q("bench_densify"), {"passo": passo})
     depois = sum(int(v["vertices"]) for v in vertices(url).values())
     return passo, depois
 
@@ -123,10 +124,10 @@ def repiece(url: str, cap: int) -> dict[str, Any]:
     """Cut the mirror again into pieces of at most cap vertices; ANALYZE."""
     with common.connect(url) as conn:
         conn.execute("UPDATE d2.mirror_state SET max_vertices = %(cap)s", {"cap": cap})
-        conn.execute(common.q("repartir_limpar"))
-        conn.execute(common.q("repartir"), {"cap": cap})
+        conn.execute(db.q("bench_split_clear"))
+        conn.execute(db.q("bench_split"), {"cap": cap})
         conn.execute("VACUUM ANALYZE d2.mirror_pieces")
-        row = conn.execute(common.q("pieces_stats")).fetchone()
+        row = conn.execute(db.q("bench_pieces_stats")).fetchone()
     assert row is not None
     return dict(row)
 
@@ -135,9 +136,9 @@ def faixas(url: str) -> dict[str, Any]:
     """Build the pending bands of d2.mirror_faixas (after a change that bypassed
     core.uc_polygons, like densify); returns bands built, intervals and seconds."""
     with common.connect(url) as conn:
-        segundos, row = common.timed(lambda: conn.execute(common.q("faixas_construir")).fetchone())
+        segundos, row = common.timed(lambda: conn.execute(db.q("bench_bands_build")).fetchone())
         conn.execute("VACUUM ANALYZE d2.mirror_faixas")
-        total = conn.execute(common.q("faixas_contar")).fetchone()
+        total = conn.execute(db.q("bench_bands_count")).fetchone()
     assert row is not None and total is not None
     return {"bands": row["faixas"], "intervals": total["n"], "s": round(segundos, 1)}
 

@@ -12,7 +12,7 @@ code says only why it does them; these are the figures behind them):
   young walks and then set off full collections, each walking the whole geo cache:
   12 µs per event over a 100,000-event drain (15 full collections) at 700, 1.3 µs at
   20,000. The worker makes almost no cycles (168 objects in them over 10,000 events).
-- The interpreter's switch interval at 1 ms while the read-ahead runs (d2.leitura.Antecipacao):
+- The interpreter's switch interval at 1 ms while the read-ahead runs (d2.leitura.ReadAhead):
   the writing thread waits on the database and needs the GIL back from the reading
   thread, which keeps it up to 5 ms by default: 5,000 → 6,400 events/s on the
   10,000-event backlog.
@@ -25,7 +25,7 @@ code says only why it does them; these are the figures behind them):
 - fastjsonschema for the Registry's checks (d2.registry): about ten times as fast as
   jsonschema on every published event; remembering the uuid checks of the few UC ids
   every event's cadeia_ucs repeats saves ~1.3 µs of the ~8 µs check.
-- The ids' text printed once per event (classificacao.Plano): a resolution row, its output
+- The ids' text printed once per event (classificacao.Plan): a resolution row, its output
   event and its processed mark each carry them.
 """
 
@@ -42,8 +42,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from d2 import config, logs, worker
+from d2 import config, db, logs
 from d2.bench import common
+from d2.worker import loop
 
 PROJETO = Path(__file__).resolve().parents[1]
 
@@ -51,15 +52,15 @@ PROJETO = Path(__file__).resolve().parents[1]
 def preparar_backlog(url: str, lats: list[float], lngs: list[float]) -> int:
     """Publish one event per point after the current cursor; returns the cursor."""
     with common.connect(url, autocommit=False) as conn:
-        row = conn.execute(common.q("maior_sequencia")).fetchone()
+        row = conn.execute(db.q("bench_max_sequence")).fetchone()
         assert row is not None
         antes = int(row["seq"])
         for i in range(0, len(lats), 20_000):
             conn.execute(
-                common.q("eventos_inserir"),
+                db.q("bench_events_insert"),
                 {"lats": lats[i : i + 20_000], "lngs": lngs[i : i + 20_000], "enderecos": []},
             )
-        conn.execute(common.q("cursor_em"), {"seq": antes})
+        conn.execute(db.q("bench_cursor_at"), {"seq": antes})
         conn.commit()
     with common.connect(url) as conn:
         conn.execute("VACUUM ANALYZE core.event_log")
@@ -68,12 +69,12 @@ def preparar_backlog(url: str, lats: list[float], lngs: list[float]) -> int:
 
 def cursor_em(url: str, seq: int) -> None:
     with common.connect(url) as conn:
-        conn.execute(common.q("cursor_em"), {"seq": seq})
+        conn.execute(db.q("bench_cursor_at"), {"seq": seq})
 
 
 def ultima(url: str) -> int:
     with common.connect(url) as conn:
-        row = conn.execute(common.q("maior_sequencia")).fetchone()
+        row = conn.execute(db.q("bench_max_sequence")).fetchone()
     assert row is not None
     return int(row["seq"])
 
@@ -88,7 +89,7 @@ def drenar_medindo_cpu(url: str, batch_size: int) -> tuple[float, int, float | N
     """drenar, plus the share of the machine's CPU time that was busy meanwhile (every
     process: the worker's and the server's), from /proc/stat; None where there is none."""
     settings = config.load()
-    runner = worker.Worker(settings, url=url, batch_size=batch_size)
+    runner = loop.Worker(settings, url=url, batch_size=batch_size)
     antes = _cpu_ocupada()
     inicio = time.perf_counter()
     resultado = runner.executar(drain=True)
@@ -113,7 +114,7 @@ def _cpu_ocupada() -> tuple[int, int] | None:
 def _drenar_filho(url: str, batch_size: int, largada: Any, resultados: Any) -> None:
     # A spawned process starts with logging unset: per-event warnings would flood stderr.
     logs.configure("ERROR")
-    runner = worker.Worker(config.load(), url=url, batch_size=batch_size)
+    runner = loop.Worker(config.load(), url=url, batch_size=batch_size)
     largada.wait()
     resultado = runner.executar(drain=True)
     resultados.put((time.perf_counter(), sum(resultado.contagem.values())))
@@ -185,13 +186,13 @@ def _ouvir(
     # Polls every millisecond: producers (the worker too) send no NOTIFY any more.
     with common.connect(url) as conn:
         visto = 0
-        row = conn.execute(common.q("saidas_desde"), {"seq": -1}).fetchall()
+        row = conn.execute(db.q("bench_outputs_since"), {"seq": -1}).fetchall()
         visto = max((r["sequence_number"] for r in row), default=0)
         pronto.set()
         while not parar.is_set():
             time.sleep(0.001)
             agora = time.perf_counter()
-            for r in conn.execute(common.q("saidas_desde"), {"seq": visto}).fetchall():
+            for r in conn.execute(db.q("bench_outputs_since"), {"seq": visto}).fetchall():
                 chegadas.setdefault(r["demanda_id"], agora)
                 visto = max(visto, r["sequence_number"])
 
@@ -221,7 +222,9 @@ def latencia(url: str, lats: list[float], lngs: list[float], por_segundo: float)
             proximo = time.perf_counter()
             for lat, lng in zip(lats, lngs, strict=True):
                 demanda = str(uuid.uuid4())
-                conn.execute(common.q("evento_um"), {"demanda_id": demanda, "lat": lat, "lng": lng})
+                conn.execute(
+                    db.q("bench_event_one"), {"demanda_id": demanda, "lat": lat, "lng": lng}
+                )
                 enviados[demanda] = time.perf_counter()
                 proximo += intervalo
                 time.sleep(max(0.0, proximo - time.perf_counter()))
@@ -248,7 +251,7 @@ def _esperar_worker(url: str, timeout_s: float = 30.0) -> None:
     limite = time.monotonic() + timeout_s
     with common.connect(url) as conn:
         while time.monotonic() < limite:
-            row = conn.execute(common.q("cursor_existe")).fetchone()
+            row = conn.execute(db.q("bench_cursor_exists")).fetchone()
             if row and row["n"]:
                 time.sleep(1.0)
                 return

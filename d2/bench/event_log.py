@@ -29,8 +29,9 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from d2 import bus, migrations
+from d2 import db, migrations
 from d2.bench import common
+from d2.eventlog import bus
 
 PRODUTORES = 8
 TIPO = "demanda.normalizada"  # producers of what D-2 reads: its readers serve only those
@@ -46,7 +47,7 @@ def banco(srv: common.Server, rotulo: str, revisao: str | None) -> Iterator[str]
     url = common.with_dbname(srv.admin_url, nome)
     try:
         with common.connect(url) as conn:
-            conn.execute(common.q("monolito_event_log"))
+            conn.execute(db.q("bench_monolith_event_log"))
         if revisao is not None:
             migrations.upgrade(url, revisao)
         yield url
@@ -65,7 +66,7 @@ def commits_por_segundo(url: str, segundos: float) -> float:
             inicio.wait()
             while not fim.is_set():
                 conn.execute(
-                    common.q("produtor_inserir"),
+                    db.q("bench_producer_insert"),
                     {"event_id": uuid.uuid4(), "tipo": TIPO, "payload": PAYLOAD},
                 )
                 conn.commit()
@@ -83,7 +84,7 @@ def commits_por_segundo(url: str, segundos: float) -> float:
     return sum(contagens) / (time.perf_counter() - t0)
 
 
-class Leitor(threading.Thread):
+class Reader(threading.Thread):
     """Follows the log, polling every millisecond; notes when each event was in hand."""
 
     def __init__(self, url: str, ingenuo: bool) -> None:
@@ -91,7 +92,7 @@ class Leitor(threading.Thread):
         self.url, self.ingenuo = url, ingenuo
         self.lidos: dict[uuid.UUID, float] = {}
         self.duplicados = 0
-        self.ordem: list[bus.Posicao] = []
+        self.ordem: list[bus.Position] = []
         self.retidos_max = 0
         self.medir_cerca = threading.Event()
         self.parar = threading.Event()
@@ -100,7 +101,7 @@ class Leitor(threading.Thread):
         (earlier rounds' events are not measured)."""
 
     def run(self) -> None:
-        cursor = bus.Posicao(0, 0)
+        cursor = bus.Position(0, 0)
         seq = 0
         with common.connect(self.url) as conn:
             while True:
@@ -108,7 +109,7 @@ class Leitor(threading.Thread):
                 agora = time.perf_counter()
                 if self.ingenuo:
                     rows = conn.execute(
-                        common.q("ingenuo_ler_desde"), {"apos": seq, "tipo": TIPO}
+                        db.q("bench_naive_read_since"), {"apos": seq, "tipo": TIPO}
                     ).fetchall()
                     novos = [r["event_id"] for r in rows]
                     if rows:
@@ -141,7 +142,7 @@ def rodada_lacunas(
     """8 producers committing out of order (and 10% rolling back) while a reader follows."""
     enviados: dict[uuid.UUID, float] = {}
     trava = threading.Lock()
-    leitor = Leitor(url, ingenuo)
+    leitor = Reader(url, ingenuo)
     leitor.start()
     leitor.pronto.wait(120)
 
@@ -152,7 +153,7 @@ def rodada_lacunas(
                 ids = [uuid.uuid4() for _ in range(rng.randint(1, 3))]
                 for event_id in ids:
                     conn.execute(
-                        common.q("produtor_inserir"),
+                        db.q("bench_producer_insert"),
                         {"event_id": event_id, "tipo": TIPO, "payload": PAYLOAD},
                     )
                 time.sleep(rng.random() * espera_max_s)
@@ -187,7 +188,7 @@ def transacao_longa(url: str, segure_s: float, por_segundo: float) -> dict[str, 
     for segure_s: events committed meanwhile wait for it, none is lost."""
     enviados: dict[uuid.UUID, float] = {}
     trava = threading.Lock()
-    leitor = Leitor(url, False)
+    leitor = Reader(url, False)
     leitor.medir_cerca.set()
     leitor.start()
     leitor.pronto.wait(120)
@@ -199,7 +200,7 @@ def transacao_longa(url: str, segure_s: float, por_segundo: float) -> dict[str, 
             while time.perf_counter() < fim:
                 event_id = uuid.uuid4()
                 conn.execute(
-                    common.q("produtor_inserir"),
+                    db.q("bench_producer_insert"),
                     {"event_id": event_id, "tipo": TIPO, "payload": PAYLOAD},
                 )
                 antes = time.perf_counter()

@@ -22,10 +22,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from d2 import config, service, worker
+from d2 import config, db
 from d2.bench import common
-from d2.geocoder import importacao
+from d2.geocoder import nominatim_import
+from d2.handler import handler
 from d2.importers import sample, sample_osm
+from d2.worker import loop
 
 
 def enderecos(n: int) -> list[str]:
@@ -44,25 +46,25 @@ def construir_nominatim(srv: common.Server, home: Path) -> tuple[str, float]:
     arquivo = sample_osm.write_osm(home / "amostra.osm")
     url = common.with_dbname(srv.admin_url, f"d2_bench_nominatim_{int(time.time())}")
     settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=url)
-    importacao.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
-    return url, importacao.construir(settings, url, arquivo, threads=2)
+    nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
+    return url, nominatim_import.construir(settings, url, arquivo, threads=2)
 
 
 def _publicar(url: str, textos: list[str], pontos: list[tuple[float, float]]) -> int:
     with common.connect(url, autocommit=False) as conn:
-        row = conn.execute(common.q("maior_sequencia")).fetchone()
+        row = conn.execute(db.q("bench_max_sequence")).fetchone()
         assert row is not None
         antes = int(row["seq"])
         sem_gps: list[float | None] = [None] * len(textos)
         conn.execute(
-            common.q("eventos_inserir"),
+            db.q("bench_events_insert"),
             {
                 "lats": [p[0] for p in pontos] + sem_gps,
                 "lngs": [p[1] for p in pontos] + sem_gps,
                 "enderecos": [None] * len(pontos) + textos,
             },
         )
-        conn.execute(common.q("cursor_em"), {"seq": antes})
+        conn.execute(db.q("bench_cursor_at"), {"seq": antes})
         conn.commit()
     return antes
 
@@ -73,11 +75,11 @@ def _settings(nominatim_url: str, home: Path, **mudar: Any) -> config.Settings:
     )
 
 
-def _drenar(runner: worker.Worker) -> tuple[float, float, service.Resultado]:
+def _drenar(runner: loop.Worker) -> tuple[float, float, handler.Result]:
     """(seconds of the whole drain, seconds of the handler's pass, result)."""
     ultimo = [0.0]
 
-    def marcar(_: service.Resultado) -> None:
+    def marcar(_: handler.Result) -> None:
         ultimo[0] = time.perf_counter()
 
     runner._on_batch = marcar
@@ -105,23 +107,23 @@ def _medir(
     textos = enderecos(n)
     with common.scratch_db(srv, "geo") as base:
         sample.load_sample(base)
-        worker.Worker(_settings(nominatim_url, home), url=base).executar(drain=True)  # boot
+        loop.Worker(_settings(nominatim_url, home), url=base).executar(drain=True)  # boot
         template = common.dbname(base)
         with common.scratch_db(srv, "geolote", template=template) as url:
             _publicar(url, textos, [])
-            runner = worker.Worker(_settings(nominatim_url, home), url=url, batch_size=500)
+            runner = loop.Worker(_settings(nominatim_url, home), url=url, batch_size=500)
             s_lote, _, r = _drenar(runner)
             _publicar(url, textos, [])
             s_cache, _, _ = _drenar(runner)
             with common.connect(url) as conn:
                 metodos = {row["metodo_resolucao"]: row["n"] for row in conn.execute(
-                    common.q("geocode_resultados"))}  # fmt: skip
+                    db.q("bench_geocode_results"))}  # fmt: skip
         with common.scratch_db(srv, "geoum", template=template) as url:
             _publicar(url, textos[:n_um], [])
             um = _settings(
                 nominatim_url, home, geocoder_concorrencia=1, geocoder_lote=1, geocoder_cache_max=0
             )
-            s_um, _, _ = _drenar(worker.Worker(um, url=url, batch_size=1))
+            s_um, _, _ = _drenar(loop.Worker(um, url=url, batch_size=1))
         yield common.figure(
             "geocode", "cache-missing addresses through the batch path", n / s_lote,
             "addresses/s", n_um / s_um, "one request at a time, no cache (batch size 1)",
@@ -136,10 +138,10 @@ def _medir(
         pontos = sample.sample_points(n_gps, seed=3)
         with common.scratch_db(srv, "geogps", template=template) as url:
             _publicar(url, [], pontos)
-            _, s_gps, _ = _drenar(worker.Worker(_settings(nominatim_url, home), url=url))
+            _, s_gps, _ = _drenar(loop.Worker(_settings(nominatim_url, home), url=url))
         with common.scratch_db(srv, "geomisto", template=template) as url:
             _publicar(url, enderecos(n_gps // 9), pontos)
-            _, s_misto, _ = _drenar(worker.Worker(_settings(nominatim_url, home), url=url))
+            _, s_misto, _ = _drenar(loop.Worker(_settings(nominatim_url, home), url=url))
         yield common.figure(
             "geocode", "GPS events/s, handler pass, 10% of events address-only",
             n_gps / s_misto, "events/s", n_gps / s_gps, "the same GPS events alone",

@@ -30,7 +30,9 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from d2 import ambiente, bus, db, embedded, migrations
+from d2 import db, embedded, migrations
+from d2.cli import database_url
+from d2.eventlog import bus
 
 TIPO = "demanda.georreferenciada"
 
@@ -47,7 +49,7 @@ def payload() -> dict[str, Any]:
     }
 
 
-class Leitor(threading.Thread):
+class Reader(threading.Thread):
     """Follows the log from a cursor; records when each event_id was in hand."""
 
     def __init__(self, url: str, inicio: int, total: int, poll_s: float, ouvir: bool) -> None:
@@ -101,8 +103,8 @@ def percentis(atrasos_ms: list[float]) -> tuple[float, float, float]:
 def medir(url: str, total: int, por_segundo: float, poll_s: float) -> dict[str, Any]:
     with db.connect(url, autocommit=True) as conn:
         inicio = bus.maior_sequencia(conn, TIPO)
-    ouvinte = Leitor(url, inicio, total, poll_s, ouvir=True)
-    sondador = Leitor(url, inicio, total, poll_s, ouvir=False)
+    ouvinte = Reader(url, inicio, total, poll_s, ouvir=True)
+    sondador = Reader(url, inicio, total, poll_s, ouvir=False)
     for leitor in (ouvinte, sondador):
         leitor.start()
         leitor.pronto.wait(30)
@@ -159,7 +161,7 @@ def main() -> None:
         if args.temp:
             url = pilha.enter_context(cluster_temporario(args.durable))
         else:
-            url = ambiente.url()
+            url = database_url.url()
         for _ in range(args.runs):
             resultado = medir(url, args.events, args.rate, args.poll_s)
             resultado["cluster"] = (

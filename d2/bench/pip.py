@@ -16,6 +16,7 @@ from typing import Any
 import numpy
 import shapely
 
+from d2 import db
 from d2.bench import common, data
 
 LOTE = 5000
@@ -27,9 +28,9 @@ Pontos = tuple[list[float], list[float]]
 def pontos(url: str, n: int) -> dict[str, Pontos]:
     """n random points inside Brazil and n within about 100 m of a municipal border."""
     with common.connect(url) as conn:
-        conn.execute(common.q("semear"), {"seed": 0.25})
-        brasil = conn.execute(common.q("pontos_no_brasil"), {"n": n, "seed": 11}).fetchall()
-        borda = conn.execute(common.q("pontos_na_fronteira"), {"n": n}).fetchall()
+        conn.execute(db.q("bench_seed"), {"seed": 0.25})
+        brasil = conn.execute(db.q("bench_points_in_brasil"), {"n": n, "seed": 11}).fetchall()
+        borda = conn.execute(db.q("bench_border_points"), {"n": n}).fetchall()
     return {
         "brasil": ([r["lat"] for r in brasil], [r["lng"] for r in brasil]),
         "fronteira": ([r["lat"] for r in borda], [r["lng"] for r in borda]),
@@ -64,7 +65,7 @@ def _best(
     return wall, max(cpus) if cpus else None, melhores[0][2]
 
 
-class Arvore:
+class Tree:
     """The in-process baseline: shapely 2 STRtree over the mirror's unsubdivided geometry,
     every polygon prepared (GEOS prepared geometry: an indexed point-in-polygon), same
     answer rule (intersects, smallest nivel, then UC id). Its best use: one vectorized
@@ -72,7 +73,7 @@ class Arvore:
 
     def __init__(self, url: str) -> None:
         with common.connect(url) as conn:
-            linhas = conn.execute(common.q("geometrias")).fetchall()
+            linhas = conn.execute(db.q("bench_geometries")).fetchall()
         # Sorted by (nivel, UC): the smallest matching index is the answer.
         self.geoms = shapely.from_wkb([bytes(r["wkb"]) for r in linhas])
         inicio = time.perf_counter()
@@ -118,13 +119,13 @@ def medir(
 ) -> Iterator[dict[str, Any]]:
     """The figures of one data set (already loaded and cut at its cap). The ST_Contains
     baseline runs on the first contains_n points only (it is slow); rates compare."""
-    arvore = Arvore(url)
+    arvore = Tree(url)
     with common.connect(url) as conn:
         for tipo, p in pts.items():
-            lote = _best(functools.partial(_sql_rate, conn, common.q("resolver_lote"), p), vezes)
+            lote = _best(functools.partial(_sql_rate, conn, db.q("bench_resolve_batch"), p), vezes)
             sub = (p[0][:contains_n], p[1][:contains_n])
             base = _best(
-                functools.partial(_sql_rate, conn, common.q("contains_sem_subdividir"), sub), 1
+                functools.partial(_sql_rate, conn, db.q("bench_contains_unsubdivided"), sub), 1
             )
             arv = max((arvore.rate(p) for _ in range(vezes)), key=lambda r: r[0])
             extra: dict[str, Any] = {
@@ -150,7 +151,9 @@ def medir(
                 strtree_build_s=round(arvore.construcao_s, 2),
                 strtree_resolved=arv[1], **extra,
             )  # fmt: skip
-            um = _best(functools.partial(_sql_rate, conn, common.q("resolver_um_a_um"), p), vezes)
+            um = _best(
+                functools.partial(_sql_rate, conn, db.q("bench_resolve_one_by_one"), p), vezes
+            )
             assert um[2] == lote[2], "the one-point resolver must answer the same points"
             yield common.figure(
                 "pip", f"resolver_territorio one point per LATERAL row {nome} {tipo}", um[0],
@@ -175,7 +178,7 @@ def caps(
         stats = data.repiece(url, cap)
         with common.connect(url) as conn:
             taxas = {
-                t: _best(functools.partial(_sql_rate, conn, common.q("resolver_lote"), p), 3)
+                t: _best(functools.partial(_sql_rate, conn, db.q("bench_resolve_batch"), p), 3)
                 for t, p in pts.items()
             }
         resultados[cap] = {"stats": stats, "taxas": taxas}

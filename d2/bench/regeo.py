@@ -16,8 +16,10 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from d2 import config, mirror, regeo
+from d2 import config, db
 from d2.bench import common
+from d2.ops import regeo
+from d2.territorio import mirror
 
 LOTE_GUARDAR = 50_000
 LOTE_PAGINA = 5_000
@@ -26,12 +28,12 @@ LOTE_PAGINA = 5_000
 def guardar(url: str, n: int) -> int:
     """n resolutions of random points in Brazil; returns how many were stored (resolved)."""
     with common.connect(url) as conn:
-        pts = conn.execute(common.q("pontos_no_brasil"), {"n": n, "seed": 7}).fetchall()
+        pts = conn.execute(db.q("bench_points_in_brasil"), {"n": n, "seed": 7}).fetchall()
         lats = [float(p["lat"]) for p in pts]
         lngs = [float(p["lng"]) for p in pts]
         for i in range(0, len(lats), LOTE_GUARDAR):
             conn.execute(
-                common.q("regeo_guardar"),
+                db.q("bench_regeo_store"),
                 {"lats": lats[i : i + LOTE_GUARDAR], "lngs": lngs[i : i + LOTE_GUARDAR]},
             )
         conn.execute("DELETE FROM d2.regeo_areas")
@@ -49,7 +51,7 @@ def por_linha(url: str, linhas: int) -> float:
         inicio = time.perf_counter()
         while vistas < linhas:
             pagina = conn.execute(
-                common.q("regeo_pagina_por_linha"), {"apos": apos, "lote": LOTE_PAGINA}
+                db.q("bench_regeo_page_by_row"), {"apos": apos, "lote": LOTE_PAGINA}
             ).fetchall()
             if not pagina:
                 break
@@ -72,11 +74,11 @@ def passe_completo(url: str) -> tuple[float, int]:
 def acompanhamento(url: str) -> dict[str, Any]:
     """Change the fullest município, then time the follow-up until nothing is pending."""
     with common.connect(url) as conn:
-        alvo = conn.execute(common.q("regeo_municipio_mais_cheio")).fetchone()
+        alvo = conn.execute(db.q("bench_regeo_fullest_municipio")).fetchone()
         assert alvo is not None
         inicio = time.perf_counter()
         mudou = conn.execute(
-            common.q("regeo_encolher_municipio"), {"uc": alvo["municipio"]}
+            db.q("bench_regeo_shrink_municipio"), {"uc": alvo["municipio"]}
         ).fetchone()
         assert mudou is not None
         mirror.aplicar(conn)  # what the worker does at its next poll

@@ -1,19 +1,40 @@
 """The `d2` command: parses arguments, calls one function, renders, sets the exit code.
 
-Each area registers its commands from a module of its own (database, malha, operar,
-territorio, geocoder, tools); `saida` holds what they share: the parser, the one
-renderer of text and --json, the argument types."""
+One module per command group, named after the command (`d2 dlq` → d2.cli.dlq), each with
+a `registrar(sub)` that adds its commands; `common` holds what they share: the parser,
+the one renderer of text and --json, the argument types. `database_url` decides the
+database once per command."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
 
-from d2 import ambiente, errors
-from d2.cli import database, geocoder, malha, operar, territorio, tools
-from d2.cli.saida import Handler, Parser
+from d2 import errors
+from d2.cli import (
+    bench,
+    database_url,
+    db,
+    demo,
+    dlq,
+    geocoding,
+    html_map,
+    imports,
+    mirror,
+    nominatim,
+    regeorreferenciar,
+    resolve,
+    revisoes,
+    status,
+    territorio,
+    worker,
+)
+from d2.cli.common import Command, Parser
 
-AREAS = (database, malha, operar, territorio, geocoder, tools)
+AREAS = (
+    db, resolve, mirror, imports, worker, status, dlq, revisoes, regeorreferenciar, html_map,
+    territorio, nominatim, geocoding, demo, bench,
+)  # fmt: skip
 
 
 def build_parser() -> Parser:
@@ -35,8 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     bruto = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(_protect_negative_numbers(bruto))
-    handler: Handler = args.handler
-    ambiente.url.cache_clear()  # one decision per command, also when main runs twice
+    handler: Command = args.handler
+    database_url.url.cache_clear()  # one decision per command, also when main runs twice
     try:
         return handler(args)
     except errors.D2Error as exc:

@@ -7,8 +7,10 @@ import argparse
 import time
 from typing import Any
 
-from d2 import ambiente, config, db, logs, territorio
-from d2.cli.saida import comando, emitir, flag, grupo, tabela, uuid_arg
+from d2 import config, db, logs
+from d2.cli import database_url
+from d2.cli.common import comando, emitir, flag, grupo, tabela, uuid_arg
+from d2.territorio import comunitario
 
 COLUNAS_LISTA = (
     "submissao_id", "decisao", "nivel", "nome", "uc_nome", "sobreposicao", "moderacao",
@@ -21,40 +23,40 @@ COLUNAS_SAUDE = (
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    with db.connect(ambiente.url(), autocommit=True) as conn:
-        linhas = territorio.listar(conn, pendentes=not args.all, limite=args.limit)
+    with db.connect(database_url.url(), autocommit=True) as conn:
+        linhas = comunitario.listar(conn, pendentes=not args.all, limite=args.limit)
     emitir(args, linhas, lambda ls: tabela(ls, COLUNAS_LISTA))
     return 0
 
 
-def cmd_mostrar(args: argparse.Namespace) -> int:
-    with db.connect(ambiente.url(), autocommit=True) as conn:
-        emitir(args, territorio.mostrar(conn, uuid_arg(args.submissao)))
+def cmd_show(args: argparse.Namespace) -> int:
+    with db.connect(database_url.url(), autocommit=True) as conn:
+        emitir(args, comunitario.mostrar(conn, uuid_arg(args.submissao)))
     return 0
 
 
 def cmd_moderar(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
-    with db.connect(ambiente.url(), autocommit=True) as conn:
-        efeito = territorio.moderar(conn, uuid_arg(args.submissao), args.acao, args.by)
+    with db.connect(database_url.url(), autocommit=True) as conn:
+        efeito = comunitario.moderar(conn, uuid_arg(args.submissao), args.acao, args.by)
     emitir(args, efeito)
     return 0
 
 
-def cmd_saude(args: argparse.Namespace) -> int:
-    with db.connect(ambiente.url(), autocommit=True) as conn:
-        linhas = territorio.saude(conn, args.limit)
+def cmd_health(args: argparse.Namespace) -> int:
+    with db.connect(database_url.url(), autocommit=True) as conn:
+        linhas = comunitario.saude(conn, args.limit)
     emitir(args, linhas, lambda ls: tabela(ls, COLUNAS_SAUDE))
     return 0
 
 
-def cmd_consumir(args: argparse.Namespace) -> int:
+def cmd_consume(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
     settings = config.load()
-    total = territorio.Resultado()
-    with db.connect(ambiente.url(), autocommit=True, application_name="d2-territorio") as conn:
+    total = comunitario.Result()
+    with db.connect(database_url.url(), autocommit=True, application_name="d2-territorio") as conn:
         while True:
-            total.somar(territorio.drenar(conn, settings))
+            total.somar(comunitario.drenar(conn, settings))
             if args.drain:
                 break
             time.sleep(settings.poll_interval_s)
@@ -83,7 +85,11 @@ def registrar(sub: Any) -> None:
     p_list.add_argument("--all", action="store_true", help="every submission, newest first")
 
     p_show = comando(
-        t, "mostrar", cmd_mostrar, help="one submission: geometry, decision, the UC's versions"
+        t,
+        "show",
+        cmd_show,
+        antigos=("mostrar",),
+        help="one submission: geometry, decision, the UC's versions",
     )
     p_show.add_argument("submissao", metavar="SUBMISSAO_ID")
 
@@ -99,8 +105,9 @@ def registrar(sub: Any) -> None:
 
     comando(
         t,
-        "saude",
-        cmd_saude,
+        "health",
+        cmd_health,
+        antigos=("saude",),
         json_flag=True,
         limite=50,
         help="community polygons ranked by how much use says their shape is wrong",
@@ -108,8 +115,9 @@ def registrar(sub: Any) -> None:
 
     p_cons = comando(
         t,
-        "consumir",
-        cmd_consumir,
+        "consume",
+        cmd_consume,
+        antigos=("consumir",),
         help="consume lugar.cadastrado drawings (--drain: what is pending, then exit)",
     )
     p_cons.add_argument("--drain", action="store_true")

@@ -1,7 +1,7 @@
 """The geocoder clients: Nominatim in process (nominatim-api over its database) or over
 HTTP (an existing server's /search JSON API). Both answer a batch of queries at once,
 at most `concorrencia` in flight, each bounded by a timeout; per query the answer is
-the best match (Achado), None (nothing found), or Indisponivel (try again later)."""
+the best match (Match), None (nothing found), or Unavailable (try again later)."""
 
 from __future__ import annotations
 
@@ -22,21 +22,21 @@ from typing import Any, Protocol
 
 import psycopg.conninfo
 
-from d2 import errors
+from d2 import config, errors
 
-log = logging.getLogger("d2.geocoder")
+log = logging.getLogger(__name__)
 
 # A Nominatim search rank (rank_search) from which a match is a street, a house, a POI.
 RANK_RUA = 26
 _MAX_RESPOSTA_HTTP = 1 << 20
 
 
-class Indisponivel(errors.D2Error):
+class Unavailable(errors.D2Error):
     """The geocoder did not answer (down, slow or refusing); try again later."""
 
 
 @dataclass(frozen=True)
-class Achado:
+class Match:
     lat: float
     lng: float
     rank: int  # Nominatim's rank_search: 30 house/POI, 26 street, 21 postcode, 16 city
@@ -51,10 +51,10 @@ class Achado:
         return self.rank >= RANK_RUA or self.tipo == "postcode"
 
 
-Resposta = Achado | None | Indisponivel
+Resposta = Match | None | Unavailable
 
 
-class Geocodificador(Protocol):
+class Geocoder(Protocol):
     modo: str
 
     def buscar_muitos(self, consultas: list[str]) -> list[Resposta]: ...
@@ -113,7 +113,7 @@ class NominatimLocal:
             return futuro.result(timeout=self._timeout_s * (rodadas + 1) + 5)
         except TimeoutError:
             futuro.cancel()
-            return [Indisponivel("timeout")] * len(consultas)
+            return [Unavailable("timeout")] * len(consultas)
 
     async def _todas(self, consultas: list[str]) -> list[Resposta]:
         if self._api is None:
@@ -138,16 +138,16 @@ class NominatimLocal:
             except nominatim_api.UsageError:
                 return None  # a query Nominatim refuses is a query with no answer
             except TimeoutError:
-                return Indisponivel("timeout")
+                return Unavailable("timeout")
             except Exception as exc:  # the database behind it: gone, refusing, missing
-                return Indisponivel(type(exc).__name__)
+                return Unavailable(type(exc).__name__)
             finally:
                 if self._observar is not None:
                     self._observar(time.perf_counter() - inicio)
         if not achados:
             return None
         r = achados[0]
-        return Achado(
+        return Match(
             float(r.centroid.y),
             float(r.centroid.x),
             int(r.rank_search),
@@ -208,20 +208,20 @@ class NominatimHTTP:
                 corpo = resposta.read(_MAX_RESPOSTA_HTTP + 1)
         except urllib.error.HTTPError as exc:
             # 400: the server refuses this query (it has no answer); 429/5xx: later.
-            return None if exc.code == 400 else Indisponivel(f"HTTP {exc.code}")
+            return None if exc.code == 400 else Unavailable(f"HTTP {exc.code}")
         except (OSError, ValueError) as exc:  # refused, reset, timed out, bad URL
-            return Indisponivel(type(exc).__name__)
+            return Unavailable(type(exc).__name__)
         finally:
             if self._observar is not None:
                 self._observar(time.perf_counter() - inicio)
         if len(corpo) > _MAX_RESPOSTA_HTTP:
-            return Indisponivel("resposta grande demais")
+            return Unavailable("resposta grande demais")
         try:
             lista = json.loads(corpo)
             if not lista:
                 return None
             r = lista[0]
-            return Achado(
+            return Match(
                 float(r["lat"]),
                 float(r["lon"]),
                 int(r.get("place_rank", 0)),
@@ -231,7 +231,37 @@ class NominatimHTTP:
                 str(r.get("display_name", ""))[:500],
             )
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-            return Indisponivel("resposta ilegível")
+            return Unavailable("resposta ilegível")
 
     def fechar(self) -> None:
         self._pool.shutdown(wait=True)
+
+
+def criar_geocodificador(
+    settings: config.Settings,
+    database_url: str,
+    observar: Callable[[float], None] | None = None,
+) -> Geocoder:
+    """HTTP when D2_NOMINATIM_URL is set; else in process over D2_NOMINATIM_DSN, or the
+    database `nominatim` on DATABASE_URL's server."""
+    if settings.nominatim_url:
+        return NominatimHTTP(
+            settings.nominatim_url,
+            concorrencia=settings.geocoder_concorrencia,
+            timeout_s=settings.geocoder_timeout_s,
+            observar=observar,
+        )
+    return NominatimLocal(
+        settings.nominatim_dsn or url_nominatim_padrao(database_url),
+        projeto_nominatim(settings),
+        concorrencia=settings.geocoder_concorrencia,
+        timeout_s=settings.geocoder_timeout_s,
+        observar=observar,
+    )
+
+
+def projeto_nominatim(settings: config.Settings) -> Path:
+    """Nominatim's project directory (its settings; D-2 keeps none there)."""
+    caminho = settings.home / "nominatim"
+    caminho.mkdir(parents=True, exist_ok=True)
+    return caminho

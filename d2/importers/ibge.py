@@ -21,9 +21,10 @@ import numpy
 import shapely
 import tqdm
 
-from d2 import db, errors, mirror, replica
+from d2 import db, errors
 from d2.importers import ibge_read
-from d2.importers.ibge_resumo import Contagem, Ocorrencia, ResumoCamada, Summary
+from d2.importers.ibge_summary import Count, LayerSummary, Occurrence, Summary
+from d2.territorio import mirror, replica
 
 FONTE = "ibge"  # also Summary.fonte's default
 NOME_MAX = 255  # core.uc_polygons.nome is varchar(255)
@@ -125,7 +126,7 @@ def areas_m2(geoms: numpy.ndarray) -> numpy.ndarray:
 
 
 def preparar(
-    gdf: geopandas.GeoDataFrame, tolerancia: float, resumo: ResumoCamada
+    gdf: geopandas.GeoDataFrame, tolerancia: float, resumo: LayerSummary
 ) -> geopandas.GeoDataFrame:
     """Repair, simplify as a coverage, round; drop only what is empty or too small."""
     n = len(gdf)
@@ -170,8 +171,8 @@ def preparar(
         elif areas[i] < AREA_MINIMA_M2:
             descartar[i] = f"area {areas[i]:.1f} m² below the minimum of {AREA_MINIMA_M2:g} m²"
 
-    resumo.repaired = [Ocorrencia(codigos[i], nomes[i], m) for i, m in sorted(motivos.items())]
-    resumo.dropped = [Ocorrencia(codigos[i], nomes[i], m) for i, m in sorted(descartar.items())]
+    resumo.repaired = [Occurrence(codigos[i], nomes[i], m) for i, m in sorted(motivos.items())]
+    resumo.dropped = [Occurrence(codigos[i], nomes[i], m) for i, m in sorted(descartar.items())]
     resultado = gdf.copy()
     resultado["geometry"] = geoms
     return resultado.iloc[[i for i in range(n) if i not in descartar]]
@@ -232,7 +233,7 @@ def _escrever(
             "importer_match_id",
             "importer_match_codigo",
             "importer_match_pais",
-            "importer_match_novos",
+            "importer_match_new",
         ):
             conn.execute(db.q(nome))
         conn.execute(db.q("importer_parents"))
@@ -309,7 +310,7 @@ def run_import(
     etapas = tqdm.tqdm(arquivos.items(), desc="IBGE layers", unit="layer", disable=not progress)
     for camada, paths in etapas:
         etapas.set_postfix_str(camada)
-        resumo = ResumoCamada(camada, ibge_read.LAYOUTS[camada].nivel)
+        resumo = LayerSummary(camada, ibge_read.LAYOUTS[camada].nivel)
         gdf, resumo.fontes = ibge_read.ler_camada(camada, paths)
         preparadas[camada] = preparar(gdf, _tolerancia(camada, tolerancia), resumo)
         _contar_leitura(resumo, gdf)
@@ -329,10 +330,10 @@ def run_import(
     return summary
 
 
-def _contar_leitura(resumo: ResumoCamada, gdf: geopandas.GeoDataFrame) -> None:
+def _contar_leitura(resumo: LayerSummary, gdf: geopandas.GeoDataFrame) -> None:
     por_codigo = dict(zip(gdf["codigo"], gdf["arquivo"], strict=True))
     for arquivo in gdf["arquivo"]:
-        resumo.por_arquivo.setdefault(arquivo, Contagem()).read += 1
+        resumo.por_arquivo.setdefault(arquivo, Count()).read += 1
     for nome, lista in (("repaired", resumo.repaired), ("dropped", resumo.dropped)):
         for o in lista:
             contagem = resumo.por_arquivo[por_codigo.get(o.codigo, gdf["arquivo"].iloc[0])]

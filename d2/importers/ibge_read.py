@@ -144,7 +144,7 @@ LAYOUTS: dict[str, Layout] = {
 
 
 @dataclass(frozen=True)
-class Fonte:
+class Source:
     """One file read: its name, CRS as found, and whether it was transformed."""
 
     arquivo: str
@@ -242,7 +242,7 @@ def _coluna(colunas: dict[str, str], nomes: tuple[str, ...]) -> str | None:
     return next((colunas[n] for n in nomes if n in colunas), None)
 
 
-def ler_arquivo(camada: str, path: Path) -> tuple[geopandas.GeoDataFrame, Fonte]:
+def ler_arquivo(camada: str, path: Path) -> tuple[geopandas.GeoDataFrame, Source]:
     """One file as canonical columns; ImportFailed when the layout is not recognised."""
     layout = LAYOUTS[camada]
     bruto = _abrir(path)
@@ -292,20 +292,20 @@ def ler_arquivo(camada: str, path: Path) -> tuple[geopandas.GeoDataFrame, Fonte]
     return geopandas.GeoDataFrame(tabela, geometry=geometria, crs=4326), fonte
 
 
-def _para_4326(gdf: geopandas.GeoDataFrame, path: Path) -> tuple[geopandas.GeoDataFrame, Fonte]:
+def _para_4326(gdf: geopandas.GeoDataFrame, path: Path) -> tuple[geopandas.GeoDataFrame, Source]:
     """SIRGAS 2000 is taken as WGS 84 (spec 8.5: under a metre apart); others transformed."""
     crs = gdf.crs
     if crs is None:
         # IBGE meshes are SIRGAS 2000; a file without CRS is taken as lon/lat.
-        return gdf, Fonte(path.name, "none (taken as EPSG:4674)", False)
+        return gdf, Source(path.name, "none (taken as EPSG:4674)", False)
     epsg = crs.to_epsg(min_confidence=70)
     nome = f"EPSG:{epsg}" if epsg else crs.name
     if epsg in _SIRGAS_OU_WGS84:
-        return gdf, Fonte(path.name, nome, False)
-    return gdf.to_crs(4326), Fonte(path.name, nome, True)
+        return gdf, Source(path.name, nome, False)
+    return gdf.to_crs(4326), Source(path.name, nome, True)
 
 
-def ler_camada(camada: str, paths: list[Path]) -> tuple[geopandas.GeoDataFrame, list[Fonte]]:
+def ler_camada(camada: str, paths: list[Path]) -> tuple[geopandas.GeoDataFrame, list[Source]]:
     """All files of a layer concatenated (per-UF bairros files make one layer)."""
     partes = [ler_arquivo(camada, p) for p in paths]
     fontes = [f for _, f in partes]

@@ -25,8 +25,9 @@ import numpy
 import shapely
 import shapely.geometry
 
-from d2 import config, db, errors, mirror, replica
+from d2 import config, db, errors
 from d2.importers import ibge
+from d2.territorio import mirror, replica
 
 FONTE = "osm"
 NIVEL = 2
@@ -40,7 +41,7 @@ def uc_id(osm_id: str) -> uuid.UUID:
 
 
 @dataclass(frozen=True)
-class Ocorrencia:
+class Occurrence:
     osm_id: str
     nome: str
     motivo: str
@@ -57,10 +58,10 @@ class Summary:
     unchanged: int = 0
     repaired: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
-    exemplos: list[Ocorrencia] = field(default_factory=list)
+    exemplos: list[Occurrence] = field(default_factory=list)
     simplificacao: str = ""
     segundos: float = 0.0
-    espelho: mirror.Aplicacao | None = None
+    espelho: mirror.Applied | None = None
     eventos: dict[str, int] = field(default_factory=dict)
     """uc.poligono_* events published with the changes (replica.publicar_estado)."""
 
@@ -207,7 +208,7 @@ def _ler(
 def _pular(summary: Summary, ident: str, nome: str, motivo: str) -> None:
     summary.skipped[motivo] += 1
     if len(summary.exemplos) < 20:
-        summary.exemplos.append(Ocorrencia(ident, nome, motivo))
+        summary.exemplos.append(Occurrence(ident, nome, motivo))
 
 
 def _preparar(
@@ -270,8 +271,8 @@ def _escrever(
             setattr(summary, campo[row["estado"]], n)
             mudou = mudou or row["estado"] != "igual"
         restantes = max(0, 20 - len(summary.exemplos))
-        for row in conn.execute(db.q("osm_ignorados"), {"limite": restantes}).fetchall():
-            summary.exemplos.append(Ocorrencia(row["osm_id"], row["nome"], row["motivo"]))
+        for row in conn.execute(db.q("osm_ignored"), {"limite": restantes}).fetchall():
+            summary.exemplos.append(Occurrence(row["osm_id"], row["nome"], row["motivo"]))
         if mudou:
             # Skipped when nothing changed: any write on core.uc_polygons records a change
             # that moves the mirror version and empties every worker's cache.

@@ -23,37 +23,44 @@ _DATA = "2026-01-01T00:00:00Z"
 
 
 @dataclass(frozen=True)
-class Rua:
+class Logradouro:
     nome: str
     casas: tuple[str, ...]
     cep: str | None = None
 
 
 # CD_MUN → (place, (lng, lat) of its node, its streets).
-LUGARES: dict[str, tuple[str, tuple[float, float], tuple[Rua, ...]]] = {
+LUGARES: dict[str, tuple[str, tuple[float, float], tuple[Logradouro, ...]]] = {
     "1100015": (
         "city",
         (-58.01, -12.51),
         (
-            Rua("Rua das Palmeiras", ("10", "20", "123"), "78010-100"),
-            Rua("Rua Marechal Floriano", ("5", "77")),
+            Logradouro("Rua das Palmeiras", ("10", "20", "123"), "78010-100"),
+            Logradouro("Rua Marechal Floriano", ("5", "77")),
         ),
     ),
-    "1100023": ("city", (-59.0, -6.0), (Rua("Avenida Brasil", ("100", "250"), "78200-300"),)),
-    "1100031": ("town", (-58.0, -7.5), (Rua("Rua do Enclave", ("1", "2")),)),
+    "1100023": (
+        "city",
+        (-59.0, -6.0),
+        (Logradouro("Avenida Brasil", ("100", "250"), "78200-300"),),
+    ),
+    "1100031": ("town", (-58.0, -7.5), (Logradouro("Rua do Enclave", ("1", "2")),)),
     "1100049": (
         "town",
         (-54.0, -10.0),
-        (Rua("Rua Marechal Floriano", ("123", "456"), "78300-200"),),
+        (Logradouro("Rua Marechal Floriano", ("123", "456"), "78300-200"),),
     ),
     "2100055": (
         "city",
         (-50.51, -12.0),
-        (Rua("Rua das Palmeiras", ("10", "99"), "65010-000"), Rua("Avenida Beira-Rio", ("1",))),
+        (
+            Logradouro("Rua das Palmeiras", ("10", "99"), "65010-000"),
+            Logradouro("Avenida Beira-Rio", ("1",)),
+        ),
     ),
-    "2100063": ("town", (-47.5, -10.0), (Rua("Rua da Serra", ("15", "30")),)),
-    "2200079": ("town", (-44.5, -10.0), (Rua("Rua da Lagoa", ("8",), "64500-000"),)),
-    "2200087": ("town", (-41.5, -10.0), (Rua("Rua das Garças", ("3", "4")),)),
+    "2100063": ("town", (-47.5, -10.0), (Logradouro("Rua da Serra", ("15", "30")),)),
+    "2200079": ("town", (-44.5, -10.0), (Logradouro("Rua da Lagoa", ("8",), "64500-000"),)),
+    "2200087": ("town", (-41.5, -10.0), (Logradouro("Rua das Garças", ("3", "4")),)),
 }
 # CD_BAIRRO → (lng, lat) of its suburb node: inside the bairro, near its município's node.
 SUBURBIOS: dict[str, tuple[float, float]] = {
@@ -65,7 +72,7 @@ SUBURBIOS: dict[str, tuple[float, float]] = {
 }
 
 
-class _Escritor:
+class _Writer:
     def __init__(self) -> None:
         self.raiz = ET.Element("osm", version="0.6", generator="d2 sample")
         self._proximo = 0
@@ -101,7 +108,7 @@ def write_osm(path: Path) -> Path:
     """Write the sample territory as an .osm (XML) file at path."""
     municipios = sample.municipios()
     bairros = sample.bairros()
-    escritor = _Escritor()
+    escritor = _Writer()
     vias: list[tuple[list[str], dict[str, str]]] = []
     for codigo, (lugar, (lng, lat), ruas) in LUGARES.items():
         nome, geometria = municipios[codigo]

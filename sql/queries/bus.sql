@@ -1,4 +1,4 @@
--- name: bus_publicar
+-- name: bus_publish
 -- Events in one statement, inside the caller's transaction, from a JSON array of
 -- {event_id, tipo, versao_schema, correlacao_id, payload}: a plain INSERT, as any producer
 -- writes it, through the view that admits only D-2's types (d2.eventos_publicar). Their
@@ -11,7 +11,7 @@ SELECT (item.valor ->> 'event_id')::uuid, item.valor ->> 'tipo',
 FROM jsonb_array_elements(%(itens)s::jsonb) WITH ORDINALITY AS item (valor, posicao)
 ORDER BY item.posicao;
 
--- name: bus_ler_desde
+-- name: bus_read_since
 -- Events of some types after a position (transacao, sequence_number), in that order, gap
 -- safe, with payloads over max_payload left out and the batch bounded by max_lote bytes:
 -- see sql/functions/eventos_ler.sql.
@@ -20,7 +20,7 @@ SELECT sequence_number, event_id, tipo, versao_schema, origem, correlacao_id, pa
 FROM d2.eventos_ler(%(tipos)s::varchar[], %(transacao)s::text::xid8, %(apos)s::bigint,
                     %(limite)s::integer, %(max_payload)s::bigint, %(max_lote)s::bigint);
 
--- name: bus_ler_eventos
+-- name: bus_read_events
 -- Committed events by event_id (to retry dead letters), in sequence order. The ids travel
 -- as a binary parameter, much cheaper to write than a text array of many uuids.
 SELECT e.sequence_number, e.event_id, e.tipo, e.versao_schema, e.origem, e.correlacao_id,
@@ -32,17 +32,17 @@ CROSS JOIN LATERAL (SELECT e.payload::text AS texto OFFSET 0) t
 WHERE e.event_id = ANY(%(event_ids)b::uuid[])
 ORDER BY coalesce(e.transacao, '0'::xid8), e.sequence_number;
 
--- name: bus_cerca
+-- name: bus_fence
 -- What the readers' fence holds back now for one type, and for how long: see
 -- sql/functions/eventos_cerca.sql.
 SELECT retidos, atraso_s FROM d2.eventos_cerca(%(tipo)s::varchar);
 
--- name: bus_maior_sequencia_tipo
+-- name: bus_max_sequence_of_type
 -- The highest sequence number of one type (0 when there is none).
 SELECT coalesce(max(sequence_number), 0) AS maior
 FROM d2.eventos
 WHERE tipo = %(tipo)s;
 
--- name: bus_maior_sequencia
+-- name: bus_max_sequence
 -- The highest sequence number of the events D-2 reads (0 when there is none).
 SELECT coalesce(max(sequence_number), 0) AS maior FROM d2.eventos;

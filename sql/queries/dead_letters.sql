@@ -1,4 +1,4 @@
--- name: dlq_registrar
+-- name: dlq_record
 -- Record a consumer's failure on an event; the same event again counts one more try.
 INSERT INTO d2.dead_letters AS d
     (consumidor, event_id, tipo, sequence_number, erro, primeiro_erro_em, ultimo_erro_em)
@@ -11,7 +11,7 @@ SET tentativas = d.tentativas + 1,
     sequence_number = coalesce(EXCLUDED.sequence_number, d.sequence_number),
     status = 'pendente';
 
--- name: dlq_listar
+-- name: dlq_list
 -- Dead letters, oldest first, optionally of one consumer and/or one status.
 SELECT id, consumidor, event_id, tipo, sequence_number, erro, tentativas, status,
        primeiro_erro_em, ultimo_erro_em, reprocessado_em
@@ -21,7 +21,7 @@ WHERE (%(consumidor)s::text IS NULL OR consumidor = %(consumidor)s::text)
 ORDER BY id
 LIMIT %(limite)s;
 
--- name: dlq_marcar
+-- name: dlq_mark
 -- Set the status of one consumer's dead letter; 'reprocessado' stamps reprocessado_em.
 UPDATE d2.dead_letters
 SET status = %(status)s::text,
@@ -29,14 +29,14 @@ SET status = %(status)s::text,
                            ELSE reprocessado_em END
 WHERE consumidor = %(consumidor)s AND event_id = %(event_id)s;
 
--- name: dlq_falhas_publicacao
+-- name: dlq_publish_failures
 -- A consumer's pending dead letters for publications that failed (spec 3.4/T9).
 SELECT event_id
 FROM d2.dead_letters
 WHERE consumidor = %(consumidor)s AND status = 'pendente'
   AND starts_with(erro, %(prefixo)s::text);
 
--- name: dlq_resolver
+-- name: dlq_resolve
 -- Mark a consumer's pending dead letters of these events resolved: their publication
 -- went through.
 UPDATE d2.dead_letters

@@ -18,7 +18,7 @@ SELECT lag FROM d2.v_consumer_lag WHERE tipo_evento = 'demanda.normalizada';
 SELECT round(coordenadas_lat::numeric, 5) AS lat, round(coordenadas_lng::numeric, 5) AS lng
 FROM d2.resolucoes_geo ORDER BY nivel_minimo_resolvido, criado_em DESC LIMIT 1;
 
--- name: demo_centro_para_bairro
+-- name: demo_centro_to_bairro
 -- Where the demo's citizens draw a bairro: the stored município-level demand whose
 -- square of 2 × %(meio)s degrees around it lies inside its município and holds the most
 -- other município-level demands.
@@ -37,7 +37,7 @@ ORDER BY (
 ) DESC, r.id
 LIMIT 1;
 
--- name: demo_desenhos
+-- name: demo_drawings
 -- What became of the demo's drawings, and how many demands each UC now holds.
 SELECT s.nome, s.decisao, round(s.sobreposicao::numeric, 2) AS sobreposicao, s.moderacao,
        s.alvo_uc_id,
@@ -47,7 +47,7 @@ FROM d2.territorio_submissoes s
 WHERE s.event_id = ANY(%(eventos)s::uuid[])
 ORDER BY s.criado_em;
 
--- name: demo_regeo_historico
+-- name: demo_regeo_history
 -- Resolutions the follow-up rewrote because the demo's drawing created a bairro.
 SELECT count(*) AS n FROM d2.resolucoes_geo_historico WHERE unidade_civica_id_nova = %(uc)s;
 -- name: demo_resolved_by_method

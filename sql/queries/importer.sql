@@ -69,7 +69,7 @@ WHERE s.alvo IS NULL AND s.nivel = 7
   AND (SELECT count(*) FROM core.uc_polygons p WHERE p.nivel = 7 AND p.fonte = s.fonte) = 1
   AND NOT EXISTS (SELECT 1 FROM importer_staging t WHERE t.alvo = u.id);
 
--- name: importer_match_novos
+-- name: importer_match_new
 -- What matched nothing is new, under its deterministic id.
 UPDATE importer_staging SET alvo = id, uc_id = id WHERE alvo IS NULL;
 

@@ -19,7 +19,7 @@ SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;
 -- Applies every recorded change this snapshot sees; moves the version if there was any.
 SELECT mudancas, poligonos, versao FROM d2.mirror_aplicar();
 
--- name: mirror_pendentes
+-- name: mirror_pending
 -- Recorded changes not applied yet (committed ones), and the oldest one's time.
 SELECT count(*) AS pendentes, min(registrado_em) AS mais_antiga FROM d2.mirror_mudancas;
 

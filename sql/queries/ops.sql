@@ -15,7 +15,7 @@ FROM d2.resolucoes_geo
 GROUP BY nivel_minimo_resolvido
 ORDER BY nivel_minimo_resolvido;
 
--- name: ops_status_descartes
+-- name: ops_status_discards
 -- Processed events with neither a resolution nor a review: discarded for their
 -- coordinates (missing, or present but invalid), told apart by the event's payload.
 SELECT CASE
@@ -31,7 +31,7 @@ WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo r WHERE r.event_id = e.event_i
 GROUP BY 1
 ORDER BY 1;
 
--- name: ops_status_geral
+-- name: ops_status_overall
 -- Single-row facts: the review queue, the mirror, the last activity, the history.
 SELECT
     (SELECT count(*) FROM d2.revisoes_geo_pendentes) AS revisoes_pendentes,
@@ -76,7 +76,7 @@ FROM core.uc_polygons
 GROUP BY nivel, fonte
 ORDER BY nivel, fonte;
 
--- name: ops_revisoes_listar
+-- name: revisoes_list
 -- The review queue, oldest first, with the nearest municipality or bairro and how far
 -- it is (a hint for the person who will fix the polygon or the point).
 SELECT p.demanda_id, p.event_id, p.coordenadas_lat, p.coordenadas_lng, p.criado_em,
@@ -103,7 +103,7 @@ LEFT JOIN d2.eventos e ON e.event_id = p.event_id
 ORDER BY p.criado_em, e.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
--- name: mapa_dead_letters
+-- name: map_dead_letters
 -- D-2's pending dead letters with what their event says: the demanda_id as written and
 -- the coordinates when both are JSON numbers in range (NULL otherwise).
 SELECT d.event_id, d.erro, d.ultimo_erro_em,
@@ -125,7 +125,7 @@ WHERE d.consumidor = %(consumidor)s AND d.status = 'pendente'
 ORDER BY d.id
 LIMIT %(limite)s;
 
--- name: mapa_resolucoes
+-- name: map_resolucoes
 -- The latest resolutions with their UC's name and level.
 SELECT r.demanda_id, r.event_id, r.coordenadas_lat AS lat, r.coordenadas_lng AS lng,
        r.nivel_minimo_resolvido AS nivel, r.unidade_civica_id, uc.nome AS uc_nome, r.criado_em
@@ -137,7 +137,7 @@ LEFT JOIN LATERAL (
 ORDER BY r.criado_em DESC, r.id
 LIMIT %(limite)s;
 
--- name: mapa_poligonos
+-- name: map_poligonos
 -- The level ≤ 4 UCs nearest to each given point (three per point, at most 300 in all),
 -- simplified for display, as GeoJSON.
 WITH perto AS (

@@ -75,7 +75,7 @@ FROM osm_staging
 GROUP BY estado, motivo
 ORDER BY estado, motivo;
 
--- name: osm_ignorados
+-- name: osm_ignored
 -- Some of the skipped bairros, for people to check.
 SELECT osm_id, nome, motivo FROM osm_staging
 WHERE estado = 'ignorado'

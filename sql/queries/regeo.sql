@@ -1,4 +1,4 @@
--- name: regeo_pagina
+-- name: regeo_page
 -- One page of stored resolutions (keyset by id) matching the filters of a full pass:
 -- how many, the last id, and those whose answer differs today (d2.regeo_comparar, one
 -- batch resolver call per page). Always at least one row while the page is not empty.
@@ -23,12 +23,12 @@ FROM pagina p
 LEFT JOIN LATERAL d2.regeo_comparar(p.ids) d ON true
 WHERE cardinality(p.ids) > 0;
 
--- name: regeo_areas_pendentes
+-- name: regeo_pending_areas
 -- The areas the mirror changed that the follow-up has not yet looked at.
 SELECT count(*) AS areas, max(id) AS ate, bool_or(geom IS NULL) AS tudo
 FROM d2.regeo_areas;
 
--- name: regeo_expandir
+-- name: regeo_expand
 -- Turns the changed areas up to an id into the queue of stored points inside them
 -- (resolutions and pending reviews), in one transaction: a crash leaves either the
 -- areas or the queue. Driven by the areas through the GIST indexes on the points, so it
@@ -65,7 +65,7 @@ SELECT (SELECT count(*) FROM areas) AS areas,
        (SELECT count(*) FROM resolucoes) AS resolucoes,
        (SELECT count(*) FROM revisoes) AS revisoes;
 
--- name: regeo_fila_lote
+-- name: regeo_queue_batch
 -- Takes one chunk of the follow-up's queue (deleted in the caller's transaction, so a
 -- crash gives it back) and answers which of those resolutions differ today.
 WITH lote AS (
@@ -86,7 +86,7 @@ FROM pagina p
 LEFT JOIN LATERAL d2.regeo_comparar(p.ids) d ON true
 WHERE cardinality(p.ids) > 0;
 
--- name: regeo_fila_revisoes_lote
+-- name: regeo_queue_revisoes_batch
 -- Takes one chunk of queued reviews (deleted in the caller's transaction).
 DELETE FROM d2.regeo_fila_revisoes f
 WHERE f.demanda_id IN (
@@ -97,7 +97,7 @@ WHERE f.demanda_id IN (
 )
 RETURNING f.demanda_id;
 
--- name: regeo_revisoes_bloquear_ids
+-- name: revisoes_lock_ids
 -- The queued reviews still pending, locked; one another run holds is skipped.
 SELECT demanda_id, event_id, coordenadas_lat, coordenadas_lng
 FROM d2.revisoes_geo_pendentes
@@ -105,14 +105,14 @@ WHERE demanda_id = ANY(%(ids)s::uuid[])
 ORDER BY demanda_id
 FOR UPDATE SKIP LOCKED;
 
--- name: regeo_pendencias
+-- name: regeo_pending
 -- What the follow-up still has to do (d2 status, metrics).
 SELECT (SELECT count(*) FROM d2.regeo_areas) AS areas,
        (SELECT count(*) FROM d2.regeo_fila) AS resolucoes,
        (SELECT count(*) FROM d2.regeo_fila_revisoes) AS revisoes,
        (SELECT min(criado_em) FROM d2.regeo_areas) AS area_mais_antiga_em;
 
--- name: regeo_revisoes_bloquear
+-- name: revisoes_lock
 -- One chunk of the review queue, in demanda_id order after a key, locked; rows another
 -- run (or the worker) holds are skipped, not waited for.
 SELECT demanda_id, event_id, coordenadas_lat, coordenadas_lng
@@ -122,7 +122,7 @@ ORDER BY demanda_id
 LIMIT %(lote)s
 FOR UPDATE SKIP LOCKED;
 
--- name: regeo_revisoes_gravar
+-- name: revisoes_store
 -- Resolutions for reviews that today's polygons resolve, as the handler writes them;
 -- correlacao_id from the original event, else the demanda_id. A demanda that already
 -- has a resolution keeps it.
@@ -143,7 +143,7 @@ RETURNING id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
           metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id,
           correlacao_id;
 
--- name: regeo_revisoes_remover
+-- name: revisoes_delete
 -- Reviews whose own event now has a resolution leave the queue.
 DELETE FROM d2.revisoes_geo_pendentes p
 WHERE p.demanda_id = ANY(%(ids)s::uuid[])
@@ -153,7 +153,7 @@ WHERE p.demanda_id = ANY(%(ids)s::uuid[])
   )
 RETURNING p.demanda_id;
 
--- name: regeo_aplicar
+-- name: regeo_apply
 -- Rewrites the given resolutions whose answer still differs today (checked again under
 -- the row lock), returning the new row and the answer it replaced.
 WITH alvo AS (
@@ -182,7 +182,7 @@ RETURNING r.id, r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido, r.c
           r.event_id, r.correlacao_id,
           a.uc_anterior, a.nivel_anterior, a.cadeia_anterior;
 
--- name: regeo_historico
+-- name: regeo_history
 -- The previous answers of the rows just rewritten, why, and the event published for each.
 INSERT INTO d2.resolucoes_geo_historico (
     resolucao_id, demanda_id, unidade_civica_id_anterior, nivel_anterior, cadeia_ucs_anterior,

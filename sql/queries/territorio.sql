@@ -5,7 +5,7 @@ SELECT * FROM d2.territorio_submeter(
     %(submissao_id)s, %(uc_id)s, %(uc_polygon_id)s, %(alerta_a_cada)s
 );
 
--- name: territorio_uc_para_evento
+-- name: territorio_uc_for_event
 -- A community UC as its uc.poligono_* events carry it: canonical geometry as GeoJSON.
 SELECT u.unidade_civica_id, u.uc_polygon_id, u.nivel, u.nome, s.parent_uc_id,
        ST_AsGeoJSON(u.geom, 7)::jsonb AS geometria, u.submissao_canonica AS submissao_id,
@@ -14,16 +14,16 @@ FROM d2.territorio_ucs u
 JOIN d2.territorio_submissoes s ON s.id = u.submissao_canonica
 WHERE u.unidade_civica_id = %(uc)s;
 
--- name: territorio_uc_removida
+-- name: territorio_uc_removed
 SELECT uc_polygon_id, nivel FROM d2.territorio_ucs WHERE unidade_civica_id = %(uc)s;
 
--- name: territorio_pendentes_da_uc
+-- name: territorio_pending_of_uc
 -- Alternatives of one UC still waiting for a moderator.
 SELECT count(*) AS pendentes
 FROM d2.territorio_submissoes
 WHERE alvo_uc_id = %(uc)s AND moderacao = 'pendente';
 
--- name: territorio_listar
+-- name: territorio_list
 -- Submissions newest first; with pendentes, only alternatives awaiting a moderator.
 SELECT submissao_id, nome, nivel, decisao, motivo, unidade_civica_id, uc_nome, uc_fonte,
        municipio_nome, sobreposicao, area_m2, moderacao, canonica, criado_em
@@ -32,13 +32,13 @@ WHERE NOT %(pendentes)s OR moderacao = 'pendente'
 ORDER BY criado_em DESC, submissao_id
 LIMIT %(limite)s;
 
--- name: territorio_mostrar
+-- name: territorio_show
 SELECT v.*, ST_AsGeoJSON(s.geom, 7)::jsonb AS geometria
 FROM d2.v_territorio_submissoes v
 JOIN d2.territorio_submissoes s ON s.id = v.submissao_id
 WHERE v.submissao_id = %(id)s;
 
--- name: territorio_versoes
+-- name: territorio_versions
 -- Every drawing counted for one UC, with its overlap and whether it is the canonical one.
 SELECT submissao_id, decisao, sobreposicao, moderacao, canonica, criado_em
 FROM d2.v_territorio_submissoes
@@ -48,7 +48,7 @@ ORDER BY criado_em, submissao_id;
 -- name: territorio_moderar
 SELECT * FROM d2.territorio_moderar(%(id)s, %(acao)s, %(por)s);
 
--- name: territorio_saude
+-- name: territorio_health
 SELECT * FROM d2.v_territorio_saude
 ORDER BY suspeita DESC, demandas_dentro, unidade_civica_id
 LIMIT %(limite)s;

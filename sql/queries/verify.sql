@@ -100,7 +100,7 @@ WHERE c.relnamespace = 'core'::regnamespace AND c.relkind = 'S'
   )
 ORDER BY 1, 2;
 
--- name: verify_papel
+-- name: verify_role
 -- Whether the connected role can see what d2 db verify reads: the migration state
 -- (owned by the migrating role; d2_worker has no reason to read it).
 SELECT current_user AS papel,

@@ -5,7 +5,7 @@ event log, since D-2's own publisher only takes D-2's output types."""
 
 from __future__ import annotations
 
-from d2 import demo
+from d2.cli import demo
 from tests.support import Conn
 
 

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from d2 import embedded
-from tests import invariantes
+from tests import invariants
 from tests.conftest import Server
 from tests.support import Conn, backlog, semear_cursor
 from tests.territorio import Territorio
@@ -59,7 +59,7 @@ def test_worker__sigterm_finishes_and_exits_zero(db_url: str, conn: Conn) -> Non
     esperar_fim(conn)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=20) == 0
-    invariantes.verificar(conn)
+    invariants.verificar(conn)
 
 
 def test_worker__drain_processes_everything_and_exits_zero(db_url: str, conn: Conn) -> None:
@@ -68,7 +68,7 @@ def test_worker__drain_processes_everything_and_exits_zero(db_url: str, conn: Co
     backlog(conn, 500)
     proc = iniciar_worker(db_url, "--drain")
     assert proc.wait(timeout=120) == 0
-    counts = invariantes.verificar(conn)
+    counts = invariants.verificar(conn)
     assert counts["resolvidos"] > 300 and counts["dead_letters"] > 0 and counts["pendentes"] > 0
 
 
@@ -83,7 +83,7 @@ def test_worker__sigkill_mid_backlog_then_restart_loses_nothing(db_url: str, con
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
     assert iniciar_worker(db_url, "--drain").wait(timeout=300) == 0
-    counts = invariantes.verificar(conn)
+    counts = invariants.verificar(conn)
     assert counts["eventos"] == 3000 and counts["perdidos"] == 0 and counts["duplicados"] == 0
 
 
@@ -112,7 +112,7 @@ def _restart_under(proc: subprocess.Popen[bytes], db_url: str, pg_server: Server
         esperar_fim(fresh, timeout_s=180)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0, ultimas_linhas()
-        counts = invariantes.verificar(fresh)
+        counts = invariants.verificar(fresh)
     assert counts["perdidos"] == 0 and counts["duplicados"] == 0
 
 

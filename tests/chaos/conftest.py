@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos import processos
+from tests.chaos import processes
 
 FULL = os.environ.get("D2_CHAOS_FULL", "") not in ("", "0")
 
@@ -87,7 +87,7 @@ _RELATORIO: list[Relatorio] = []
 def sem_workers_orfaos() -> Iterator[None]:
     """No worker process outlives its test."""
     yield
-    processos.matar_restantes()
+    processes.matar_restantes()
 
 
 @pytest.fixture(scope="session")

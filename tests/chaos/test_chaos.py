@@ -6,7 +6,7 @@ PostgreSQL under a running worker; (c) pg_terminate_backend its connections; (d)
 transaction on the event log, longer than the poll interval; (e) publishing fails for a
 while (a trigger raises on INSERT of demanda.georreferenciada, later dropped).
 
-After each one the invariant checker (tests/invariantes.py) runs, and a row goes to the
+After each one the invariant checker (tests/invariants.py) runs, and a row goes to the
 chaos report: repetitions, events, lost, duplicated (an event in two terminal states, or a
 demanda published twice), and the recovery time (fault lifted → cursor moving again).
 """
@@ -25,11 +25,11 @@ from psycopg.rows import dict_row
 
 from d2 import embedded
 from d2.importers import sample
-from tests import invariantes, nominatim_fixtures
+from tests import invariants, nominatim_fixtures
 from tests.chaos.conftest import FULL, Linha, Relatorio
-from tests.chaos.processos import ProcessoWorker, esperar, lag
+from tests.chaos.processes import ProcessoWorker, esperar, lag
 from tests.conftest import Server
-from tests.eventos import inserir_evento, payload_normalizada
+from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, backlog, semear_cursor
 from tests.territorio import Territorio
 
@@ -136,7 +136,7 @@ def concluir(
             Linha(cenario, REPETICOES[cenario], eventos, perdidos, duplicados, recuperacoes)
         )
         assert codigo == 0, worker.cauda()
-        invariantes.verificar(conn)
+        invariants.verificar(conn)
         assert (perdidos, duplicados) == (0, 0)
     assert max(recuperacoes) < RECUPERACAO_MAX_S, recuperacoes
 
@@ -368,7 +368,7 @@ def test_chaos__geocoder_stopped_and_worker_killed_then_both_back(
         Linha("geocoder_stopped", repeticoes, eventos, perdidos, duplicados, [recuperacao])
     )
     assert codigo == 0, worker.cauda()
-    contagens = invariantes.verificar(conn)
+    contagens = invariants.verificar(conn)
     assert contagens["geocodificacoes_pendentes"] == 0
     assert (perdidos, duplicados) == (0, 0)
     metodos = {

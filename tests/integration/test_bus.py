@@ -11,9 +11,10 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import bus, dead_letters, errors, migrations, wire
-from d2.bench import common
-from tests.eventos import payload_georreferenciada, payload_normalizada
+from d2 import db, errors, migrations
+from d2.eventlog import bus, dead_letters, wire
+from d2.ops import dlq
+from tests.events import payload_georreferenciada, payload_normalizada
 from tests.support import Conn
 
 GEO = "demanda.georreferenciada"
@@ -267,7 +268,7 @@ def test_bus__retry_gives_up_after_4_tries_and_says_so(
         bus.com_retry(operacao, espera_s=0.05)
     assert len(tentativas) == 4
     assert 0.12 <= time.monotonic() - inicio < 2.0  # three waits of ~50 ms
-    avisos = [r for r in caplog.records if r.name == "d2.bus" and r.levelname == "WARNING"]
+    avisos = [r for r in caplog.records if r.name == "d2.eventlog.bus" and r.levelname == "WARNING"]
     assert [getattr(r, "tentativa", None) for r in avisos] == [1, 2, 3, 4]
 
     conn.execute("DROP TRIGGER falhar ON core.event_log")
@@ -311,13 +312,13 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
         conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=None, erro="segundo"
     )
     # Another colony's dead letter, written by that colony: D-2 neither lists nor marks it
-    # (d2.dead_letters; its attacks in test_vistas_do_log.py).
+    # (d2.dead_letters; its attacks in test_eventlog_views.py).
     conn.execute(
         "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, sequence_number, erro)"
         " VALUES ('D-4', %(id)s, %(tipo)s, 8, 'outro')",
         {"id": outro, "tipo": NORM},
     )
-    [carta] = dead_letters.listar(conn, consumidor="D-2")
+    [carta] = dlq.listar(conn, consumidor="D-2")
     assert (carta["event_id"], carta["tentativas"], carta["erro"], carta["status"]) == (
         event_id,
         2,
@@ -326,15 +327,15 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
     )
     assert carta["sequence_number"] == 7
     assert carta["ultimo_erro_em"] > carta["primeiro_erro_em"]
-    assert {c["event_id"] for c in dead_letters.listar(conn)} == {event_id}
-    assert dead_letters.listar(conn, consumidor="D-4") == []
+    assert {c["event_id"] for c in dlq.listar(conn)} == {event_id}
+    assert dlq.listar(conn, consumidor="D-4") == []
 
     assert dead_letters.marcar(conn, event_id, "reprocessado") == 1
     assert dead_letters.marcar(conn, uuid.uuid4(), "descartado") == 0
-    assert dead_letters.listar(conn, consumidor="D-2") == []
-    [feita] = dead_letters.listar(conn, consumidor="D-2", status="reprocessado")
+    assert dlq.listar(conn, consumidor="D-2") == []
+    [feita] = dlq.listar(conn, consumidor="D-2", status="reprocessado")
     assert feita["reprocessado_em"] is not None
-    assert len(dead_letters.listar(conn, status=None)) == 1
+    assert len(dlq.listar(conn, status=None)) == 1
     with pytest.raises(errors.InvalidInput, match="invalid dead-letter status"):
         dead_letters.marcar(conn, event_id, "apagado")
 
@@ -342,7 +343,7 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
     dead_letters.registrar(
         conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="terceiro"
     )
-    [reaberta] = dead_letters.listar(conn, consumidor="D-2")
+    [reaberta] = dlq.listar(conn, consumidor="D-2")
     assert reaberta["tentativas"] == 3
 
 
@@ -375,7 +376,7 @@ def test_migration__keeps_a_core_event_log_it_did_not_create(empty_db_url: str) 
     """The monolith may already have core.event_log (with a serial sequence_number)."""
     migrations.upgrade(empty_db_url, ANTERIOR_REV)
     with psycopg.connect(empty_db_url, row_factory=dict_row) as c:
-        c.execute(common.q("monolito_event_log"))  # the table as the monolith creates it
+        c.execute(db.q("bench_monolith_event_log"))  # the table as the monolith creates it
         c.execute(
             "INSERT INTO core.event_log (event_id, tipo, origem, payload) "
             "SELECT gen_random_uuid(), 'antigo', 'N-0a', '{}' FROM generate_series(1, 3)"
@@ -434,9 +435,9 @@ def test_bus__undecodable_payload_does_not_block_the_others(db_url: str, conn: C
     eventos = bus.ler_desde(conn, TIPO_CRU, 0)
     assert [e.event_id for e in eventos] == [antes, veneno, depois]
     assert eventos[0].payload == {"a": 1}
-    assert eventos[1].payload == wire.PayloadIlegivel("JSON nested too deep to decode")
+    assert eventos[1].payload == wire.UnreadablePayload("JSON nested too deep to decode")
     assert eventos[2].payload == [1, 2]
-    assert isinstance(bus.ler_eventos(conn, [veneno])[0].payload, wire.PayloadIlegivel)
+    assert isinstance(bus.ler_eventos(conn, [veneno])[0].payload, wire.UnreadablePayload)
 
 
 @pytest.mark.parametrize("isolamento", ["REPEATABLE READ", "SERIALIZABLE"])

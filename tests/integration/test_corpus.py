@@ -16,13 +16,15 @@ import psycopg
 import pytest
 from hypothesis import strategies as st
 
-from d2 import classificacao, config, worker
-from tests import corpus, invariantes
-from tests.eventos import JsonBruto, inserir_evento, payload_normalizada
+from d2 import config
+from d2.handler import classification
+from d2.worker import loop
+from tests import corpus, invariants
+from tests.events import JsonBruto, inserir_evento, payload_normalizada
 from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio
 
-# What the handler logs (logger d2.service) for each outcome: (level, message).
+# What the handler logs (logger d2.handler) for each outcome: (level, message).
 LINHA_DO_DESFECHO = {
     corpus.GEORREFERENCIADA: ("INFO", "Demanda georreferenciada"),
     corpus.SEM_COORDENADAS: ("WARNING", "Demanda sem coordenadas — descartando"),
@@ -51,7 +53,7 @@ class Coletor(logging.Handler):
         return [
             r
             for r in self.registros
-            if r.name == "d2.service" and str(getattr(r, "event_id", "")) == str(event_id)
+            if r.name == "d2.handler" and str(getattr(r, "event_id", "")) == str(event_id)
         ]
 
 
@@ -135,7 +137,7 @@ def test_corpus__every_case_ends_in_its_documented_outcome_with_a_clear_log_line
     }
     assert set(recusados) == esperados_recusados, recusados
 
-    worker.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
+    loop.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
 
     obtidos = {nome: _desfecho(conn, logs, event_id) for nome, event_id in publicados.items()}
     esperados = {c.nome: c.esperado for c in corpus.CASOS if c.nome in publicados}
@@ -146,14 +148,14 @@ def test_corpus__every_case_ends_in_its_documented_outcome_with_a_clear_log_line
             assert linha.levelname == LINHA_DO_DESFECHO[caso.esperado][0]
             assert any(m in _motivo(linha) for m in caso.motivo), (caso.nome, _motivo(linha))
             assert len(_motivo(linha)) < 300, "a log reason is one short line"
-    contagens = invariantes.verificar(conn)
+    contagens = invariants.verificar(conn)
     assert contagens["perdidos"] == 0 and contagens["duplicados"] == 0
 
     # The worker is still fine: one more valid event goes through.
     depois = inserir_evento(conn, payload_normalizada(-27.0, -49.0))
-    worker.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
+    loop.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
     assert _desfecho(conn, logs, depois) == corpus.GEORREFERENCIADA
-    invariantes.verificar(conn)
+    invariants.verificar(conn)
 
 
 def test_corpus__has_at_least_50_kinds_covering_every_outcome() -> None:
@@ -201,9 +203,9 @@ def test_corpus__duplicate_demanda_with_a_discard_has_the_same_outcome_in_a_batc
             payload_normalizada(demanda_id=depois_descartado, coordenadas_validadas=None),
         ):
             inserir_evento(conn, payload)
-        resultado = worker.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
+        resultado = loop.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
         desfechos[lote] = dict(resultado.contagem)
-        invariantes.verificar(conn)
+        invariants.verificar(conn)
     assert desfechos[1] == {"sem_coordenadas": 2, "georreferenciada": 2}
     assert desfechos[16] == desfechos[1]
 
@@ -270,8 +272,8 @@ def test_corpus__random_payloads_end_exactly_once_and_the_worker_keeps_going(
             inserir_evento(conn, JsonBruto(texto), versao=versao)
         except psycopg.errors.DataError:
             assert any(t in texto for t in ("NaN", "Infinity", "\\u0000")), texto
-    worker.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
-    contagens = invariantes.verificar(conn)
+    loop.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
+    contagens = invariants.verificar(conn)
     assert contagens["perdidos"] == 0 and contagens["duplicados"] == 0
     processados = conn.execute(
         "SELECT count(*) AS n FROM core.event_log e WHERE tipo = 'demanda.normalizada' AND "
@@ -288,5 +290,5 @@ def _sem_territorio(conn: Conn) -> bool:
 def test_service__desfecho_values_match_the_corpus_outcomes() -> None:
     # The address outcomes (issue 14) have their own cases in test_geocoder.py.
     enderecos = {"geocodificacao_pendente", "endereco_nao_resolvido"}
-    handler = {str(d) for d in classificacao.Desfecho} - {"republicada"} - enderecos
+    handler = {str(d) for d in classification.Outcome} - {"republicada"} - enderecos
     assert handler == set(corpus.DESFECHOS) - {corpus.REFUSED_BY_EVENT_LOG}

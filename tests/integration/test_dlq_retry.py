@@ -7,8 +7,10 @@ import os
 import subprocess
 import sys
 
-from d2 import config, ops, worker
-from tests.eventos import inserir_evento, payload_normalizada, saidas
+from d2 import config
+from d2.ops import dlq
+from d2.worker import loop
+from tests.events import inserir_evento, payload_normalizada, saidas
 from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio
 
@@ -21,13 +23,13 @@ def test_dlq_retry__fixed_cause_is_reprocessed_and_still_bad_stays(db_url: str, 
     duplicate = inserir_evento(conn, payload)  # same demanda_id, new event: dead letter
     broken = inserir_evento(conn, [1, 2])  # never fixable
     settings = config.load()
-    worker.Worker(settings, url=db_url).executar(drain=True)
+    loop.Worker(settings, url=db_url).executar(drain=True)
     dead = {r["event_id"] for r in conn.execute("SELECT event_id FROM core.dead_letter_queue")}
     assert dead == {duplicate, broken}
 
     # The operator decides the first resolution was wrong and removes it.
     conn.execute("DELETE FROM d2.resolucoes_geo WHERE demanda_id = %s", [payload["demanda_id"]])
-    report = ops.reprocessar_dead_letters(conn, settings, None)
+    report = dlq.reprocessar(conn, settings, None)
     assert report["reprocessados"] == 1 and report["falharam"] == 1
     rows = {
         r["event_id"]: r

@@ -25,7 +25,7 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import bus
+from d2.eventlog import bus
 from tests.support import Conn
 
 TIPO = "demanda.georreferenciada"
@@ -77,7 +77,7 @@ def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threadi
 
 
 def seguir(url: str, fim: threading.Event, lidos: list[bus.Evento]) -> None:
-    cursor = bus.Posicao(0, 0)
+    cursor = bus.Position(0, 0)
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
         while True:
             terminou = fim.is_set()  # read before polling: the last poll sees every commit

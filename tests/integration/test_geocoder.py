@@ -11,21 +11,25 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import config, worker
-from tests import eventos, invariantes, nominatim_fixtures
+from d2 import config
+from d2.eventlog import bus
+from d2.geocoder import nominatim
+from d2.handler import handler
+from d2.worker import geocoding, loop, metrics
+from tests import events, invariants, nominatim_fixtures
 from tests.support import Conn
 
 
 def _publicar(conn: Conn, entidades: dict[str, Any], gps: Any = None) -> uuid.UUID:
-    payload = eventos.payload_normalizada(entidades_extraidas=entidades)
+    payload = events.payload_normalizada(entidades_extraidas=entidades)
     payload["coordenadas_validadas"] = gps
-    return eventos.inserir_evento(conn, payload)
+    return events.inserir_evento(conn, payload)
 
 
 def _drenar() -> dict[str, int]:
     settings = config.load()
     assert settings.database_url is not None  # the db_url fixture sets DATABASE_URL
-    return dict(worker.Worker(settings, url=settings.database_url).executar(drain=True).contagem)
+    return dict(loop.Worker(settings, url=settings.database_url).executar(drain=True).contagem)
 
 
 def _resolucao(conn: Conn, event_id: uuid.UUID) -> dict[str, Any] | None:
@@ -55,7 +59,7 @@ def _saidas(conn: Conn, event_id: uuid.UUID) -> list[dict[str, Any]]:
         "SELECT payload->>'demanda_id' AS d FROM core.event_log WHERE event_id = %s", [event_id]
     ).fetchone()
     assert demanda is not None
-    return [s for s in eventos.saidas(conn) if s["payload"]["demanda_id"] == demanda["d"]]
+    return [s for s in events.saidas(conn) if s["payload"]["demanda_id"] == demanda["d"]]
 
 
 RESOLVIDOS = [
@@ -160,7 +164,7 @@ def test_geocoder__address_resolves(
         (saida,) = _saidas(conn, event_id)
         assert saida["payload"]["metodo_resolucao"] == metodo
         assert saida["payload"]["coordenadas_lat"] == r["coordenadas_lat"]
-        invariantes.verificar(conn)
+        invariants.verificar(conn)
 
 
 @pytest.mark.parametrize(
@@ -195,7 +199,7 @@ def test_geocoder__no_credible_place_is_discarded(
         ]
         assert registros and not any(texto in r for r in registros)
         assert conn.execute("SELECT count(*) AS n FROM core.uc_polygons").fetchone() == antes
-        invariantes.verificar(conn)
+        invariants.verificar(conn)
 
 
 def test_geocoder__valid_gps_wins_over_the_address(geocoder_url: str) -> None:
@@ -248,7 +252,7 @@ def test_geocoder__replay_of_an_address_event_republishes_once(geocoder_url: str
         assert primeira_de_novo == primeira
         assert segunda["payload"] == primeira["payload"]
         assert conn.execute("SELECT count(*) AS n FROM d2.resolucoes_geo").fetchone() == {"n": 1}
-        invariantes.verificar(conn)
+        invariants.verificar(conn)
 
 
 def test_geocoder__stopped_mid_drain_then_back(
@@ -281,7 +285,7 @@ def test_geocoder__stopped_mid_drain_then_back(
             for event_id in gps:
                 assert _resolucao(conn, event_id) is not None
             # Parked is a state: the checker counts them, none lost or doubled.
-            assert invariantes.verificar(conn)["geocodificacoes_pendentes"] == 2
+            assert invariants.verificar(conn)["geocodificacoes_pendentes"] == 2
         finally:
             nominatim_fixtures.ligar_nominatim(admin, nominatim_amostra, ligado=True)
         conn.execute("UPDATE d2.geocodificacoes_pendentes SET proxima_tentativa = now()")
@@ -289,7 +293,7 @@ def test_geocoder__stopped_mid_drain_then_back(
         for event_id in [*antes, *durante]:
             assert _resolucao(conn, event_id) is not None
             assert len(_saidas(conn, event_id)) == 1
-        contagens = invariantes.verificar(conn)
+        contagens = invariants.verificar(conn)
         assert contagens["geocodificacoes_pendentes"] == 0
         assert contagens["publicacoes_extra"] == 0
 
@@ -309,7 +313,7 @@ def test_geocoder__http_mode_against_nominatim_serve(
         r = _resolucao(conn, cep)
         assert r is not None and (r["metodo_resolucao"], r["nome"]) == ("endereco", "Campo Largo")
         assert _resolucao(conn, centro) is None
-        invariantes.verificar(conn)
+        invariants.verificar(conn)
 
 
 def test_geocoder__http_server_down_parks(
@@ -339,21 +343,18 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
     with no address in them; the cache answers repeats and empties on a new import."""
     import prometheus_client
 
-    from d2 import bus, metrics, service, worker
-    from d2.geocoder import estagio
-
     settings = config.load()
-    registro = metrics.Metricas().registry
-    medidas = estagio.Metricas(registro)
-    geocodificador = estagio.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
-    est = estagio.Estagio(settings, geocodificador, metricas=medidas)
-    servico = service.Servico(settings)
+    registro = metrics.Metrics().registry
+    medidas = geocoding.GeocodingMetrics(registro)
+    geocodificador = nominatim.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
+    est = geocoding.GeocodingStage(settings, geocodificador, metricas=medidas)
+    servico = handler.Handler(settings)
 
     def rodar(conn: Conn, *enderecos: str) -> None:
         for endereco in enderecos:
             _publicar(conn, {"endereco": endereco})
-        lidos = bus.ler_desde(conn, service.TIPO_ENTRADA, servico.cursor(conn), 100)
-        worker.processar(servico, conn, lidos)  # the handler parks them
+        lidos = bus.ler_desde(conn, handler.TIPO_ENTRADA, servico.cursor(conn), 100)
+        loop.processar(servico, conn, lidos)  # the handler parks them
         est.drenar(conn)
 
     casa = "Rua das Palmeiras, 123, Vila Aurora"
@@ -379,6 +380,6 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
             )
             rodar(conn, casa)
             assert (est.cache.hits, est.cache.misses) == (1, 4)
-            invariantes.verificar(conn)
+            invariants.verificar(conn)
     finally:
         geocodificador.fechar()

@@ -10,8 +10,9 @@ import geopandas
 import pytest
 import shapely
 
-from d2 import errors, geo
+from d2 import errors
 from d2.importers import ibge, sample
+from d2.territorio import resolver
 from tests.support import Conn
 
 
@@ -27,7 +28,7 @@ def _contagem(conn: Conn) -> dict[int, int]:
 
 
 def _resolver_nome(conn: Conn, lat: float, lng: float) -> tuple[str, int] | None:
-    achado = geo.resolver(conn, lat, lng)
+    achado = resolver.resolver(conn, lat, lng)
     if achado is None:
         return None
     row = conn.execute(

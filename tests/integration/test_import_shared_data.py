@@ -9,8 +9,8 @@ import numpy
 import pytest
 import shapely
 
-from d2 import geo
 from d2.importers import ibge, ibge_read
+from d2.territorio import resolver
 from tests.support import Conn
 
 pytestmark = pytest.mark.shared_data
@@ -92,7 +92,7 @@ def test_import__municipality_seats_resolve_to_their_own_municipality(
     }
     sedes = [s for s in sedes if s["codigo_ibge"] in existentes]
 
-    resolvidas = geo.resolver_muitos(conn, [(float(s["lat"]), float(s["lng"])) for s in sedes])
+    resolvidas = resolver.resolver_muitos(conn, [(float(s["lat"]), float(s["lng"])) for s in sedes])
 
     certas = sum(
         1

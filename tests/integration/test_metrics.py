@@ -17,13 +17,16 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from d2 import config, dead_letters, metrics, service, worker
-from tests.eventos import inserir_evento, payload_normalizada
+from d2 import config
+from d2.eventlog import dead_letters
+from d2.handler import handler
+from d2.worker import loop, metrics
+from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio
 
 
-def amostras(m: metrics.Metricas) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+def amostras(m: metrics.Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     """Every sample of the exposition, keyed by (name, sorted labels)."""
     texto = m.texto().decode()
     return {
@@ -33,16 +36,16 @@ def amostras(m: metrics.Metricas) -> dict[tuple[str, tuple[tuple[str, str], ...]
     }
 
 
-def valor(m: metrics.Metricas, nome: str, **labels: str) -> float:
+def valor(m: metrics.Metrics, nome: str, **labels: str) -> float:
     return amostras(m)[(nome, tuple(sorted(labels.items())))]
 
 
-def lote(contagem: dict[str, int], hits: int = 0, sql: int = 0) -> service.Resultado:
-    return service.Resultado(contagem=Counter(contagem), cache_hits=hits, resolvidos_sql=sql)
+def lote(contagem: dict[str, int], hits: int = 0, sql: int = 0) -> handler.Result:
+    return handler.Result(contagem=Counter(contagem), cache_hits=hits, resolvidos_sql=sql)
 
 
 def test_observar_lote__counts_outcomes_levels_cache_and_duration() -> None:
-    m = metrics.Metricas()
+    m = metrics.Metrics()
     primeiro = lote({"georreferenciada": 3, "revisao_pendente": 1}, hits=1, sql=3)
     primeiro.por_nivel = Counter({2: 2, 4: 1})  # type: ignore[attr-defined]
     m.observar_lote(primeiro, 0.004)
@@ -68,7 +71,7 @@ def test_observar_lote__counts_outcomes_levels_cache_and_duration() -> None:
 
 
 def test_metricas__each_instance_has_its_own_registry() -> None:
-    a, b = metrics.Metricas(), metrics.Metricas()
+    a, b = metrics.Metrics(), metrics.Metrics()
     a.observar_lote(lote({"georreferenciada": 5}), None)
     assert valor(b, "d2_eventos_processados_total", desfecho="georreferenciada") == 0
 
@@ -87,9 +90,9 @@ def test_atualizar_gauges__lag_dead_letters_reviews_from_the_database(conn: Conn
         for _ in range(2):
             dead_letters.registrar(
                 conn,
-                consumidor=service.CONSUMIDOR,
+                consumidor=handler.CONSUMIDOR,
                 event_id=uuid.uuid4(),
-                tipo=service.TIPO_ENTRADA,
+                tipo=handler.TIPO_ENTRADA,
                 sequence_number=None,
                 erro="bad",
             )
@@ -98,7 +101,7 @@ def test_atualizar_gauges__lag_dead_letters_reviews_from_the_database(conn: Conn
         "INSERT INTO core.dead_letter_queue (consumidor, event_id, tipo, erro)"
         " VALUES ('D-4', gen_random_uuid(), 'x', 'x')"
     )
-    m = metrics.Metricas()
+    m = metrics.Metrics()
     m.atualizar_gauges(conn)
     assert valor(m, "d2_consumer_lag") == 3
     assert valor(m, "d2_dead_letters") == 2
@@ -116,8 +119,8 @@ def test_metrics__wired_to_a_real_worker_batch(
     inserir_evento(conn, payload_normalizada(-27.0, -49.0))
     inserir_evento(conn, payload_normalizada(-27.0, -49.0))  # same point: a cache hit
     inserir_evento(conn, payload_normalizada(-27.0, -20.0))  # outside: review
-    m = metrics.Metricas()
-    w = worker.Worker(
+    m = metrics.Metrics()
+    w = loop.Worker(
         config.load(), url=db_url, batch_size=1, on_batch=lambda r: m.observar_lote(r, None)
     )
     w.executar(drain=True)
@@ -147,9 +150,9 @@ def porta_livre() -> int:
 
 
 @pytest.fixture
-def servidor() -> Iterator[tuple[metrics.Servidor, EstadoFalso, metrics.Metricas]]:
+def servidor() -> Iterator[tuple[metrics.Server, EstadoFalso, metrics.Metrics]]:
     estado = EstadoFalso()
-    m = metrics.Metricas()
+    m = metrics.Metrics()
     srv = metrics.iniciar_servidor(
         porta_livre(), lambda: estado, metricas=m, host="127.0.0.1", limite_vivo_s=5.0
     )
@@ -160,7 +163,7 @@ def servidor() -> Iterator[tuple[metrics.Servidor, EstadoFalso, metrics.Metricas
         srv.parar()
 
 
-def get(srv: metrics.Servidor, caminho: str) -> tuple[int, str, str]:
+def get(srv: metrics.Server, caminho: str) -> tuple[int, str, str]:
     url = f"http://127.0.0.1:{srv.porta}{caminho}"
     try:
         with urllib.request.urlopen(url, timeout=5) as resp:
@@ -170,7 +173,7 @@ def get(srv: metrics.Servidor, caminho: str) -> tuple[int, str, str]:
 
 
 def test_http__metrics_endpoint_serves_the_exposition(
-    servidor: tuple[metrics.Servidor, EstadoFalso, metrics.Metricas],
+    servidor: tuple[metrics.Server, EstadoFalso, metrics.Metrics],
 ) -> None:
     srv, _, m = servidor
     m.observar_lote(lote({"georreferenciada": 2}), 0.01)
@@ -182,7 +185,7 @@ def test_http__metrics_endpoint_serves_the_exposition(
 
 
 def test_http__readyz_follows_the_boot_and_healthz_the_loop(
-    servidor: tuple[metrics.Servidor, EstadoFalso, metrics.Metricas],
+    servidor: tuple[metrics.Server, EstadoFalso, metrics.Metrics],
 ) -> None:
     srv, estado, _ = servidor
     assert get(srv, "/readyz")[0] == 503  # boot replay not finished
@@ -208,7 +211,7 @@ def test_worker__serves_metrics_and_health_on_d2_metrics_port(
     porta = porta_livre()
     monkeypatch.setenv("D2_METRICS_PORT", str(porta))
     monkeypatch.setenv("D2_POLL_INTERVAL", "0.2")
-    w = worker.Worker(config.load(), url=db_url)
+    w = loop.Worker(config.load(), url=db_url)
     if not hasattr(w, "metricas"):
         pytest.skip("the worker does not start the metrics endpoint yet")
 
@@ -250,7 +253,7 @@ def test_worker__serves_metrics_and_health_on_d2_metrics_port(
 # --- The endpoint under attack: where it listens, idle clients, floods ------------------------
 
 
-def _conectar(srv: metrics.Servidor, inicio: bytes = b"") -> socket.socket:
+def _conectar(srv: metrics.Server, inicio: bytes = b"") -> socket.socket:
     s = socket.create_connection(("127.0.0.1", srv.porta), timeout=10)
     if inicio:
         s.sendall(inicio)

@@ -25,8 +25,8 @@ import pytest
 from psycopg import sql
 
 from d2 import db
-from tests import invariantes
-from tests.chaos.processos import (
+from tests import invariants
+from tests.chaos.processes import (
     STANDBY,
     ProcessoWorker,
     esperar,
@@ -35,7 +35,7 @@ from tests.chaos.processos import (
     publicacoes_repetidas,
 )
 from tests.conftest import Server
-from tests.eventos import inserir_evento, payload_normalizada
+from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, backlog, papel_de_login, semear_cursor
 from tests.territorio import Territorio
 
@@ -55,7 +55,7 @@ def _event_ids_tratados(worker: ProcessoWorker) -> list[str]:
         if not linha.startswith("{"):
             continue
         registro = json.loads(linha)
-        if registro.get("logger") == "d2.service" and registro.get("event_id"):
+        if registro.get("logger") == "d2.handler" and registro.get("event_id"):
             tratados.append(registro["event_id"])
     return tratados
 
@@ -83,7 +83,7 @@ def test_multi_worker__three_workers_handle_each_event_exactly_once(
     por_worker = [_event_ids_tratados(w) for w in workers]
     todos = [e for lista in por_worker for e in lista]
     assert len(todos) == len(set(todos)), "an event handled twice"
-    contagens = invariantes.verificar(conn)
+    contagens = invariants.verificar(conn)
     assert contagens["eventos"] == 800 and len(set(todos)) == 800
     assert publicacoes_repetidas(conn) == 0
 
@@ -123,7 +123,7 @@ def test_multi_worker__standby_takes_over_within_seconds_after_sigkill(
     assert set(codigos) == {0}
     print(f"\ntakeover after SIGKILL (s): {', '.join(f'{t:.2f}' for t in tempos)}")
     assert max(tempos) < TAKEOVER_MAX_S, tempos
-    contagens = invariantes.verificar(conn)
+    contagens = invariants.verificar(conn)
     assert contagens["perdidos"] == 0 and contagens["duplicados"] == 0
     assert publicacoes_repetidas(conn) == 0
 
@@ -257,7 +257,7 @@ def test_leadership__terminated_lock_connection_hands_over_without_duplicates(
     finally:
         codigos = terminar_todos([w for w in workers if w.vivo()])
     assert codigos == [0, 0]
-    contagens = invariantes.verificar(conn)
+    contagens = invariants.verificar(conn)
     assert contagens["perdidos"] == 0 and contagens["duplicados"] == 0
     assert publicacoes_repetidas(conn) == 0
 

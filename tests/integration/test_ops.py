@@ -11,9 +11,13 @@ from typing import Any
 import psycopg
 import pytest
 
-from d2 import bus, config, errors, ops, regeo, registry, service, worker
-from d2.saidas import TIPO_SAIDA, payload_saida
-from tests.eventos import inserir_evento, payload_normalizada, saidas
+from d2 import config, errors
+from d2.eventlog import bus, registry
+from d2.handler import handler
+from d2.handler.outputs import TIPO_SAIDA, payload_saida
+from d2.ops import regeo, revisoes, status
+from d2.worker import loop
+from tests.events import inserir_evento, payload_normalizada, saidas
 from tests.support import Conn, drenar, semear_cursor
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
@@ -59,7 +63,7 @@ def test_status__counts_every_outcome_and_the_mirror(
     inserir_evento(conn, payload_normalizada(demanda_id="nope"))  # dead letter
     drenar(db_url, settings)
 
-    d = ops.status(conn)
+    d = status.status(conn)
 
     assert d["resolucoes"] == {"total": 3, "por_nivel": {"2": 2, "4": 1}}
     assert d["descartes"] == {"total": 2, "sem_coordenadas": 1, "coordenadas_invalidas": 1}
@@ -73,7 +77,7 @@ def test_status__counts_every_outcome_and_the_mirror(
     assert d["mirror"]["uc_polygons"] == 7 and d["mirror"]["mirror_uc"] == 7
     assert d["mirror"]["rejeitadas"] == 0 and d["mirror"]["versao"] > 0
     assert {"nivel": 2, "fonte": "teste", "quantidade": 2} in d["mirror"]["ucs"]
-    texto = ops.formatar_status(d)
+    texto = status.formatar_status(d)
     assert "resolved  3  (bairro 2, município 1)" in texto
     assert "review    1 pending" in texto
     assert "dead      1 pending" in texto
@@ -81,10 +85,10 @@ def test_status__counts_every_outcome_and_the_mirror(
 
 
 def test_status__before_the_first_boot(conn: Conn) -> None:
-    d = ops.status(conn)
+    d = status.status(conn)
     assert d["cursor"]["posicao"] is None
     assert d["resolucoes"]["total"] == 0
-    assert "not created yet" in ops.formatar_status(d)
+    assert "not created yet" in status.formatar_status(d)
 
 
 # --- the review queue ------------------------------------------------------------------------
@@ -97,12 +101,12 @@ def test_listar_revisoes__oldest_first_with_the_nearest_uc(
     _, primeira = publicar(conn, *FORA)
     _, segunda = publicar(conn, *LONGE)
     drenar(db_url, settings)
-    linhas = ops.listar_revisoes(conn, 10)
+    linhas = revisoes.listar(conn, 10)
     assert [str(r["demanda_id"]) for r in linhas] == [primeira, segunda]
     assert linhas[0]["uc_proxima_nome"] == "Município B"
     assert linhas[0]["uc_proxima_km"] > 0
-    assert ops.listar_revisoes(conn, 1)[0]["demanda_id"] == linhas[0]["demanda_id"]
-    assert "nearest Município B (município)" in ops.formatar_revisoes(linhas)
+    assert revisoes.listar(conn, 1)[0]["demanda_id"] == linhas[0]["demanda_id"]
+    assert "nearest Município B (município)" in revisoes.formatar(linhas)
 
 
 def test_reprocessar_revisoes__new_polygon_resolves_and_publishes_once(
@@ -121,7 +125,7 @@ def test_reprocessar_revisoes__new_polygon_resolves_and_publishes_once(
     mun_c = inserir_uc(
         conn, 4, "Município C", poligono(quadrado(-22, -29, -18, -25)), territorio.uf
     )
-    relatorio = regeo.reprocessar_revisoes(conn, settings, lote=2)
+    relatorio = revisoes.reprocessar(conn, settings, lote=2)
 
     assert relatorio["examinadas"] == 3
     assert relatorio["resolvidas"] == 2 and relatorio["continuam_pendentes"] == 1
@@ -140,13 +144,13 @@ def test_reprocessar_revisoes__new_polygon_resolves_and_publishes_once(
         demanda_b: uuid.UUID(demanda_b),
     }
     for out in novas:
-        assert out["origem"] == service.ORIGEM
+        assert out["origem"] == handler.ORIGEM
         stored = resolucao(conn, out["payload"]["demanda_id"])
         assert out["payload"] == payload_saida(stored)
         registry.validar(TIPO_SAIDA, out["payload"])
 
     # Idempotent: a second run finds only the one that still has no polygon.
-    again = regeo.reprocessar_revisoes(conn, settings)
+    again = revisoes.reprocessar(conn, settings)
     assert again["resolvidas"] == 0 and again["continuam_pendentes"] == 1
     assert len(saidas(conn)) == antes + 2
 
@@ -164,11 +168,11 @@ def test_reprocessar_revisoes__skips_rows_another_session_holds(
         outra.execute(
             "SELECT 1 FROM d2.revisoes_geo_pendentes WHERE demanda_id = %s FOR UPDATE", [ocupada]
         )
-        relatorio = regeo.reprocessar_revisoes(conn, settings)
+        relatorio = revisoes.reprocessar(conn, settings)
         assert relatorio["resolvidas"] == 1
         assert pendentes(conn) == {ocupada}
     # The lock is gone: the next run takes it, and nothing is published twice.
-    assert regeo.reprocessar_revisoes(conn, settings)["resolvidas"] == 1
+    assert revisoes.reprocessar(conn, settings)["resolvidas"] == 1
     assert pendentes(conn) == set()
     demandas = [o["payload"]["demanda_id"] for o in saidas(conn)]
     assert sorted(demandas) == sorted([ocupada, livre])
@@ -191,11 +195,11 @@ def test_reprocessar_revisoes__a_failed_publish_leaves_the_chunk_queued(
 
     monkeypatch.setattr(bus, "publicar", quebrado)
     with pytest.raises(errors.InvalidEvent):
-        regeo.reprocessar_revisoes(conn, settings)
+        revisoes.reprocessar(conn, settings)
     assert pendentes(conn) == {demanda}
     assert conn.execute("SELECT count(*) AS n FROM d2.resolucoes_geo").fetchone() == {"n": 0}
     monkeypatch.undo()
-    assert regeo.reprocessar_revisoes(conn, settings)["resolvidas"] == 1
+    assert revisoes.reprocessar(conn, settings)["resolvidas"] == 1
 
 
 # --- re-georeferencing -----------------------------------------------------------------------
@@ -288,7 +292,7 @@ def test_regeorreferenciar__rewrites_keeps_history_publishes_and_is_idempotent(
     again = regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False)
     assert again["alteradas"] == 0 and again["mudancas"] == []
     assert len(saidas(conn)) == antes + 2 and len(historico(conn)) == 2
-    assert ops.status(conn)["regeorreferenciamento"]["alteracoes"] == 2
+    assert status.status(conn)["regeorreferenciamento"]["alteracoes"] == 2
 
 
 def test_regeorreferenciar__filters_by_uc_and_date(
@@ -362,7 +366,7 @@ def test_reprocessar_revisoes__while_the_worker_runs_every_demand_ends_once(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
     semear_cursor(conn)
-    w = worker.Worker(settings, url=db_url, batch_size=5)
+    w = loop.Worker(settings, url=db_url, batch_size=5)
     fio = threading.Thread(target=w.executar, daemon=True)
     fio.start()
     demandas: list[str] = []
@@ -386,12 +390,12 @@ def test_reprocessar_revisoes__while_the_worker_runs_every_demand_ends_once(
                     # Odd ones fall in the future Município C, even ones in no polygon ever.
                     lng = -20.0 - 0.1 * i if i % 2 else -10.0 - 0.1 * i
                     demandas.append(publicar(produtor, -27.0 + 0.01 * rodada, lng)[1])
-                pela_fila += regeo.reprocessar_revisoes(conn, settings, lote=3)["resolvidas"]
+                pela_fila += revisoes.reprocessar(conn, settings, lote=3)["resolvidas"]
         esperar_processados(len(demandas))
     finally:
         w.parar.set()
         fio.join(30)
-    pela_fila += regeo.reprocessar_revisoes(conn, settings)["resolvidas"]
+    pela_fila += revisoes.reprocessar(conn, settings)["resolvidas"]
 
     resolvidas = {
         str(r["demanda_id"]) for r in conn.execute("SELECT demanda_id FROM d2.resolucoes_geo")

@@ -21,10 +21,11 @@ import pytest
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import config, migrations, worker
-from tests import invariantes
+from d2 import config, migrations
+from d2.worker import loop
+from tests import invariants
 from tests.conftest import Server
-from tests.eventos import inserir_evento, payload_normalizada
+from tests.events import inserir_evento, payload_normalizada
 from tests.support import SENHA_WORKER as SENHA
 from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio, sincronizar_espelho
@@ -85,7 +86,7 @@ def test_worker_role__drain_handles_every_outcome_including_dlq_and_review(
     usuario = como_worker.execute("SELECT current_user AS u").fetchone()
     assert usuario is not None and usuario["u"].startswith("d2_app_")
 
-    resultado = worker.Worker(config.load(), url=login_url, batch_size=3).executar(drain=True)
+    resultado = loop.Worker(config.load(), url=login_url, batch_size=3).executar(drain=True)
 
     assert resultado.contagem == {
         "georreferenciada": 2,
@@ -100,7 +101,7 @@ def test_worker_role__drain_handles_every_outcome_including_dlq_and_review(
         eventos["dead_letter_nao_uuid"],
         eventos["dead_letter_versao"],
     }
-    invariantes.verificar(conn)
+    invariants.verificar(conn)
 
 
 def test_worker_role__replay_from_zero_republishes_without_new_rows(
@@ -109,16 +110,16 @@ def test_worker_role__replay_from_zero_republishes_without_new_rows(
     Territorio(conn)
     semear_cursor(conn)
     _backlog_de_todos_os_desfechos(conn)
-    worker.Worker(config.load(), url=login_url).executar(drain=True)
+    loop.Worker(config.load(), url=login_url).executar(drain=True)
     antes = _contagens(conn)
     conn.execute("UPDATE d2.consumer_offset SET last_sequence = 0")
 
-    resultado = worker.Worker(config.load(), url=login_url).executar(drain=True)
+    resultado = loop.Worker(config.load(), url=login_url).executar(drain=True)
 
     assert resultado.contagem["republicada"] == 2
     depois = _contagens(conn)
     assert depois == antes | {"publicados": antes["publicados"] + 2}
-    invariantes.verificar(conn)
+    invariants.verificar(conn)
 
 
 def test_worker_role__downgrade_revokes_here_and_keeps_the_role_other_databases_use(
@@ -320,7 +321,7 @@ _DO_WORKER = frozenset(
         "d2.territorio_submeter(uuid,uuid,uuid,text,integer,jsonb,uuid,uuid,uuid,integer)",
         "d2.mirror_aplicar()",
         "d2.mirror_faixas_construir()",
-        # Reads of the log, D-2's types only (tests/integration/test_vistas_do_log.py).
+        # Reads of the log, D-2's types only (tests/integration/test_eventlog_views.py).
         "d2.eventos_ler(character varying[],xid8,bigint,integer,bigint,bigint)",
         "d2.replica_aplicar(uuid,character varying,jsonb)",
         "d2.eventos_cerca(character varying)",

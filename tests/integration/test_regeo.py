@@ -9,8 +9,12 @@ from typing import Any
 
 import pytest
 
-from d2 import config, db, mirror, regeo, wire, worker
-from tests.eventos import inserir_evento
+from d2 import config, db
+from d2.eventlog import wire
+from d2.ops import regeo
+from d2.territorio import mirror
+from d2.worker import loop
+from tests.events import inserir_evento
 from tests.support import Conn
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
@@ -235,7 +239,7 @@ def test_regeo__the_follow_up_reads_points_through_the_index(
 
 
 def _consulta_expandir() -> str:
-    return str(db.q("regeo_expandir"))
+    return str(db.q("regeo_expand"))
 
 
 def test_regeo__the_worker_follows_a_drawn_bairro_by_itself(
@@ -262,7 +266,7 @@ def test_regeo__the_worker_follows_a_drawn_bairro_by_itself(
         versao="1.0.0",
     )
 
-    worker.Worker(config.load(), url=db_url, batch_size=50).executar(drain=True)
+    loop.Worker(config.load(), url=db_url, batch_size=50).executar(drain=True)
 
     novo = conn.execute(
         "SELECT unidade_civica_id FROM core.uc_polygons WHERE fonte = 'comunitario'"

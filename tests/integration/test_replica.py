@@ -14,9 +14,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from d2 import config, registry, replica
+from d2 import config, errors
+from d2.eventlog import registry
 from d2.importers import ibge, sample
-from tests.eventos import inserir_evento
+from d2.territorio import replica
+from tests.events import inserir_evento
 from tests.support import Conn, drenar
 from tests.territorio import poligono, quadrado, resolver_lote
 
@@ -193,7 +195,7 @@ def test_replica__a_change_by_event_re_georeferences_stored_answers(
 ) -> None:
     """The follow-up hangs off the mirror, whatever fed it: an atualizado that moves a
     border rewrites the stored answers inside the moved strip."""
-    from tests.eventos import payload_normalizada
+    from tests.events import payload_normalizada
 
     a, uc_a, b, uc_b = _dois_vizinhos_por_eventos(conn, db_url)
     demanda = uuid.uuid4()
@@ -302,7 +304,8 @@ def test_replica__a_consumer_stopped_mid_catch_up_resumes_without_loss_or_duplic
         return original(*args, **kw)
 
     monkeypatch.setattr(registry, "validar", falha_no_meio)
-    with pytest.raises(psycopg.OperationalError):
+    # A transient failure propagates (as d2.errors, mapped at the database boundary).
+    with pytest.raises(errors.TransientDatabaseError):
         replica.drenar(conn, settings)
     monkeypatch.setattr(registry, "validar", original)
     parcial = conn.execute("SELECT count(*) AS n FROM d2.replica_uc").fetchone()

@@ -8,7 +8,7 @@ import psycopg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d2 import geo
+from d2.territorio import resolver
 
 coordenadas = st.one_of(
     st.floats(min_value=-180, max_value=180, allow_nan=False),
@@ -30,4 +30,4 @@ def test_python_rounding_equals_sql_rounding(
         "AS t (v, i) ORDER BY i",
         [valores],
     ).fetchall()
-    assert [r["r"] for r in rows] == [geo.arredondar(v) for v in valores]
+    assert [r["r"] for r in rows] == [resolver.arredondar(v) for v in valores]

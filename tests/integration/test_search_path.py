@@ -19,7 +19,8 @@ import pytest
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import errors, migrations, mirror, verify
+from d2 import errors, migrations, verify
+from d2.territorio import mirror
 from tests.conftest import Server
 from tests.support import Conn, papel_de_login
 from tests.territorio import Territorio, sincronizar_espelho

@@ -19,14 +19,16 @@ import pytest
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import config, db, service, worker
-from tests.eventos import inserir_evento, payload_normalizada
+from d2 import config, db
+from d2.handler import handler
+from d2.worker import loop
+from tests.events import inserir_evento, payload_normalizada
 from tests.territorio import Territorio
 
 Conn = db.Connection
 """An autocommit connection with dict rows, as the `conn` fixture gives."""
 
-TIPO_DEMANDA = service.TIPO_ENTRADA
+TIPO_DEMANDA = handler.TIPO_ENTRADA
 
 
 def semear_cursor(
@@ -45,9 +47,9 @@ def semear_cursor(
 
 def drenar(
     db_url: str, settings: config.Settings | None = None, batch_size: int = 50
-) -> service.Resultado:
+) -> handler.Result:
     """Everything pending through the real worker loop (`d2 worker --drain`), in process."""
-    runner = worker.Worker(settings or config.load(), url=db_url, batch_size=batch_size)
+    runner = loop.Worker(settings or config.load(), url=db_url, batch_size=batch_size)
     return runner.executar(drain=True)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import uuid
 
-from d2 import cache, geo
+from d2.handler import cache
+from d2.territorio import resolver
 
 
-def resolucao(nivel: int = 4) -> geo.Resolucao:
+def resolucao(nivel: int = 4) -> resolver.Resolucao:
     uc = str(uuid.uuid4())
-    return geo.Resolucao(uc, nivel, (uc,))
+    return resolver.Resolucao(uc, nivel, (uc,))
 
 
 class Relogio:

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from d2 import config
-from d2.geocoder import estagio, nominatim
+from d2.geocoder import nominatim
+from d2.worker import geocoding
 
 RESPOSTA_OK = [
     {
@@ -77,10 +78,10 @@ def test_http__answers_refusals_and_failures(servidor: str) -> None:
         )
     finally:
         cliente.fechar()
-    assert isinstance(ok, nominatim.Achado) and ok.de_rua and (ok.lat, ok.lng) == (-12.5, -58)
+    assert isinstance(ok, nominatim.Match) and ok.de_rua and (ok.lat, ok.lng) == (-12.5, -58)
     assert vazio is None and recusa is None  # nothing found; a query the server refuses
     for falha in (ocupado, lixo, enorme, lento):  # later: 5xx, garbage, unbounded, slow
-        assert isinstance(falha, nominatim.Indisponivel), falha
+        assert isinstance(falha, nominatim.Unavailable), falha
     assert len(medidas) == 7
 
 
@@ -101,10 +102,10 @@ class _Contador:
 def test_estagio__asks_nothing_more_once_the_worker_stops() -> None:
     contador = _Contador()
     parar = threading.Event()
-    est = estagio.Estagio(config.load(), contador, parar=parar)
+    est = geocoding.GeocodingStage(config.load(), contador, parar=parar)
     consultas = [f"rua {i}" for i in range(50)]
     assert est._buscar(consultas) == [None] * 50
     parar.set()
     depois = est._buscar(consultas)
     assert contador.perguntas == 50
-    assert all(isinstance(r, nominatim.Indisponivel) for r in depois)
+    assert all(isinstance(r, nominatim.Unavailable) for r in depois)

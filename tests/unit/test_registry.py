@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from d2 import errors, registry
-from tests.eventos import payload_georreferenciada, payload_normalizada
+from d2 import errors
+from d2.eventlog import registry
+from tests.events import payload_georreferenciada, payload_normalizada
 
 GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"

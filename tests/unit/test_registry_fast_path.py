@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d2 import registry
+from d2.eventlog import registry
 
 uuids = st.one_of(
     st.uuids().map(str),

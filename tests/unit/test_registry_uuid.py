@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d2 import registry
+from d2.eventlog import registry
 
 CANONICO = "12345678-9abc-def0-1234-56789abcdef0"
 HEX = CANONICO.replace("-", "")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from d2 import wire
+from d2.eventlog import wire
 
 
 def test_uuids4_texto_are_canonical_random_version_4_uuids() -> None:

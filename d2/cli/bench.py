@@ -1,0 +1,61 @@
+"""`d2 demo` (the sample territory end to end) and `d2 bench` (figures against a
+baseline measured in the same run)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from d2 import config, logs
+from d2.cli.common import comando, emitir_linha
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from d2 import bench  # shapely, numpy, geopandas: ~1.3 s the other commands need not pay
+
+    # The worker's per-event warnings (reviews, discards) are noise in a benchmark.
+    logs.configure("ERROR")
+    # Unset, each benchmark starts a throw-away cluster of its own rather than ./.d2/.
+    url = config.load().database_url
+    for figura in bench.run(args.names, url=url, quick=args.quick):
+        emitir_linha(figura)
+    return 0
+
+
+def registrar(sub: Any) -> None:
+    p_bench = comando(
+        sub,
+        "bench",
+        cmd_bench,
+        help="performance figures, each with a baseline measured in the same run (JSON lines)",
+        description=(
+            "Performance figures, one JSON object per line: the figure, the baseline "
+            "measured in the same run, their ratio. pip: points/s of the set-based "
+            "resolver against plain ST_Contains and an in-process shapely STRtree, on the "
+            "shared data and at the official mesh's density. drain: events/s of a worker "
+            "draining a backlog, batch path against the per-event path, with the share of "
+            "CPU busy meanwhile, and the machine's ceiling (two workers draining copies "
+            "at once). memory: the worker's peak RSS. latency: commit to commit under a "
+            "trickle, p50 and p99. import: the shared data from empty, and again unchanged. "
+            "capture: a writer's bulk insert of the municipalities into core.uc_polygons "
+            "with D-2 against the spec's table without it, and the mirror's staleness "
+            "after a write (commit to version moved, worker running), p50 and p99. "
+            "eventlog: on a cluster of its own with fsync on, 8 producers' commits/s on "
+            "core.event_log with D-2 installed against a plain log; the gap run (skips, "
+            "commit to delivery p50/p99); the delay a long write transaction causes. "
+            "regeo: over 1,000,000 stored resolutions, the full re-georeferencing pass "
+            "against one resolver call per row, and the follow-up after one município "
+            "changes (rows examined against rows inside, seconds). "
+            "geocode: addresses/s through the handler against the sample Nominatim, against "
+            "one request at a time with no cache, the cache's effect, and GPS throughput "
+            "with 10% address-only events (needs no shared data)."
+        ),
+    )
+    p_bench.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode "
+        "(default: all)",
+    )
+    p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")

@@ -1,0 +1,74 @@
+"""`d2 nominatim import|status`: the self-hosted Nominatim that geocodes addresses."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from d2 import config
+from d2.cli import database_url
+from d2.cli.common import chave_valor, comando, emitir, flag, grupo
+from d2.geocoder import nominatim_import
+
+
+def cmd_nominatim_import(args: argparse.Namespace) -> int:
+    settings = config.load()
+
+    def progresso(linha: str) -> None:
+        if not args.quiet:
+            print(linha, file=sys.stderr, flush=True)
+
+    resumo = nominatim_import.importar(
+        settings,
+        database_url.url_do_banco(settings),
+        Path(args.file),
+        criar_papel_web=args.create_web_role,
+        threads=args.threads,
+        progresso=progresso,
+    )
+    print(f"nominatim: {resumo['arquivo']} imported in {resumo['segundos']:.1f} s")
+    return 0
+
+
+def cmd_nominatim_status(args: argparse.Namespace) -> int:
+    settings = config.load()
+    dados = nominatim_import.status(settings, database_url.url_do_banco(settings))
+    emitir(args, dados, chave_valor)
+    return 0 if dados.get("carregado", True) else 3
+
+
+def registrar(sub: Any) -> None:
+    grupo_nominatim = grupo(
+        sub, "nominatim", help="the self-hosted Nominatim that geocodes addresses"
+    )
+    p_imp = comando(
+        grupo_nominatim,
+        "import",
+        cmd_nominatim_import,
+        help="build (or rebuild) the Nominatim database from an OSM file",
+        description=(
+            "Builds the database `nominatim` on DATABASE_URL's server (D2_NOMINATIM_DSN for "
+            "another) with Nominatim's importer; an existing one is dropped first. Needs "
+            "osm2pgsql and Nominatim's web role (NOMINATIM_DATABASE_WEBUSER, default "
+            "www-data). Empties the workers' address caches."
+        ),
+    )
+    p_imp.add_argument("file", help=".osm, .osm.pbf or .osm.bz2")
+    flag(
+        p_imp,
+        "--create-web-role",
+        "--criar-papel-web",
+        action="store_true",
+        help="create the web role when missing (LOGIN, CONNECTION LIMIT 0)",
+    )
+    p_imp.add_argument("--threads", type=int, default=2, help="importer threads (default 2)")
+    p_imp.add_argument("--quiet", action="store_true", help="no progress lines")
+    comando(
+        grupo_nominatim,
+        "status",
+        cmd_nominatim_status,
+        json_flag=True,
+        help="what is loaded (exit 3 when nothing)",
+    )

@@ -1,0 +1,43 @@
+"""`d2 revisoes list|reprocessar`: the manual review queue (points in no polygon)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from d2 import config, db, logs
+from d2.cli import database_url
+from d2.cli.common import comando, emitir, grupo
+from d2.ops import revisoes
+
+
+def cmd_revisoes_list(args: argparse.Namespace) -> int:
+    with db.connect(database_url.url(), autocommit=True) as conn:
+        emitir(args, revisoes.listar(conn, args.limit), revisoes.formatar)
+    return 0
+
+
+def cmd_revisoes_reprocessar(args: argparse.Namespace) -> int:
+    logs.configure(args.log_level)
+    with db.connect(database_url.url(), autocommit=True) as conn:
+        emitir(args, revisoes.reprocessar(conn, config.load()))
+    return 0
+
+
+def registrar(sub: Any) -> None:
+    grupo_revisoes = grupo(sub, "revisoes", help="the manual review queue (points in no polygon)")
+    comando(
+        grupo_revisoes,
+        "list",
+        cmd_revisoes_list,
+        json_flag=True,
+        limite=100,
+        help="pending reviews, oldest first",
+    )
+    p_rev_re = comando(
+        grupo_revisoes,
+        "reprocessar",
+        cmd_revisoes_reprocessar,
+        help="resolve the queue against today's polygons; publishes what now resolves",
+    )
+    p_rev_re.add_argument("--log-level", default="WARNING")

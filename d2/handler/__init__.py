@@ -1,0 +1,3 @@
+"""The handler of spec 3.3: classify a batch of demanda.normalizada events (pure),
+decide each one's outcome, conclude it (store, publish, mark processed, move the cursor),
+its outputs, its outcome logs and the geo cache."""

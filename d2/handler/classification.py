@@ -1,0 +1,188 @@
+"""What the handler decides for each event before touching the database (spec 3.3 steps
+2-3 and the dead-letter checks): pure functions over the events read from the log.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from d2 import config, errors
+from d2.eventlog import bus, wire
+from d2.geocoder import text
+from d2.territorio import resolver
+
+_VERSAO_ACEITA = re.compile(r"\A1\.\d+\.\d+\Z")
+_CONTAINER = (dict, list)  # isinstance takes a tuple of types
+
+
+class Outcome(enum.StrEnum):
+    GEORREFERENCIADA = "georreferenciada"
+    REPUBLICADA = "republicada"
+    SEM_COORDENADAS = "sem_coordenadas"
+    COORDENADAS_INVALIDAS = "coordenadas_invalidas"
+    REVISAO_PENDENTE = "revisao_pendente"
+    DEAD_LETTER = "dead_letter"
+    # No usable GPS but an address: parked for the geocoding stage (not terminal yet).
+    GEOCODIFICACAO_PENDENTE = "geocodificacao_pendente"
+    # The geocoding stage found nothing credible: discarded like sem_coordenadas.
+    ENDERECO_NAO_RESOLVIDO = "endereco_nao_resolvido"
+
+
+@dataclass
+class Plan:
+    """What the handler decided for one event, filled in as the batch goes."""
+
+    evento: bus.Evento
+    desfecho: Outcome | None = None
+    demanda_id: uuid.UUID | None = None
+    lat: float | None = None
+    lng: float | None = None
+    resolucao: resolver.Resolucao | None = None
+    gravada: dict[str, Any] | None = None  # the resolution row as stored
+    saida: bus.Prepared | None = None  # its demanda.georreferenciada, validated
+    motivo: str = ""
+    endereco: text.Endereco | None = None  # the address, when GPS is missing or invalid
+    metodo: str = "gps"
+    confianca: str = "alta"
+    endereco_geocodificado: str | None = None
+    da_fila: bool = False  # from d2.geocodificacoes_pendentes: leaves it when concluded
+
+    @property
+    def correlacao_id(self) -> uuid.UUID | None:
+        return self.evento.correlacao_id or self.demanda_id
+
+    # The ids as text, printed once: a resolution row, its output event and its processed
+    # mark each carry them (read only once the event is classified).
+    @functools.cached_property
+    def event_id_texto(self) -> str:
+        return str(self.evento.event_id)
+
+    @functools.cached_property
+    def demanda_id_texto(self) -> str:
+        assert self.demanda_id is not None, "read only for an event with its demanda"
+        return str(self.demanda_id)
+
+    @functools.cached_property
+    def correlacao_id_texto(self) -> str:
+        if self.evento.correlacao_id is None:
+            return self.demanda_id_texto
+        return str(self.evento.correlacao_id)
+
+
+def profundidade_excede(valor: Any, limite: int) -> bool:
+    """True when some object or array sits deeper than limite (the payload itself is 1)."""
+    # Level by level, holding only the containers: scalars, most of a payload, are
+    # looked at once and never stored.
+    camada = [valor] if isinstance(valor, _CONTAINER) else []
+    nivel = 1
+    while camada:
+        if nivel > limite:
+            return True
+        camada = [
+            filho
+            for atual in camada
+            for filho in (atual.values() if isinstance(atual, dict) else atual)
+            if isinstance(filho, _CONTAINER)
+        ]
+        nivel += 1
+    return False
+
+
+def tamanho_excede(evento: bus.Evento, limite: int) -> int | None:
+    """The payload's size in bytes (as json.dumps with ensure_ascii=False writes it, in
+    UTF-8) when above limite, else None."""
+    if evento.tamanho_max_bytes is not None and evento.tamanho_max_bytes <= limite:
+        return None  # the bound the bus read with the event settles it without encoding
+    tamanho = len(json.dumps(evento.payload, ensure_ascii=False).encode())
+    return tamanho if tamanho > limite else None
+
+
+def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
+    """Steps 2-3 and the dead-letter checks, without touching the database."""
+    plano = Plan(evento)
+    payload = evento.payload
+    if isinstance(payload, wire.UnreadablePayload):
+        return morto(plano, f"payload unreadable: {payload.motivo}")
+    profundidade_max = evento.profundidade_max
+    if (
+        profundidade_max is None or profundidade_max > settings.max_payload_depth
+    ) and profundidade_excede(payload, settings.max_payload_depth):
+        return morto(plano, f"payload nested deeper than {settings.max_payload_depth} levels")
+    tamanho = tamanho_excede(evento, settings.max_payload_bytes)
+    if tamanho is not None:
+        return morto(plano, f"payload of {tamanho} bytes exceeds {settings.max_payload_bytes}")
+    if not isinstance(payload, dict):
+        return morto(plano, f"payload is not a JSON object (got {type(payload).__name__})")
+    if not _VERSAO_ACEITA.match(evento.versao_schema or ""):
+        return morto(plano, f"unsupported versao_schema {evento.versao_schema!r} (D-2 reads 1.x)")
+    bruto = payload.get("demanda_id")
+    if bruto is None:
+        return morto(plano, "demanda_id missing")
+    try:
+        if not isinstance(bruto, str):
+            raise ValueError
+        plano.demanda_id = uuid.UUID(bruto)
+    except ValueError:
+        return morto(plano, f"demanda_id is not a UUID: {str(bruto)[:60]!r}")
+
+    coordenadas = payload.get("coordenadas_validadas")
+    if coordenadas is None:
+        plano.desfecho = Outcome.SEM_COORDENADAS
+    elif not isinstance(coordenadas, dict):
+        plano.desfecho = Outcome.COORDENADAS_INVALIDAS
+        plano.motivo = f"coordenadas_validadas is not an object (got {type(coordenadas).__name__})"
+    else:
+        try:
+            plano.lat = resolver.coordenada(coordenadas.get("lat"), "lat", 90)
+            plano.lng = resolver.coordenada(coordenadas.get("lng"), "lng", 180)
+        except errors.InvalidInput as exc:
+            plano.desfecho = Outcome.COORDENADAS_INVALIDAS
+            plano.motivo = str(exc)
+    if plano.desfecho is not None and settings.geocoder_ativo:
+        # Spec 3.3 step 2, Phase 2: no usable GPS, but an address → the geocoding stage.
+        plano.endereco = text.do_payload(payload)
+        if plano.endereco is not None:
+            plano.lat = plano.lng = None
+            plano.desfecho = Outcome.GEOCODIFICACAO_PENDENTE
+    return plano
+
+
+def morto(plano: Plan, motivo: str) -> Plan:
+    """The plan of an event bound for the dead letters, for motivo."""
+    plano.desfecho = Outcome.DEAD_LETTER
+    plano.motivo = motivo
+    return plano
+
+
+def classificar_lote(
+    eventos: list[bus.Evento],
+    existentes: Mapping[uuid.UUID, dict[str, Any]],
+    settings: config.Settings,
+) -> list[Plan]:
+    """Each event's plan: republished when existentes (resolutions by event_id) holds it
+    (step 1), else classificar's; a demanda claimed by an earlier event of the batch makes
+    the later one a dead letter."""
+    planos: list[Plan] = []
+    dono: dict[uuid.UUID, uuid.UUID] = {}
+    for evento in eventos:
+        if evento.event_id in existentes:
+            existente = existentes[evento.event_id]
+            plano = Plan(evento, Outcome.REPUBLICADA, existente["demanda_id"])
+            plano.gravada = existente
+        else:
+            plano = classificar(evento, settings)
+        # Only events that will write a resolution or a review claim their demanda
+        # (event by event, a discard never meets the unique constraints either).
+        if plano.demanda_id is not None and plano.desfecho in (None, Outcome.REPUBLICADA):
+            primeiro = dono.setdefault(plano.demanda_id, evento.event_id)
+            if primeiro != evento.event_id:
+                morto(plano, f"demanda_id {plano.demanda_id} repeated under event {primeiro}")
+        planos.append(plano)
+    return planos

@@ -1,0 +1,214 @@
+"""Operator tasks over the service: status, dead-letter retry, the review queue and
+re-georeferencing when polygons change.
+
+Everything here is safe to run while the worker runs: rows are claimed with row locks
+(the review queue with SKIP LOCKED, resolutions with FOR UPDATE and a second look at
+the answer under the lock), and each chunk's writes and its demanda.georreferenciada
+events commit together, so an interrupted run resumes by running it again.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from d2 import db
+from d2.eventlog import bus
+from d2.handler import handler, outputs
+
+NOMES_NIVEL = {1: "logradouro", 2: "bairro", 3: "distrito", 4: "município", 5: "UF"}
+NOMES_NIVEL |= {6: "região", 7: "país"}
+
+
+def nome_nivel(nivel: int | None) -> str:
+    return NOMES_NIVEL.get(nivel or 0, f"nível {nivel}")
+
+
+# --- dead letters ----------------------------------------------------------------------------
+
+
+# --- status ----------------------------------------------------------------------------------
+
+
+def status(conn: db.Connection) -> dict[str, Any]:
+    """Everything `d2 status` shows, as plain JSON-able values (timestamps as datetimes)."""
+    with db.mapped_errors():
+        cursor = conn.execute(db.q("ops_status_cursor"), {"tipo": handler.TIPO_ENTRADA}).fetchone()
+        resolucoes = conn.execute(db.q("ops_status_resolucoes")).fetchall()
+        descartes = conn.execute(db.q("ops_status_discards")).fetchall()
+        geral = conn.execute(
+            db.q("ops_status_overall"),
+            {
+                "consumidor": handler.CONSUMIDOR,
+                "tipo_saida": outputs.TIPO_SAIDA,
+                "origem": handler.ORIGEM,
+            },
+        ).fetchone()
+        dlq = conn.execute(
+            db.q("ops_status_dead_letters"), {"consumidor": handler.CONSUMIDOR}
+        ).fetchall()
+        ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
+        acompanhamento = conn.execute(db.q("regeo_pending")).fetchone()
+        territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
+        enderecos = conn.execute(db.q("geocoder_summary")).fetchone()
+    cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
+    assert geral is not None and acompanhamento is not None
+    por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
+    motivos = {r["motivo"]: int(r["quantidade"]) for r in descartes}
+    dead = {r["status"]: int(r["quantidade"]) for r in dlq}
+    return {
+        "cursor": {
+            "tipo_evento": handler.TIPO_ENTRADA,
+            "posicao": cursor["cursor"] if cursor else None,
+            "maior_sequencia": cursor["maior_sequencia"] if cursor else None,
+            "eventos_pendentes": cursor["eventos_pendentes"] if cursor else None,
+            "movido_em": cursor["cursor_movido_em"] if cursor else None,
+            # Committed events an older write transaction (anywhere in the cluster)
+            # still holds back from the readers: delayed, never lost.
+            "retidos": cerca.retidos,
+            "atraso_retidos_s": round(cerca.atraso_s, 3),
+        },
+        "resolucoes": {"total": sum(por_nivel.values()), "por_nivel": por_nivel},
+        "descartes": {
+            "total": sum(motivos.values()),
+            "sem_coordenadas": motivos.get("sem_coordenadas", 0),
+            "coordenadas_invalidas": motivos.get("coordenadas_invalidas", 0),
+        },
+        "revisoes_pendentes": {
+            "total": geral["revisoes_pendentes"],
+            "mais_antiga": geral["revisao_mais_antiga"],
+        },
+        "dead_letters": {
+            "pendente": dead.get("pendente", 0),
+            "reprocessado": dead.get("reprocessado", 0),
+            "descartado": dead.get("descartado", 0),
+            "ultimo_erro_em": geral["ultimo_dead_letter_em"],
+        },
+        "geocodificacoes_pendentes": {
+            "total": int(enderecos["total"]) if enderecos else 0,
+            "mais_antiga": enderecos["mais_antiga"] if enderecos else None,
+            "tentativas_max": enderecos["tentativas_max"] if enderecos else None,
+        },
+        "eventos_processados": geral["eventos_processados"],
+        "ultimo_evento": {
+            "processado_em": geral["ultimo_processado_em"],
+            "publicado_em": geral["ultima_publicacao_em"],
+        },
+        "mirror": {
+            "versao": geral["mirror_versao"],
+            "alterado_em": geral["mirror_alterado_em"],
+            "uc_polygons": geral["uc_polygons"],
+            "mirror_uc": geral["mirror_uc"],
+            "reparadas": geral["mirror_reparadas"],
+            "rejeitadas": geral["mirror_rejeitadas"],
+            "mudancas_pendentes": geral["mirror_pendentes"],
+            "pendente_desde": geral["mirror_pendente_desde"],
+            "ucs": [
+                {"nivel": r["nivel"], "fonte": r["fonte"], "quantidade": r["quantidade"]}
+                for r in ucs
+            ],
+        },
+        "regeorreferenciamento": {
+            "alteracoes": geral["regeo_alteracoes"],
+            "ultima_em": geral["regeo_ultima_em"],
+            "areas_pendentes": acompanhamento["areas"],
+            "resolucoes_na_fila": acompanhamento["resolucoes"],
+            "revisoes_na_fila": acompanhamento["revisoes"],
+            "area_mais_antiga_em": acompanhamento["area_mais_antiga_em"],
+        },
+        "territorio": {r["decisao"]: int(r["quantidade"]) for r in territorio}
+        | {"alternativas_pendentes": sum(int(r["pendentes"]) for r in territorio)},
+    }
+
+
+def _quando(valor: datetime | None) -> str:
+    if valor is None:
+        return "—"
+    agora = datetime.now(valor.tzinfo)
+    segundos = max(0, int((agora - valor).total_seconds()))
+    if segundos < 120:
+        idade = f"{segundos} s"
+    elif segundos < 7200:
+        idade = f"{segundos // 60} min"
+    elif segundos < 172800:
+        idade = f"{segundos // 3600} h"
+    else:
+        idade = f"{segundos // 86400} d"
+    return f"{valor.astimezone():%Y-%m-%d %H:%M:%S} ({idade} ago)"
+
+
+def _linha_geocodificacoes(g: dict[str, Any]) -> str:
+    if not g["total"]:
+        return "addresses 0 waiting for the geocoder"
+    return (
+        f"addresses {g['total']} waiting for the geocoder, oldest {_quando(g['mais_antiga'])}, "
+        f"up to {g['tentativas_max']} tries  → d2 geocoding list / retry"
+    )
+
+
+def formatar_status(d: dict[str, Any]) -> str:
+    """`d2 status` for a person: one screen."""
+    c, r, x, rv = d["cursor"], d["resolucoes"], d["descartes"], d["revisoes_pendentes"]
+    dl, m, u = d["dead_letters"], d["mirror"], d["ultimo_evento"]
+    g, t = d["regeorreferenciamento"], d["territorio"]
+    if c["posicao"] is None:
+        cursor = "cursor    not created yet (the worker has never booted)"
+    else:
+        cursor = (
+            f"cursor    {c['posicao']} of {c['maior_sequencia']}; "
+            f"{c['eventos_pendentes']} events waiting (moved {_quando(c['movido_em'])})"
+        )
+    if c["retidos"]:
+        cursor += (
+            f"\n          {c['retidos']} committed events held back for "
+            f"{c['atraso_retidos_s']:.1f} s by an older transaction still running"
+        )
+    niveis = ", ".join(
+        f"{nome_nivel(int(n))} {q}"
+        for n, q in sorted(r["por_nivel"].items(), key=lambda i: int(i[0]))
+    )
+    ucs = ", ".join(f"{nome_nivel(i['nivel'])}/{i['fonte']} {i['quantidade']}" for i in m["ucs"])
+    linhas = [
+        "D-2 Georreferenciamento — status",
+        cursor,
+        f"processed {d['eventos_processados']} events; last {_quando(u['processado_em'])}",
+        f"published last demanda.georreferenciada {_quando(u['publicado_em'])}",
+        "",
+        f"resolved  {r['total']}" + (f"  ({niveis})" if niveis else ""),
+        f"discarded {x['total']}  (no coordinates {x['sem_coordenadas']}, "
+        f"invalid coordinates {x['coordenadas_invalidas']})",
+        f"review    {rv['total']} pending"
+        + (f", oldest {_quando(rv['mais_antiga'])}" if rv["total"] else "")
+        + ("  → d2 revisoes list / d2 revisoes reprocessar" if rv["total"] else ""),
+        _linha_geocodificacoes(d["geocodificacoes_pendentes"]),
+        f"dead      {dl['pendente']} pending, {dl['reprocessado']} retried, "
+        f"{dl['descartado']} dropped" + ("  → d2 dlq list" if dl["pendente"] else ""),
+        "",
+        f"mirror    version {m['versao']}, changed {_quando(m['alterado_em'])}",
+        f"          {m['mirror_uc']} of {m['uc_polygons']} polygons mirrored "
+        f"({m['reparadas']} repaired, {m['rejeitadas']} rejected)",
+        f"          {m['mudancas_pendentes']} changes of core.uc_polygons waiting, since "
+        f"{_quando(m['pendente_desde'])}  → the worker applies them; d2 mirror sync --wait"
+        if m["mudancas_pendentes"]
+        else "          every change of core.uc_polygons applied",
+        f"          {ucs}" if ucs else "          no UC polygons loaded",
+        f"re-geo    {g['alteracoes']} changes, last {_quando(g['ultima_em'])}; follow-up: "
+        + (
+            f"{g['areas_pendentes']} changed areas, {g['resolucoes_na_fila']} resolutions and "
+            f"{g['revisoes_na_fila']} reviews queued"
+            if g["areas_pendentes"] or g["resolucoes_na_fila"] or g["revisoes_na_fila"]
+            else "up to date"
+        ),
+        "drawn     "
+        + (
+            ", ".join(f"{k} {v}" for k, v in t.items() if k != "alternativas_pendentes")
+            + f"; {t['alternativas_pendentes']} alternatives await a moderator"
+            + ("  → d2 territorio list" if t["alternativas_pendentes"] else "")
+            if len(t) > 1
+            else "no citizen-drawn polygons received"
+        ),
+    ]
+    return "\n".join(linhas)
+
+
+# --- the review queue ------------------------------------------------------------------------

@@ -1,0 +1,291 @@
+"""Citizen-drawn polygons (spec 8.5, layer 2): intake, consensus, moderation.
+
+Consumes `lugar.cadastrado` events of tipo_lugar 'poligono_uc' from the event log with
+the demand worker's guarantees: a cursor of its own in d2.consumer_offset, idempotency by
+event_id (d2.territorio_submissoes), and each event in exactly one terminal state — a
+submission row (nova, confirmacao, alternativa or rejeitada, with the reason) or a dead
+letter — written in one transaction with the events it publishes and the cursor.
+
+The decisions are SQL over PostGIS (sql/functions/territorio_*.sql); this module reads
+events, hands them to d2.territorio_submeter, and publishes what happened:
+`uc.poligono_adicionado` for a new UC, `uc.poligono_atualizado` when the consensus moves
+a UC's canonical geometry, and `uc.moderacao_solicitada` every N conflicting drawings of
+one place (D2_TERRITORIO_ALERTA_A_CADA).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from d2 import config, db, errors
+from d2.eventlog import bus, consumer, registry, wire
+
+log = logging.getLogger(__name__)
+
+TIPO_ENTRADA = "lugar.cadastrado"
+TIPO_LUGAR = "poligono_uc"
+CONSUMIDOR = "D-2/territorio"
+CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMIDOR)
+ORIGEM = "D-2"
+FONTE = "comunitario"
+DECISOES = ("nova", "confirmacao", "alternativa", "rejeitada")
+
+# uuid5 namespace of community ids: the same submission gives the same UC id everywhere.
+_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://d2.local/territorio/comunitario")
+
+
+def ids_da_submissao(event_id: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID, uuid.UUID]:
+    """(submissão, unidade_civica_id, uc_polygon_id) of the drawing sent in event_id."""
+    base = str(event_id)
+    return (
+        uuid.uuid5(_NAMESPACE, f"submissao:{base}"),
+        uuid.uuid5(_NAMESPACE, f"uc:{base}"),
+        uuid.uuid5(_NAMESPACE, f"uc_polygon:{base}"),
+    )
+
+
+@dataclass
+class Result:
+    """What one drain did, by terminal state."""
+
+    por_decisao: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DECISOES, 0))
+    ignorados: int = 0
+    ja_registrados: int = 0
+    dead_letters: int = 0
+    alertas: int = 0
+    canonicas_mudadas: int = 0
+
+    def somar(self, outro: Result) -> None:
+        """Add another drain's counts to these."""
+        for decisao, n in outro.por_decisao.items():
+            self.por_decisao[decisao] += n
+        self.ignorados += outro.ignorados
+        self.ja_registrados += outro.ja_registrados
+        self.dead_letters += outro.dead_letters
+        self.alertas += outro.alertas
+        self.canonicas_mudadas += outro.canonicas_mudadas
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            **self.por_decisao,
+            "ignorados": self.ignorados,
+            "ja_registrados": self.ja_registrados,
+            "dead_letters": self.dead_letters,
+            "alertas": self.alertas,
+            "canonicas_mudadas": self.canonicas_mudadas,
+        }
+
+    @property
+    def eventos(self) -> int:
+        return (
+            sum(self.por_decisao.values())
+            + self.ignorados
+            + self.ja_registrados
+            + self.dead_letters
+        )
+
+
+def cursor(conn: db.Connection) -> bus.Position:
+    """The consumer's cursor, created at the start of the log the first time: drawings
+    made before D-2 ran (L-2 only logs them, spec 8.5) are taken too."""
+    return CURSOR.posicao(conn)
+
+
+def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -> Result:
+    """Handle every pending lugar.cadastrado event, one transaction each; returns counts.
+
+    conn must be in autocommit mode. A transient database error propagates (the caller
+    retries later from the same cursor); any other failure of one event sends it to the
+    dead letters and the drain goes on.
+    """
+    resultado = Result()
+    apos = cursor(conn)
+    while True:
+        eventos = bus.ler_desde(
+            conn, TIPO_ENTRADA, apos, lote, max_payload_bytes=settings.max_payload_bytes
+        )
+        if not eventos:
+            return resultado
+        for evento in eventos:
+            _um_evento(conn, evento, settings, resultado)
+            apos = bus.posicao(evento)
+
+
+def _um_evento(
+    conn: db.Connection, evento: bus.Evento, settings: config.Settings, resultado: Result
+) -> None:
+    fim, _ = CURSOR.tratar(conn, evento, lambda: _decidir(conn, evento, settings, resultado))
+    if fim == "dead_letter":
+        resultado.dead_letters += 1
+
+
+def _decidir(
+    conn: db.Connection, evento: bus.Evento, settings: config.Settings, resultado: Result
+) -> None:
+    payload = evento.payload
+    if isinstance(payload, wire.UnreadablePayload):
+        raise errors.InvalidEvent(payload.motivo)
+    registry.validar(TIPO_ENTRADA, payload, evento.versao_schema)
+    if payload["tipo_lugar"] != TIPO_LUGAR:
+        resultado.ignorados += 1
+        return
+    submissao_id, uc_id, uc_polygon_id = ids_da_submissao(evento.event_id)
+    row = conn.execute(
+        db.q("territorio_submeter"),
+        {
+            "event_id": evento.event_id,
+            "lugar_id": uuid.UUID(payload["lugar_id"]),
+            "autor_id": uuid.UUID(payload["autor_id"]),
+            "nome": payload["nome"],
+            "nivel": payload["nivel"],
+            "geometria": wire.json_texto(payload["geometria"]),
+            "submissao_id": submissao_id,
+            "uc_id": uc_id,
+            "uc_polygon_id": uc_polygon_id,
+            "alerta_a_cada": settings.territorio_alerta_a_cada,
+        },
+    ).fetchone()
+    assert row is not None  # the function always answers one row
+    if row["ja_registrada"]:
+        resultado.ja_registrados += 1
+        return
+    decisao = row["decisao"]
+    resultado.por_decisao[decisao] += 1
+    extra = {
+        "event_id": str(evento.event_id),
+        "correlacao_id": str(evento.correlacao_id) if evento.correlacao_id else None,
+        "submissao_id": str(submissao_id),
+        "decisao": decisao,
+        "unidade_civica_id": str(row["unidade_civica_id"]) if row["unidade_civica_id"] else None,
+    }
+    if decisao == "rejeitada":
+        log.warning("Polígono comunitário rejeitado: %s", row["motivo"], extra=extra)
+        return
+    log.info("Polígono comunitário: %s", decisao, extra=extra)
+    if decisao == "nova":
+        _publicar_uc(conn, evento, "uc.poligono_adicionado", row["unidade_civica_id"], {})
+    elif row["canonica_mudou"]:
+        resultado.canonicas_mudadas += 1
+        _publicar_uc(
+            conn, evento, "uc.poligono_atualizado", row["unidade_civica_id"], {"motivo": "consenso"}
+        )
+    if row["alerta"]:
+        resultado.alertas += 1
+        pendentes = conn.execute(
+            db.q("territorio_pending_of_uc"), {"uc": row["unidade_civica_id"]}
+        ).fetchone()
+        alerta = bus.preparar(
+            "uc.moderacao_solicitada",
+            {
+                "unidade_civica_id": str(row["unidade_civica_id"]),
+                "municipio_uc_id": str(row["municipio_uc_id"]),
+                "nivel": payload["nivel"],
+                "submissoes_conflitantes": row["conflitos"],
+                "pendentes": pendentes["pendentes"] if pendentes else 0,
+            },
+            evento.correlacao_id,
+        )
+        bus.publicar(conn, [alerta], origem=ORIGEM)
+        log.warning("Alerta de moderação: desenhos conflitantes", extra=extra)
+
+
+def _publicar_uc(
+    conn: db.Connection,
+    evento: bus.Evento | None,
+    tipo: str,
+    uc: uuid.UUID,
+    extra: dict[str, Any],
+) -> None:
+    """Publish a UC's current community row (id, level, parent, canonical geometry)."""
+    row = conn.execute(db.q("territorio_uc_for_event"), {"uc": uc}).fetchone()
+    if row is None:
+        raise errors.D2Error(f"community UC {uc} vanished before it was published")
+    payload = {
+        "unidade_civica_id": str(row["unidade_civica_id"]),
+        "uc_polygon_id": str(row["uc_polygon_id"]),
+        "nivel": row["nivel"],
+        "nome": row["nome"],
+        "parent_uc_id": str(row["parent_uc_id"]) if row["parent_uc_id"] else None,
+        "fonte": FONTE,
+        "geometria": row["geometria"],
+        "submissao_id": str(row["submissao_id"]),
+        **extra,
+    }
+    if tipo == "uc.poligono_adicionado" and row["lugar_id"] is not None:
+        payload["lugar_id"] = str(row["lugar_id"])
+    bus.publicar(
+        conn, [bus.preparar(tipo, payload, evento.correlacao_id if evento else None)], origem=ORIGEM
+    )
+
+
+def listar(
+    conn: db.Connection, *, pendentes: bool = True, limite: int = 100
+) -> list[dict[str, Any]]:
+    """Submissions, newest first; only the alternatives awaiting a moderator by default."""
+    with db.mapped_errors():
+        return conn.execute(
+            db.q("territorio_list"), {"pendentes": pendentes, "limite": limite}
+        ).fetchall()
+
+
+def mostrar(conn: db.Connection, submissao_id: uuid.UUID) -> dict[str, Any]:
+    """One submission with its geometry (GeoJSON) and the UC's other versions."""
+    with db.mapped_errors():
+        row = conn.execute(db.q("territorio_show"), {"id": submissao_id}).fetchone()
+        if row is None:
+            raise errors.InvalidInput(f"submission {submissao_id} not found")
+        versoes = conn.execute(
+            db.q("territorio_versions"), {"uc": row["unidade_civica_id"]}
+        ).fetchall()
+    return {**row, "versoes": versoes}
+
+
+def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -> dict[str, Any]:
+    """'aceitar' or 'rejeitar' one submission, publishing what changed, in one transaction.
+
+    Raises errors.InvalidInput with the database's one-line reason when the decision is
+    not allowed (unknown submission, a drawing refused by validation, accepting a version
+    of an IBGE or OSM UC)."""
+    with db.mapped_errors(), conn.transaction():
+        row = conn.execute(
+            db.q("territorio_moderar"), {"id": submissao_id, "acao": acao, "por": por}
+        ).fetchone()
+        assert row is not None
+        if row["efeito"] == "canonica":
+            _publicar_uc(
+                conn,
+                None,
+                "uc.poligono_atualizado",
+                row["unidade_civica_id"],
+                {"motivo": "moderacao"},
+            )
+        elif row["efeito"] == "removida":
+            uc = conn.execute(
+                db.q("territorio_uc_removed"), {"uc": row["unidade_civica_id"]}
+            ).fetchone()
+            assert uc is not None
+            removido = bus.preparar(
+                "uc.poligono_removido",
+                {
+                    "unidade_civica_id": str(row["unidade_civica_id"]),
+                    "uc_polygon_id": str(uc["uc_polygon_id"]),
+                    "nivel": uc["nivel"],
+                    "motivo": "moderacao",
+                },
+            )
+            bus.publicar(conn, [removido], origem=ORIGEM)
+    log.info(
+        "Moderação: %s",
+        acao,
+        extra={"submissao_id": str(submissao_id), "efeito": row["efeito"], "moderador": por},
+    )
+    return dict(row)
+
+
+def saude(conn: db.Connection, limite: int = 50) -> list[dict[str, Any]]:
+    """Community UCs ranked by how strongly use says their geometry is wrong."""
+    with db.mapped_errors():
+        return conn.execute(db.q("territorio_health"), {"limite": limite}).fetchall()

@@ -1,0 +1,2 @@
+"""The worker process: the loop (boot, poll, batches, read-ahead, reconnects), the
+leadership lock, the geocoding stage on its own thread, and the metrics endpoint."""

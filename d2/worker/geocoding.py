@@ -1,0 +1,364 @@
+"""The geocoding stage: takes the address demands the handler parked in
+d2.geocodificacoes_pendentes, asks the geocoder, decides, and concludes each through the
+handler's own steps 5-7 (d2.handler.handler), its queue row leaving in the same transaction.
+
+A demand whose query the geocoder did not answer stays parked with a backoff
+(doubling from 1 s up to D2_GEOCODER_RETRY_MAX, jittered) and is tried again; nothing
+else waits for it: the handler parks and moves on, and this stage runs on its own
+thread and connection.
+
+Decision (spec 8.3, issue 14): a street, house, POI or CEP match inside D-2's territory,
+where the município/UF the text names holds it → 'endereco'/'media' at that point;
+otherwise the UC the text names (d2.geocoder.inferencia) → 'inferencia'/'baixa' at a
+point on its surface; otherwise discarded, counted by reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import prometheus_client
+
+from d2 import config, db
+from d2.eventlog import bus
+from d2.geocoder import inference, nominatim, text
+from d2.handler import cache, classification, handler, outputs
+from d2.territorio import resolver
+
+log = logging.getLogger(__name__)
+
+_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+
+
+class GeocodingMetrics:
+    """d2_geocodificacoes_total{resultado} and the geocoder's request durations. The
+    label is a bounded set (endereco, inferencia, the discard reasons, indisponivel):
+    never an address."""
+
+    def __init__(self, registry: prometheus_client.CollectorRegistry) -> None:
+        self.total = prometheus_client.Counter(
+            "d2_geocodificacoes",
+            "Address demands through the geocoding stage, by result.",
+            ["resultado"],
+            registry=registry,
+        )
+        self.duracao = prometheus_client.Histogram(
+            "d2_geocodificacao_duracao_seconds",
+            "Time of one geocoder request (Nominatim search).",
+            buckets=_BUCKETS,
+            registry=registry,
+        )
+
+
+class AddressCache(cache.LRUCache[nominatim.Match | None]):
+    """The geocoder's answers by normalised query (bounded, with a TTL), emptied when a
+    new Nominatim import is seen."""
+
+    geracao: int | None = None
+
+    def observar_geracao(self, geracao: int | None) -> None:
+        if geracao != self.geracao:
+            self.limpar()
+            self.geracao = geracao
+
+
+@dataclass
+class Round:
+    """What one round of the stage did."""
+
+    concluidas: int = 0
+    adiadas: int = 0
+    resultados: Counter[str] = field(default_factory=Counter)
+    resultado: handler.Result = field(default_factory=handler.Result)
+
+
+class GeocodingStage:
+    def __init__(
+        self,
+        settings: config.Settings,
+        geocodificador: nominatim.Geocoder,
+        *,
+        metricas: GeocodingMetrics | None = None,
+        cache: AddressCache | None = None,
+        parar: threading.Event | None = None,
+    ) -> None:
+        self.settings = settings
+        # Set when the worker stops: a round then asks nothing more of the geocoder (what
+        # it did not ask waits for the next worker), so a slow geocoder cannot hold a
+        # shutdown longer than one block of requests.
+        self.parar = parar or threading.Event()
+        self.geocodificador = geocodificador
+        self.metricas = metricas
+        # Not `cache or ...`: an empty cache is falsy (it has a length).
+        self.cache = (
+            cache
+            if cache is not None
+            else AddressCache(settings.geocoder_cache_max, settings.geocoder_cache_ttl_s)
+        )
+        self.servico = handler.Handler(settings)
+        self.total = Round()
+        self._acordar = threading.Event()
+
+    def acordar(self) -> None:
+        """New demands were parked (or the worker stops): look now, not at the next poll."""
+        self._acordar.set()
+
+    # --- loops ----------------------------------------------------------------------------
+
+    def drenar(self, conn: db.Connection) -> Round:
+        """Rounds until nothing parked is due; a round in which the geocoder answered
+        nothing at all ends it too (what is left waits for its backoff)."""
+        soma = Round()
+        while not self.parar.is_set():
+            rodada = self.rodada(conn)
+            _somar(soma, rodada)
+            if rodada.concluidas == 0:
+                break
+        return soma
+
+    def executar(self, url: str, parar: threading.Event, espera_max_s: float) -> None:
+        """The worker's thread: rounds while there is work due, else sleep until the next
+        row falls due (at most espera_max_s). Database failures: reconnect, with backoff."""
+        espera = 0.5
+        while not parar.is_set():
+            try:
+                with db.connect(url, autocommit=True, application_name="d2-geocoder") as conn:
+                    while not parar.is_set():
+                        rodada = self.rodada(conn)
+                        espera = 0.5
+                        if rodada.concluidas:
+                            continue
+                        with db.mapped_errors():
+                            row = conn.execute(db.q("geocoder_next")).fetchone()
+                        em_s = row["em_s"] if row and row["em_s"] is not None else espera_max_s
+                        self._acordar.wait(min(max(float(em_s), 0.05), espera_max_s))
+                        self._acordar.clear()
+            except Exception as exc:
+                if not db.is_transient(exc):
+                    log.exception("Estágio de geocodificação falhou; recomeçando")
+                else:
+                    log.error("Geocodificação: banco indisponível", extra={"espera_s": espera})
+                self._acordar.wait(espera)
+                espera = min(espera * 2, 30.0)
+
+    # --- one round ------------------------------------------------------------------------
+
+    def rodada(self, conn: db.Connection) -> Round:
+        rodada = Round()
+        with db.mapped_errors():
+            conn.execute(db.q("geocoder_orphans"))
+            devidas = conn.execute(
+                db.q("geocoder_due"), {"limite": self.settings.geocoder_lote}
+            ).fetchall()
+            if not devidas:
+                return rodada
+            ultima = conn.execute(db.q("nominatim_import_last")).fetchone()
+        self.cache.observar_geracao(int(ultima["id"]) if ultima else None)
+        tentativas = {row["event_id"]: int(row["tentativas"]) for row in devidas}
+        eventos = bus.ler_eventos(conn, list(tentativas))
+        planos = self._planos(conn, eventos)
+        enderecos = [
+            p for p in planos if p.desfecho == classification.Outcome.GEOCODIFICACAO_PENDENTE
+        ]
+        adiados = self._geocodificar(conn, enderecos, rodada)
+        prontos = [p for p in planos if p.evento.event_id not in adiados]
+        if prontos:
+            outputs.preparar(prontos)
+            lote = handler.Batch(prontos, handler.Result())
+            rodada.resultado = self.servico.concluir(conn, lote, mover_cursor=False)
+            rodada.concluidas = len(prontos)
+        if adiados:
+            self._adiar(conn, adiados, tentativas)
+            rodada.adiadas = len(adiados)
+        if self.metricas is not None:
+            for resultado, n in rodada.resultados.items():
+                self.metricas.total.labels(resultado).inc(n)
+        _somar(self.total, rodada)
+        return rodada
+
+    def _planos(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[classification.Plan]:
+        """Each parked event classified again (it is immutable: the same answer, unless
+        the geocoder was turned off meanwhile), or republished if already resolved."""
+        planos = self.servico.classificar(conn, eventos)
+        for plano in planos:
+            plano.da_fila = True
+        return planos
+
+    def _geocodificar(
+        self, conn: db.Connection, planos: list[classification.Plan], rodada: Round
+    ) -> dict[uuid.UUID, str]:
+        """Decide every address plan; returns the ones to postpone (event → reason)."""
+        respostas = self._perguntar([p.endereco for p in planos if p.endereco is not None])
+        adiados: dict[uuid.UUID, str] = {}
+        decidir: list[tuple[classification.Plan, nominatim.Match | None]] = []
+        for plano, resposta in zip(planos, respostas, strict=True):
+            if isinstance(resposta, nominatim.Unavailable):
+                adiados[plano.evento.event_id] = str(resposta)
+                rodada.resultados["indisponivel"] += 1
+            else:
+                decidir.append((plano, resposta))
+        if not decidir:
+            return adiados
+        inferencias = inference.inferir_muitos(
+            conn, [p.endereco for p, _ in decidir if p.endereco is not None]
+        )
+        de_rua = [(i, a) for i, (_, a) in enumerate(decidir) if a is not None and a.de_rua]
+        pontos = resolver.resolver_muitos(conn, [(a.lat, a.lng) for _, a in de_rua])
+        no_ponto = {i: r for (i, _), r in zip(de_rua, pontos, strict=True)}
+        por_inferencia: list[tuple[classification.Plan, inference.Inference]] = []
+        for i, ((plano, achado), inf) in enumerate(zip(decidir, inferencias, strict=True)):
+            res = no_ponto.get(i)
+            if achado is not None and res is not None and _coerente(plano, achado, res, inf):
+                plano.desfecho = classification.Outcome.GEORREFERENCIADA
+                plano.resolucao, plano.lat, plano.lng = res, achado.lat, achado.lng
+                plano.metodo, plano.confianca = "endereco", "media"
+                plano.endereco_geocodificado = achado.nome
+                rodada.resultados["endereco"] += 1
+            elif inf.uc is not None:
+                por_inferencia.append((plano, inf))
+            else:
+                motivo = inf.motivo or inference.Reason.NAO_ENCONTRADO
+                if res is not None and motivo == inference.Reason.NAO_ENCONTRADO:
+                    motivo = inference.Reason.AMBIGUO  # a street, in no place named
+                self._descartar(plano, str(motivo), rodada)
+        self._inferir(conn, por_inferencia, rodada)
+        return adiados
+
+    def _perguntar(self, enderecos: list[text.Endereco]) -> list[nominatim.Resposta]:
+        """The geocoder's answer per address: the cache, else the text; where the text
+        gives no street and a CEP is there, the CEP alone."""
+        respostas: list[nominatim.Resposta] = [None] * len(enderecos)
+        faltam: dict[str, list[int]] = {}
+        for i, endereco in enumerate(enderecos):
+            hit, valor = self.cache.obter_chave(endereco.chave)
+            if hit:
+                respostas[i] = valor
+            else:
+                faltam.setdefault(endereco.consulta, []).append(i)
+        consultas = list(faltam)
+        for consulta, resposta in zip(consultas, self._buscar(consultas), strict=True):
+            for i in faltam[consulta]:
+                respostas[i] = resposta
+        self._por_cep(enderecos, [i for c in consultas for i in faltam[c]], respostas)
+        for consulta in consultas:
+            for i in faltam[consulta]:
+                if not isinstance(respostas[i], nominatim.Unavailable):
+                    self.cache.definir_chave(enderecos[i].chave, respostas[i])  # type: ignore[arg-type]
+        return respostas
+
+    def _buscar(self, consultas: list[str]) -> list[nominatim.Resposta]:
+        """The geocoder's answers, asked in blocks; once the worker stops, the rest are
+        left for later (unavailable now)."""
+        bloco = max(1, self.settings.geocoder_concorrencia * 4)
+        respostas: list[nominatim.Resposta] = []
+        for inicio in range(0, len(consultas), bloco):
+            if self.parar.is_set():
+                faltam = len(consultas) - inicio
+                return respostas + [nominatim.Unavailable("worker parando")] * faltam
+            respostas += self.geocodificador.buscar_muitos(consultas[inicio : inicio + bloco])
+        return respostas
+
+    def _por_cep(
+        self,
+        enderecos: list[text.Endereco],
+        perguntados: list[int],
+        respostas: list[nominatim.Resposta],
+    ) -> None:
+        """Where the text gave no street and carries a CEP, ask for the CEP alone."""
+        por_cep: dict[str, list[int]] = {}
+        for i in perguntados:
+            resposta, cep = respostas[i], enderecos[i].cep
+            sem_rua = resposta is None or (
+                isinstance(resposta, nominatim.Match) and not resposta.de_rua
+            )
+            if sem_rua and cep is not None and cep != enderecos[i].consulta:
+                por_cep.setdefault(cep, []).append(i)
+        ceps = list(por_cep)
+        for cep, resposta in zip(ceps, self._buscar(ceps), strict=True):
+            if isinstance(resposta, nominatim.Unavailable) or (
+                isinstance(resposta, nominatim.Match) and resposta.de_rua
+            ):
+                for i in por_cep[cep]:
+                    respostas[i] = resposta
+
+    def _inferir(
+        self,
+        conn: db.Connection,
+        planos: list[tuple[classification.Plan, inference.Inference]],
+        rodada: Round,
+    ) -> None:
+        if not planos:
+            return
+        ids = sorted({inf.uc.unidade_civica_id for _, inf in planos if inf.uc is not None})
+        with db.mapped_errors():
+            pontos = {
+                row["unidade_civica_id"]: (float(row["lat"]), float(row["lng"]))
+                for row in conn.execute(db.q("geocoder_points_on_surface"), {"ids": ids})
+            }
+        for plano, inf in planos:
+            assert inf.uc is not None
+            ponto = pontos.get(inf.uc.unidade_civica_id)
+            if ponto is None:  # a UC with no polygon in the mirror: no point to publish
+                self._descartar(plano, str(inference.Reason.NAO_ENCONTRADO), rodada)
+                continue
+            plano.desfecho = classification.Outcome.GEORREFERENCIADA
+            plano.lat, plano.lng = ponto
+            plano.resolucao = resolver.Resolucao(
+                inf.uc.unidade_civica_id, inf.uc.nivel, inf.uc.cadeia_ucs
+            )
+            plano.metodo, plano.confianca = "inferencia", "baixa"
+            rodada.resultados["inferencia"] += 1
+
+    @staticmethod
+    def _descartar(plano: classification.Plan, motivo: str, rodada: Round) -> None:
+        plano.desfecho = classification.Outcome.ENDERECO_NAO_RESOLVIDO
+        plano.motivo = motivo
+        rodada.resultados[motivo] += 1
+
+    def _adiar(
+        self, conn: db.Connection, adiados: dict[uuid.UUID, str], tentativas: dict[Any, int]
+    ) -> None:
+        ids = list(adiados)
+        esperas = [
+            min(self.settings.geocoder_espera_max_s, 2.0 ** tentativas.get(i, 0))
+            * (0.75 + random.random() / 2)
+            for i in ids
+        ]
+        with db.mapped_errors():
+            conn.execute(
+                db.q("geocoder_postpone"),
+                {"event_ids": ids, "esperas": esperas, "erros": [adiados[i] for i in ids]},
+            )
+        log.warning(
+            "Geocodificador indisponível; demandas com endereço aguardam",
+            extra={"adiadas": len(ids), "erro": next(iter(adiados.values()))},
+        )
+
+
+def _coerente(
+    plano: classification.Plan,
+    achado: nominatim.Match,
+    res: resolver.Resolucao,
+    inf: inference.Inference,
+) -> bool:
+    """A street-level match counts where the text says it is: in Brazil, inside the
+    município (or UF) the text names, or, when it names none, vouched for by a CEP."""
+    if achado.pais not in (None, "br"):
+        return False
+    cadeia = (res.unidade_civica_id, *res.cadeia_ucs)
+    if inf.municipio is not None or inf.ufs:
+        return inf.motivo is None and inf.contem(cadeia)
+    return plano.endereco is not None and plano.endereco.cep is not None
+
+
+def _somar(soma: Round, rodada: Round) -> None:
+    soma.concluidas += rodada.concluidas
+    soma.adiadas += rodada.adiadas
+    soma.resultados.update(rodada.resultados)
+    soma.resultado.somar(rodada.resultado)

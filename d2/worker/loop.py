@@ -1,0 +1,373 @@
+"""The worker loop: boot protocol (spec 4.4), batches, listen + poll, signals, reconnects.
+
+Only one worker per database processes events: the active one holds a lock on
+d2.worker_lideranca that only d2_worker may take, in a transaction kept open on a
+connection of its own (d2.lideranca); the others wait as standbys and take over within
+about a poll interval when it dies (the lock goes with its connection). Claiming rows
+with SKIP LOCKED was the other choice; a single leader keeps the cursor a plain number
+and the log strictly in order.
+
+With batches of more than one event the leader reads ahead: while batch N is written on
+the main connection, a second thread reads batch N+1 and decides it (idempotency,
+classification, cache, resolver; all reads) on a connection of its own. Python and
+PostgreSQL then work at the same time instead of taking turns. A batch of one is the
+spec's per-event path and stays strictly sequential. Both ways of reading live in
+d2.leitura.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import logging
+import random
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import FrameType
+
+from d2 import (
+    config,
+    db,
+    errors,
+)
+from d2.eventlog import bus
+from d2.geocoder import nominatim
+from d2.handler import classification, handler
+from d2.ops import regeo
+from d2.territorio import comunitario, mirror, replica
+from d2.worker import geocoding, metrics
+from d2.worker.leadership import Leadership
+from d2.worker.reading import InTurnReading, ReadAhead, Reading
+
+log = logging.getLogger(__name__)
+
+# Demands wait at most about this long for the re-georeferencing follow-up, which then
+# yields to them (spec 8.3: the follow-up never holds up the demand worker).
+FATIA_ACOMPANHAMENTO_S = 0.25
+
+
+@dataclass
+class State:
+    """What a supervisor (readiness/liveness) and the metrics read."""
+
+    pronto: bool = False
+    lider: bool = False
+    ultimo_avanco: float = field(default_factory=time.monotonic)
+    # Since when this worker has been waiting for the leadership (None: leading, or
+    # not asked yet), and for how long that may last before /healthz says 503 (0: ever).
+    standby_desde: float | None = None
+    limite_standby_s: float = 0.0
+    resultado: handler.Result = field(default_factory=handler.Result)
+
+
+class Worker:
+    def __init__(
+        self,
+        settings: config.Settings,
+        *,
+        url: str,
+        batch_size: int | None = None,
+        on_batch: Callable[[handler.Result], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.url = url  # decided by the caller (the CLI: d2/ambiente.py)
+        self.batch_size = batch_size or settings.batch_size
+        self.servico = handler.Handler(settings)
+        self.parar = threading.Event()
+        self.estado = State(limite_standby_s=settings.standby_max_s)
+        self._on_batch = on_batch
+        self._ultimo_purge = time.monotonic()
+        self._espera_s = 0.5
+        self.metricas = metrics.Metrics() if settings.metrics_port else None
+        self._gauges_em = 0.0
+        # Address demands (issue 14): the geocoding stage, its metrics and cache, kept
+        # across reconnects.
+        self._estagio: geocoding.GeocodingStage | None = None
+        self._metricas_geo = (
+            geocoding.GeocodingMetrics(self.metricas.registry) if self.metricas else None
+        )
+        self._cache_enderecos = geocoding.AddressCache(
+            settings.geocoder_cache_max, settings.geocoder_cache_ttl_s
+        )
+
+    def instalar_sinais(self) -> None:
+        """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
+
+        def pedir_parada(signum: int, frame: FrameType | None) -> None:
+            log.info("Sinal recebido; terminando o lote em curso", extra={"sinal": signum})
+            self.parar.set()
+
+        signal.signal(signal.SIGTERM, pedir_parada)
+        signal.signal(signal.SIGINT, pedir_parada)
+
+    def executar(self, *, drain: bool = False) -> handler.Result:
+        """Run until stopped (or, with drain, until nothing is pending)."""
+        _espacar_coletas()
+        servidor = metrics.iniciar_servidor(
+            self.settings.metrics_port,
+            lambda: self.estado,
+            metricas=self.metricas,
+            host=self.settings.metrics_host,
+            limite_vivo_s=max(60.0, 10 * self.settings.poll_interval_s),
+        )
+        try:
+            return self._executar(drain=drain)
+        finally:
+            if servidor is not None:
+                servidor.parar()
+
+    def _executar(self, *, drain: bool) -> handler.Result:
+        while not self.parar.is_set():
+            try:
+                self._sessao(drain=drain)
+                return self.estado.resultado
+            except errors.ConfigError:
+                raise
+            except Exception as exc:
+                if not db.is_transient(exc) and not isinstance(exc, errors.PublishError):
+                    raise
+                self.estado.pronto = False
+                log.error(
+                    "Falha transitória; reconectando",
+                    extra={
+                        "erro": str(exc).splitlines()[0] if str(exc) else "",
+                        "espera_s": self._espera_s,
+                    },
+                )
+                self.parar.wait(self._espera_s * (1 + random.random() / 4))
+                self._espera_s = min(self._espera_s * 2, 30.0)
+        return self.estado.resultado
+
+    def _sessao(self, *, drain: bool) -> None:
+        with (
+            db.connect(self.url, autocommit=True, application_name="d2-worker") as conn,
+            Leadership(self.url) as lideranca,
+        ):
+            self._aguardar_lideranca(lideranca)
+            if self.parar.is_set():
+                return
+            try:
+                with db.mapped_errors():
+                    conn.execute(db.q("leader_identify"), {"pid": str(lideranca.pid)})
+                    conn.execute(db.q("leader_fence"), {"tipo": handler.TIPO_ENTRADA})
+                cursor = self.servico.iniciar(conn)
+                log.info("Boot: cursor semeado", extra={"cursor": cursor})
+                with (
+                    bus.Listener(self.url) as ouvinte,
+                    self._leitura(conn) as leitura,
+                    self._geocodificacao(drain=drain),
+                ):
+                    mirror.acompanhar(conn)  # the mirror first: events resolve against it
+                    self._replay(conn, leitura)
+                    self.estado.pronto = True
+                    log.info("D-2 Georreferenciamento inicializado")
+                    if drain:
+                        if self._estagio is not None:
+                            rodada = self._estagio.drenar(conn)
+                            self.estado.resultado.somar(rodada.resultado)
+                        self._acompanhar(conn, fatia_s=None)
+                        return
+                    espera, ultimo = _ESPERA_MIN_S, time.monotonic()
+                    resta, acompanhado = False, 0.0
+                    while not self.parar.is_set():
+                        # Drawings, the mirror and the re-georeferencing follow-up at
+                        # most once a poll interval, unless the follow-up has work left.
+                        desde = time.monotonic() - acompanhado
+                        if resta or desde >= self.settings.poll_interval_s:
+                            resta = self._acompanhar(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
+                            acompanhado = time.monotonic()
+                        ouvinte.esperar(0.0 if resta else espera)
+                        lideranca.confirmar()
+                        # Producers send no NOTIFY (it would serialise their commits):
+                        # poll often while events come, less and less once none came
+                        # for a while.
+                        if self._replay(conn, leitura):
+                            ultimo = time.monotonic()
+                        if time.monotonic() - ultimo < _QUENTE_S:
+                            espera = _ESPERA_MIN_S
+                        else:
+                            espera = min(espera * 2, self.settings.poll_interval_s)
+            finally:
+                self.estado.pronto = False
+                self.estado.lider = False  # the lock goes when Leadership closes
+
+    @contextlib.contextmanager
+    def _geocodificacao(self, *, drain: bool) -> Iterator[None]:
+        """The geocoding stage while this worker leads: its own thread and connection
+        (with drain, run by the caller after the log is drained)."""
+        if not self.settings.geocoder_ativo:
+            yield
+            return
+        observar = self._metricas_geo.duracao.observe if self._metricas_geo else None
+        geocodificador = nominatim.criar_geocodificador(self.settings, self.url, observar)
+        # With drain the stage runs on this thread: the worker's own stop stops it.
+        parar = self.parar if drain else threading.Event()
+        self._estagio = geocoding.GeocodingStage(
+            self.settings,
+            geocodificador,
+            metricas=self._metricas_geo,
+            cache=self._cache_enderecos,
+            parar=parar,
+        )
+        thread = None
+        if not drain:
+            thread = threading.Thread(
+                target=self._estagio.executar,
+                args=(self.url, parar, max(self.settings.poll_interval_s, 1.0)),
+                name="d2-geocodificacao",
+                daemon=True,
+            )
+            thread.start()
+        try:
+            yield
+        finally:
+            if not drain:
+                parar.set()
+            self._estagio.acordar()
+            if thread is not None:
+                thread.join()
+            geocodificador.fechar()
+            self._estagio = None
+
+    def _aguardar_lideranca(self, lideranca: Leadership) -> None:
+        avisado = False
+        while not self.parar.is_set():
+            if lideranca.tentar():
+                self.estado.lider = True
+                self.estado.standby_desde = None
+                log.info("Worker ativo (liderança obtida)")
+                return
+            if not avisado:
+                log.info("Outro worker está ativo; aguardando em standby")
+                avisado = True
+            agora = time.monotonic()
+            self.estado.ultimo_avanco = agora
+            if self.estado.standby_desde is None:
+                self.estado.standby_desde = agora
+            self.parar.wait(self.settings.poll_interval_s)
+
+    def _leitura(self, conn: db.Connection) -> Reading:
+        if self.batch_size == 1:
+            return InTurnReading(conn, self.batch_size, self._purgar_cache, self.settings)
+        return ReadAhead(self.url, self.servico, self.batch_size, self._purgar_cache)
+
+    def _replay(self, conn: db.Connection, leitura: Reading) -> bool:
+        """Read from the cursor and handle batches until the log is exhausted (or stop).
+        True when there was at least one event."""
+        veio = False
+        leitura.pedir(self.servico.cursor(conn))
+        try:
+            while not self.parar.is_set():
+                self.estado.ultimo_avanco = time.monotonic()
+                eventos, lote = leitura.receber()
+                if lote is not None:
+                    leitura.pedir(bus.posicao(eventos[-1]))
+                if not eventos:
+                    self._espera_s = 0.5  # the database answers and nothing is failing
+                    # At most once a second: an idle worker polls many times a second.
+                    if self.metricas is not None and time.monotonic() - self._gauges_em >= 1:
+                        self.metricas.atualizar_gauges(conn)
+                        self._gauges_em = time.monotonic()
+                    return veio
+                veio = True
+                resultado = processar(self.servico, conn, eventos, lote=lote, leitura=leitura)
+                if not leitura.pendente:
+                    # Read in turn, prepared here, or the read-ahead was taken back to
+                    # isolate a poison event: ask for the next batch now.
+                    leitura.pedir(bus.posicao(eventos[-1]))
+                self._espera_s = 0.5  # a batch went through: the outage is over
+                self.estado.resultado.somar(resultado)
+                if self._estagio is not None and resultado.contagem.get(
+                    classification.Outcome.GEOCODIFICACAO_PENDENTE
+                ):
+                    self._estagio.acordar()
+                if self.metricas is not None:
+                    self.metricas.observar_lote(
+                        resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None
+                    )
+                if self._on_batch is not None:
+                    self._on_batch(resultado)
+        finally:
+            leitura.descartar()
+        return veio
+
+    def _acompanhar(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
+        """Between batches of demands: citizen-drawn polygons, the replica's events (when
+        the mirror reads them), then a slice of the re-georeferencing follow-up. True when
+        follow-up work is left for the next turn."""
+        comunitario.drenar(conn, self.settings)
+        if replica.fonte(conn) == "eventos":
+            replica.drenar(conn, self.settings)  # the mirror's polygons, from the log
+        mirror.acompanhar(conn)  # a drawing just accepted is in force before the follow-up
+        feito = regeo.acompanhar(conn, prazo_s=fatia_s)
+        if feito["alteradas"] or feito["revisoes_resolvidas"]:
+            log.info(
+                "Re-georreferenciamento: respostas seguiram o território",
+                extra={k: feito[k] for k in ("areas", "examinadas", "alteradas",
+                                             "revisoes_resolvidas")},
+            )  # fmt: skip
+        pendente = regeo.pendencias(conn)
+        return bool(pendente["areas"] or pendente["resolucoes"] or pendente["revisoes"])
+
+    def _purgar_cache(self) -> None:
+        if time.monotonic() - self._ultimo_purge >= 3600:
+            removidas = self.servico.cache.purgar_expirados()
+            self._ultimo_purge = time.monotonic()
+            log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
+
+
+# Polling: every _ESPERA_MIN_S until _QUENTE_S passed without an event, then the wait
+# doubles after each empty poll up to D2_POLL_INTERVAL. An empty poll is two index
+# probes (~0.1 ms of the server's time each): ~200 a second while events keep coming.
+_ESPERA_MIN_S = 0.005
+_QUENTE_S = 1.0
+
+
+# A batch's objects live until it is written, so with the default threshold (700) they
+# survive into the old generation and set off full collections that walk the whole geo
+# cache; the worker makes almost no cycles. Measured in d2/bench/drain.py.
+_LIMIAR_COLETA_JOVEM = 20_000
+
+
+def processar(
+    servico: handler.Handler,
+    conn: db.Connection,
+    eventos: list[bus.Evento],
+    *,
+    lote: handler.Batch | None = None,
+    leitura: Reading | None = None,
+) -> handler.Result:
+    """Handle a batch with the per-event semantics, isolating a poison event.
+
+    lote, when given, is eventos already decided (possibly by the read-ahead). A
+    permanent failure of the batch as a whole is retried event by event, so one bad event
+    ends in the dead letters and every good one completes; the read-ahead in flight, which
+    shares the service's cache, is dropped first. Transient failures propagate: the
+    cursor is held.
+    """
+    try:
+        return servico.concluir(conn, lote or servico.preparar(conn, eventos))
+    except Exception as exc:
+        if handler.transitoria(exc):
+            raise
+        if len(eventos) == 1:
+            return servico.concluir_em_dead_letter(conn, eventos[0], exc)
+        log.warning(
+            "Lote falhou; reprocessando evento a evento",
+            extra={"eventos": len(eventos), "erro": str(exc)},
+        )
+    if leitura is not None:
+        leitura.descartar()
+    total = handler.Result()
+    for evento in eventos:
+        total.somar(servico.tratar(conn, evento))
+    return total
+
+
+def _espacar_coletas() -> None:
+    limiar, *velhos = gc.get_threshold()
+    if limiar and limiar < _LIMIAR_COLETA_JOVEM:  # 0: collection is off, leave it so
+        gc.set_threshold(_LIMIAR_COLETA_JOVEM, *velhos)

@@ -1,0 +1,125 @@
+-- name: cursor_seed
+-- Boot (spec 4.4): create the cursor at the last event readers can see now (below the
+-- snapshot's xmin, see bus_ler_desde), never overwriting one.
+WITH ultimo AS (
+    SELECT u.transacao, u.sequence_number FROM d2.eventos_ultimo_visivel(%(tipo)s::varchar) u
+),
+semeado AS (
+    INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)
+    VALUES (%(tipo)s, coalesce((SELECT u.sequence_number FROM ultimo u), 0))
+    ON CONFLICT (tipo_evento) DO NOTHING
+    RETURNING tipo_evento, last_sequence
+)
+INSERT INTO d2.consumer_offset_transacao (tipo_evento, last_sequence, last_transacao)
+SELECT s.tipo_evento, s.last_sequence,
+       coalesce((SELECT u.transacao FROM ultimo u), '0'::xid8)
+FROM semeado s
+ON CONFLICT (tipo_evento) DO UPDATE
+SET last_sequence = EXCLUDED.last_sequence, last_transacao = EXCLUDED.last_transacao;
+
+-- name: cursor_get
+-- Where the consumer is: the last event it handled, as (transacao, sequence); see
+-- d2.consumer_posicao.
+SELECT p.sequencia AS last_sequence, p.transacao::text::bigint AS last_transacao
+FROM d2.consumer_posicao(%(tipo)s) p
+WHERE p.sequencia IS NOT NULL;
+
+-- name: cursor_advance
+-- Move the cursor forward only, in the readers' (transacao, sequence) order: a DLQ
+-- retry of an old event must not move it back. updated_at says a batch was handled.
+WITH atual AS (
+    SELECT (%(transacao)s::text::xid8, %(seq)s::bigint) > (p.transacao, p.sequencia) AS avanca
+    FROM d2.consumer_posicao(%(tipo)s) p
+),
+movido AS (
+    UPDATE d2.consumer_offset o
+    SET last_sequence = CASE WHEN a.avanca THEN %(seq)s::bigint ELSE o.last_sequence END,
+        updated_at = CURRENT_TIMESTAMP
+    FROM atual a
+    WHERE o.tipo_evento = %(tipo)s
+    RETURNING o.tipo_evento, a.avanca
+)
+INSERT INTO d2.consumer_offset_transacao (tipo_evento, last_sequence, last_transacao)
+SELECT m.tipo_evento, %(seq)s::bigint, %(transacao)s::text::xid8
+FROM movido m
+WHERE m.avanca
+ON CONFLICT (tipo_evento) DO UPDATE
+SET last_sequence = EXCLUDED.last_sequence, last_transacao = EXCLUDED.last_transacao;
+
+-- name: resolucoes_by_event_ids
+-- Idempotency (handler step 1): resolutions already stored for these events. The ids
+-- travel as a binary parameter: psycopg writes a text array of uuids element by element,
+-- with a regex each, several times slower for a batch of 500.
+SELECT id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
+       metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id,
+       correlacao_id
+FROM d2.resolucoes_geo
+WHERE event_id = ANY(%(ids)b::uuid[]);
+
+-- name: resolucoes_insert
+-- Handler step 5, set-based. A demanda already resolved or pending review under another
+-- event is not inserted (the caller sends it to the dead letters); RETURNING says which were.
+-- The row's id is made here: nothing reads it before it is stored.
+-- One binary array per column (the uuids as text, each chain as an array literal): the
+-- database takes them apart for ~3.5 µs less per row than a JSON document of the rows.
+INSERT INTO d2.resolucoes_geo (
+    id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
+    metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id,
+    endereco_original, endereco_geocodificado
+)
+SELECT gen_random_uuid(), r.demanda_id::uuid, r.unidade_civica_id::uuid,
+       r.nivel_minimo_resolvido, r.cadeia_ucs::uuid[], r.metodo_resolucao, r.confianca_geo,
+       r.coordenadas_lat, r.coordenadas_lng, r.event_id::uuid, r.correlacao_id::uuid,
+       r.endereco_original, r.endereco_geocodificado
+FROM unnest(
+    %(demanda_id)b::text[], %(unidade_civica_id)b::text[], %(nivel_minimo_resolvido)b::integer[],
+    %(cadeia_ucs)b::text[], %(metodo_resolucao)b::text[], %(confianca_geo)b::text[],
+    %(coordenadas_lat)b::double precision[], %(coordenadas_lng)b::double precision[],
+    %(event_id)b::text[], %(correlacao_id)b::text[],
+    %(endereco_original)s::text[], %(endereco_geocodificado)s::text[]
+) AS r (
+    demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs, metodo_resolucao,
+    confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id,
+    endereco_original, endereco_geocodificado
+)
+WHERE NOT EXISTS (
+    SELECT 1 FROM d2.revisoes_geo_pendentes p
+    WHERE p.demanda_id = r.demanda_id::uuid AND p.event_id <> r.event_id::uuid
+)
+ON CONFLICT (demanda_id) DO NOTHING
+-- As text: the caller compares with the ids it sent, and building 500 uuid objects to
+-- do so cost ~3 µs per event.
+RETURNING event_id::text AS event_id;
+
+-- name: resolucoes_by_demanda_ids
+-- Who holds these demandas (to tell a replay from a duplicate demanda_id).
+SELECT demanda_id, event_id FROM d2.resolucoes_geo WHERE demanda_id = ANY(%(ids)s::uuid[]);
+
+-- name: revisoes_insert
+-- Handler step 4, no polygon: the manual review queue, set-based. RETURNING says which
+-- rows are this event's (inserted now, or already there from an earlier pass).
+WITH novas AS (
+    INSERT INTO d2.revisoes_geo_pendentes (demanda_id, event_id, coordenadas_lat, coordenadas_lng)
+    SELECT r.demanda_id, r.event_id, r.lat, r.lng
+    FROM jsonb_to_recordset(%(rows)s::jsonb)
+        AS r (demanda_id uuid, event_id uuid, lat double precision, lng double precision)
+    WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo g WHERE g.demanda_id = r.demanda_id)
+    ON CONFLICT DO NOTHING
+    RETURNING event_id
+)
+SELECT event_id FROM novas
+UNION
+SELECT p.event_id FROM d2.revisoes_geo_pendentes p
+WHERE p.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements(%(rows)s::jsonb) e);
+
+-- name: revisoes_count
+-- How many demandas wait for a human (logged with every new one, spec 4.1).
+SELECT count(*) AS n FROM d2.revisoes_geo_pendentes;
+
+-- name: eventos_processados_insert
+-- Handler step 7 and the discard paths: the event went through (idempotent by PK). The
+-- ids come as binary text arrays, like resolutions_insert's.
+INSERT INTO d2.eventos_processados (event_id, demanda_id)
+SELECT r.event_id::uuid, r.demanda_id::uuid
+FROM unnest(%(event_ids)b::text[], %(demanda_ids)b::text[]) AS r (event_id, demanda_id)
+ON CONFLICT (event_id) DO NOTHING;

@@ -1,0 +1,99 @@
+"""Every reading command of `d2` against a real database with something in it: the text
+form prints what the data say and --json prints the same data as JSON (the one renderer,
+d2/cli/saida.py), and bad input is one line with exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from d2 import cli
+from tests.events import inserir_evento, payload_normalizada
+from tests.support import Conn, semear_cursor
+from tests.territorio import Territorio, sincronizar_espelho
+
+# (command, a text its text form must show once the worker has drained three demands:
+# one resolved, one in no polygon, one unreadable)
+LEITURAS = [
+    (["status"], "revis"),
+    (["revisoes", "list"], "-20."),
+    (["dlq", "list"], "pendente"),
+    (["dlq", "list", "--consumer", "D-2"], "pendente"),
+    (["mirror", "source"], "the mirror reads core"),
+    (["mirror", "sync"], "changes applied"),
+    (["mirror", "rebuild"], ""),
+    (["territorio", "list"], "(nothing)"),
+    (["territorio", "health"], "(nothing)"),
+    (["geocoding", "list"], "no address demand is waiting"),
+    (["regeorreferenciar", "--dry-run"], ""),
+]
+
+
+@pytest.fixture
+def drenado(conn: Conn, db_url: str) -> Conn:
+    Territorio(conn)
+    sincronizar_espelho(conn)
+    semear_cursor(conn)
+    inserir_evento(conn, payload_normalizada(-27.0, -49.0))
+    inserir_evento(conn, payload_normalizada(-27.0, -20.0))
+    inserir_evento(conn, {"demanda_id": "não é um uuid"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "d2.cli", "worker", "--drain", "--log-level", "ERROR"],
+        env=os.environ | {"DATABASE_URL": db_url},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(proc.stdout)["eventos"] == 3
+    return conn
+
+
+@pytest.mark.parametrize(("comando", "mostra"), LEITURAS, ids=[" ".join(c) for c, _ in LEITURAS])
+def test_reading_command__text_and_json_render_the_same_state(
+    drenado: Conn, comando: list[str], mostra: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(comando) == 0
+    texto = capsys.readouterr().out
+    assert mostra in texto and not texto.lstrip().startswith(("{", "["))
+    assert cli.main([*comando, "--json"]) == 0
+    dados = json.loads(capsys.readouterr().out)
+    assert dados is not None
+
+
+def test_json_forms_carry_the_drained_outcomes(
+    drenado: Conn, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["dlq", "list", "--json"]) == 0
+    [carta] = json.loads(capsys.readouterr().out)
+    assert carta["status"] == "pendente" and carta["consumidor"] == "D-2"
+    assert cli.main(["dlq", "list", "--consumidor", "D-2/replica", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert cli.main(["revisoes", "list", "--json"]) == 0
+    [revisao] = json.loads(capsys.readouterr().out)
+    assert float(revisao["coordenadas_lng"]) == -20.0
+    assert cli.main(["resolve", "-27", "-49"]) == 0
+    resolvido = json.loads(capsys.readouterr().out)
+    assert [u["nome"] for u in resolvido["cadeia"]][:2] == ["Bairro A1", "Município A"]
+
+
+@pytest.mark.parametrize(
+    ("comando", "erro"),
+    [
+        (["regeorreferenciar", "--since", "ontem"], "not a date (YYYY-MM-DD): 'ontem'"),
+        (["regeorreferenciar", "--uc", "x"], "not a UUID: 'x'"),
+        (["dlq", "retry"], "give an EVENT_ID or --all"),
+        (["geocoding", "retry"], "give an EVENT_ID or --all"),
+        (["geocoding", "retry", "nao-uuid"], "not a UUID: 'nao-uuid'"),
+        (["territorio", "show", "nao-uuid"], "not a UUID: 'nao-uuid'"),
+    ],
+)
+def test_bad_input__one_line_and_exit_2(
+    db_url: str, comando: list[str], erro: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(comando) == 2
+    assert capsys.readouterr().err == f"d2: error: {erro}\n"

@@ -1,0 +1,629 @@
+"""Citizen-drawn polygons (spec 8.5, layer 2): validation, consensus, moderation, evidence.
+
+Every expectation about overlap is computed here with shapely from the drawings
+themselves, independently of the SQL under test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import threading
+import uuid
+from typing import Any
+
+import psycopg
+import pytest
+from shapely.geometry import shape
+
+from d2 import config, db, errors
+from d2.eventlog import bus, registry, wire
+from d2.ops import dlq
+from d2.territorio import comunitario
+from tests.events import inserir_evento
+from tests.support import Conn
+from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
+
+# A município of ~11 km by 11 km at latitude -22, its neighbour, and the chain above them.
+M = (-55.0, -22.1, -54.9, -22.0)
+N = (-54.9, -22.1, -54.8, -22.0)
+LADO = 0.01  # a drawn bairro: ~1 km², inside the bounds of level 2
+
+
+@dataclasses.dataclass
+class Base:
+    municipio: uuid.UUID
+    vizinho: uuid.UUID
+    bairro_ibge: uuid.UUID
+
+
+@pytest.fixture
+def base(conn: Conn) -> Base:
+    pais = inserir_uc(conn, 7, "País", poligono(quadrado(-56, -23, -54, -21)), fonte="ibge")
+    regiao = inserir_uc(conn, 6, "Região", poligono(quadrado(-56, -23, -54, -21)), pais)
+    uf = inserir_uc(conn, 5, "UF", poligono(quadrado(-56, -23, -54, -21)), regiao)
+    municipio = inserir_uc(conn, 4, "Município M", poligono(quadrado(*M)), uf, fonte="ibge")
+    vizinho = inserir_uc(conn, 4, "Município N", poligono(quadrado(*N)), uf, fonte="ibge")
+    bairro = inserir_uc(
+        conn,
+        2,
+        "Bairro IBGE",
+        poligono(quadrado(-54.99, -22.09, -54.98, -22.08)),
+        municipio,
+        fonte="ibge",
+    )
+    return Base(municipio, vizinho, bairro)
+
+
+def submeter(
+    conn: Conn,
+    geometria: Any,
+    *,
+    nivel: int = 2,
+    nome: str = "Vila Nova",
+    tipo_lugar: str = "poligono_uc",
+) -> uuid.UUID:
+    """Publish one lugar.cadastrado as L-1 would; returns its event_id."""
+    payload: dict[str, Any] = {
+        "lugar_id": str(uuid.uuid4()),
+        "tipo_lugar": tipo_lugar,
+        "geometria": geometria,
+        "nivel": nivel,
+        "nome": nome,
+        "autor_id": str(uuid.uuid4()),
+    }
+    if geometria is None:  # another kind of place: L-1 sends no drawing
+        payload = {k: payload[k] for k in ("lugar_id", "tipo_lugar", "nome")}
+    registry.validar(comunitario.TIPO_ENTRADA, payload)  # what L-1 publishes is valid
+    return inserir_evento(
+        conn, payload, tipo=comunitario.TIPO_ENTRADA, versao="1.0.0", correlacao_id=uuid.uuid4()
+    )
+
+
+def quadrado_em(x0: float, y0: float, lado: float = LADO) -> dict[str, Any]:
+    return poligono(quadrado(x0, y0, x0 + lado, y0 + lado))
+
+
+def submissao(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
+    row = conn.execute(
+        "SELECT * FROM d2.territorio_submissoes WHERE event_id = %s", [event_id]
+    ).fetchone()
+    assert row is not None, f"no submission for {event_id}"
+    return row
+
+
+def publicados(conn: Conn, tipo: str) -> list[dict[str, Any]]:
+    return [
+        r["payload"]
+        for r in conn.execute(
+            "SELECT payload FROM core.event_log WHERE tipo = %s ORDER BY sequence_number", [tipo]
+        ).fetchall()
+    ]
+
+
+def mesma_forma(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal up to the 7 decimals (~1 cm) GeoJSON is written with."""
+    return bool(shape(a).symmetric_difference(shape(b)).area < 1e-12)
+
+
+def iou(a: dict[str, Any], b: dict[str, Any]) -> float:
+    ga, gb = shape(a), shape(b)
+    return float(ga.intersection(gb).area / ga.union(gb).area)
+
+
+def test_territorio__new_bairro_becomes_a_community_uc_that_resolves(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    desenho = quadrado_em(-54.95, -22.05)
+    evento = submeter(conn, desenho, nome="  Jardim das Flores  ")
+
+    resultado = comunitario.drenar(conn, settings)
+
+    assert resultado.por_decisao["nova"] == 1
+    s = submissao(conn, evento)
+    _, uc, uc_polygon = comunitario.ids_da_submissao(evento)
+    assert (s["decisao"], s["alvo_uc_id"], s["parent_uc_id"]) == ("nova", uc, base.municipio)
+    linha = conn.execute(
+        "SELECT id, nivel, parent_uc_id, nome, fonte FROM core.uc_polygons "
+        "WHERE unidade_civica_id = %s",
+        [uc],
+    ).fetchone()
+    assert linha == {
+        "id": uc_polygon,
+        "nivel": 2,
+        "parent_uc_id": base.municipio,
+        "nome": "Jardim das Flores",
+        "fonte": "comunitario",
+    }
+    [adicionado] = publicados(conn, "uc.poligono_adicionado")
+    assert adicionado["unidade_civica_id"] == str(uc)
+    assert mesma_forma(adicionado["geometria"], desenho)
+
+    sincronizar_espelho(conn)
+    resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.045, -54.945)").fetchone()
+    assert resolvido is not None
+    assert resolvido["unidade_civica_id"] == uc
+    assert resolvido["cadeia_ucs"][:2] == [uc, base.municipio]
+    assert comunitario.cursor(conn).sequencia == max(
+        r["sequence_number"]
+        for r in conn.execute(
+            "SELECT sequence_number FROM core.event_log WHERE tipo = 'lugar.cadastrado'"
+        ).fetchall()
+    )
+
+
+# A square shifted by d (a fraction of its side) overlaps the original with
+# intersection over union (1 - d) / (1 + d): d solves for the overlap wanted.
+def _deslocamento(sobreposicao: float) -> float:
+    return (1 - sobreposicao) / (1 + sobreposicao)
+
+
+@pytest.mark.parametrize(
+    ("alvo", "esperada"),
+    [
+        (0.95, "confirmacao"),
+        (0.81, "confirmacao"),
+        (0.79, "alternativa"),
+        (0.51, "alternativa"),
+        (0.49, "nova"),
+        (0.10, "nova"),
+    ],
+)
+def test_territorio__consensus_thresholds_around_80_and_50_percent(
+    conn: Conn, base: Base, settings: config.Settings, alvo: float, esperada: str
+) -> None:
+    original = quadrado_em(-54.95, -22.05)
+    primeiro = submeter(conn, original)
+    outro = quadrado_em(-54.95 + _deslocamento(alvo) * LADO, -22.05)
+    segundo = submeter(conn, outro)
+
+    comunitario.drenar(conn, settings)
+
+    s = submissao(conn, segundo)
+    assert s["decisao"] == esperada
+    assert s["sobreposicao"] == pytest.approx(iou(original, outro), abs=1e-6)
+    uc_original = submissao(conn, primeiro)["alvo_uc_id"]
+    if esperada == "nova":
+        assert s["alvo_uc_id"] != uc_original
+    else:
+        assert s["alvo_uc_id"] == uc_original
+        assert s["moderacao"] == ("pendente" if esperada == "alternativa" else None)
+
+
+def test_territorio__drawing_over_an_ibge_bairro_confirms_it_and_never_rewrites_it(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    antes = conn.execute(
+        "SELECT geometria FROM core.uc_polygons WHERE unidade_civica_id = %s", [base.bairro_ibge]
+    ).fetchone()
+    confirma = submeter(conn, poligono(quadrado(-54.9899, -22.09, -54.98, -22.08)))
+    alternativa = submeter(conn, poligono(quadrado(-54.987, -22.09, -54.977, -22.08)))
+
+    comunitario.drenar(conn, settings)
+
+    assert submissao(conn, confirma)["decisao"] == "confirmacao"
+    alt = submissao(conn, alternativa)
+    assert (alt["decisao"], alt["alvo_uc_id"]) == ("alternativa", base.bairro_ibge)
+    with pytest.raises(errors.InvalidInput, match="não é comunitária"):
+        comunitario.moderar(conn, alt["id"], "aceitar", "moderadora")
+    depois = conn.execute(
+        "SELECT geometria FROM core.uc_polygons WHERE unidade_civica_id = %s", [base.bairro_ibge]
+    ).fetchone()
+    assert depois == antes
+    assert publicados(conn, "uc.poligono_atualizado") == []
+
+
+def test_territorio__canonical_is_the_version_with_most_intersection_with_the_others(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    original = quadrado_em(-54.95, -22.05)
+    # Two later drawings agree with each other more than with the first one.
+    b = quadrado_em(-54.95 + 0.3 * LADO, -22.05)
+    c = quadrado_em(-54.95 + 0.32 * LADO, -22.05)
+    ids = [submeter(conn, g) for g in (original, b, c)]
+
+    comunitario.drenar(conn, settings)
+
+    desenhos = dict(zip(ids, (original, b, c), strict=True))
+    total = {
+        e: sum(shape(g).intersection(shape(h)).area for f, h in desenhos.items() if f != e)
+        for e, g in desenhos.items()
+    }
+    esperado = max(total, key=lambda e: total[e])
+    assert esperado != ids[0]
+    uc = submissao(conn, ids[0])["alvo_uc_id"]
+    atual = conn.execute(
+        "SELECT t.submissao_canonica, p.geometria FROM d2.territorio_ucs t "
+        "JOIN core.uc_polygons p USING (unidade_civica_id) WHERE t.unidade_civica_id = %s",
+        [uc],
+    ).fetchone()
+    assert atual is not None
+    assert atual["submissao_canonica"] == submissao(conn, esperado)["id"]
+    assert mesma_forma(atual["geometria"], desenhos[esperado])
+    atualizados = publicados(conn, "uc.poligono_atualizado")
+    assert atualizados[-1]["submissao_id"] == str(submissao(conn, esperado)["id"])
+    assert atualizados[-1]["motivo"] == "consenso"
+
+
+def test_territorio__every_n_conflicting_drawings_raise_one_moderation_alert(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    submeter(conn, quadrado_em(-54.95, -22.05))
+    # Shifted a quarter of a side each way and once diagonally: each overlaps the first
+    # drawing by 0.57-0.6, and the first keeps the most intersection with all of them.
+    for dx, dy in ((0.25, 0), (-0.25, 0), (0, 0.25), (0, -0.25), (0.15, 0.15)):
+        submeter(conn, quadrado_em(-54.95 + dx * LADO, -22.05 + dy * LADO))
+
+    resultado = comunitario.drenar(conn, dataclasses.replace(settings, territorio_alerta_a_cada=2))
+
+    assert resultado.por_decisao["alternativa"] == 5
+    alertas = publicados(conn, "uc.moderacao_solicitada")
+    assert [a["submissoes_conflitantes"] for a in alertas] == [2, 4]
+    assert resultado.alertas == 2
+    assert alertas[0]["municipio_uc_id"] == str(base.municipio)
+    assert [r["decisao"] for r in comunitario.listar(conn)] == ["alternativa"] * 5
+
+
+def _bowtie() -> dict[str, Any]:
+    x, y = -54.95, -22.05
+    return poligono([(x, y), (x + LADO, y + LADO), (x + LADO, y), (x, y + LADO), (x, y)])
+
+
+def _espinho_torcido() -> dict[str, Any]:
+    # A square whose last edge crosses its first near a corner: a loop of ~1e-10 deg².
+    x, y = -54.95, -22.05
+    return poligono(
+        [(x, y), (x + LADO, y), (x + LADO, y + LADO), (x, y + LADO), (x + 1e-5, y - 1e-5), (x, y)]
+    )
+
+
+def _antimeridiano() -> dict[str, Any]:
+    return poligono([(179.99, -16.1), (-179.99, -16.1), (-179.99, -16.0), (179.99, -16.0),
+                     (179.99, -16.1)])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("geometria", "motivo"),
+    [
+        (_bowtie(), "inválida"),
+        ({"type": "Polygon", "coordinates": []}, "vazia|ilegível"),
+        ({"type": "Point", "coordinates": [-54.95, -22.05]}, "não poligonal"),
+        ({"type": "LineString", "coordinates": [[-54.95, -22.05], [-54.9, -22.0]]}, "poligonal"),
+        (
+            poligono([(-54.95, -22.05), (-54.94, -22.05), (-54.94, -22.04), (-54.95, -22.04)]),
+            "anel não fechado",
+        ),
+        (quadrado_em(-54.95, -22.05, lado=0.0001), "área"),  # ~110 m²
+        (quadrado_em(-54.99, -22.09, lado=0.2), "área"),  # ~440 km²
+        (quadrado_em(-40.0, -30.0), "fora de um município"),
+        (quadrado_em(-54.905, -22.05), "fora de um município"),  # half in M, half in N
+        (_antimeridiano(), "área|fora"),
+        (poligono([(-54.95, 95.0), (-54.94, 95.0), (-54.94, 96.0), (-54.95, 95.0)]), "fora de"),
+    ],
+    ids=[
+        "bowtie", "empty", "point", "linestring", "open-ring", "too-small", "too-large",
+        "outside", "straddling", "antimeridian", "latitude-out-of-range",
+    ],
+)  # fmt: skip
+def test_territorio__invalid_and_hostile_geometry_is_refused_with_its_reason(
+    conn: Conn, base: Base, settings: config.Settings, geometria: Any, motivo: str
+) -> None:
+    evento = submeter(conn, geometria)
+
+    resultado = comunitario.drenar(conn, settings)
+
+    s = submissao(conn, evento)
+    assert s["decisao"] == "rejeitada"
+    assert s["motivo"]
+    assert re.search(motivo, s["motivo"]), s["motivo"]
+    assert resultado.por_decisao["rejeitada"] == 1
+    assert conn.execute(
+        "SELECT count(*) AS n FROM core.uc_polygons WHERE fonte = 'comunitario'"
+    ).fetchone() == {"n": 0}
+
+
+def test_territorio__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    torcido = submeter(conn, _espinho_torcido())
+    horario = quadrado(-54.93, -22.03, -54.92, -22.02)[::-1]  # clockwise exterior ring
+    sentido = submeter(conn, poligono(horario), nome="Horário")
+
+    comunitario.drenar(conn, settings)
+
+    s = submissao(conn, torcido)
+    assert (s["decisao"], s["reparada"]) == ("nova", True)
+    h = submissao(conn, sentido)
+    assert h["decisao"] == "nova"
+    assert h["area_m2"] == pytest.approx(
+        conn.execute(
+            "SELECT ST_Area(ST_MakeEnvelope(-54.93, -22.03, -54.92, -22.02, 4326)::geography) AS a"
+        ).fetchone()["a"],
+        rel=1e-9,
+    )
+    assert conn.execute(
+        "SELECT ST_IsPolygonCCW(geom) AS ccw FROM d2.territorio_submissoes WHERE event_id = %s",
+        [sentido],
+    ).fetchone() == {"ccw": True}
+
+
+def test_territorio__too_many_vertices_are_refused_and_huge_payloads_dead_lettered(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    def circulo(n: int) -> dict[str, Any]:
+        pontos = [
+            (-54.945 + 0.004 * math.cos(2 * math.pi * i / n),
+             -22.045 + 0.004 * math.sin(2 * math.pi * i / n))
+            for i in range(n)
+        ]  # fmt: skip
+        return poligono([*pontos, pontos[0]])
+
+    muitos = submeter(conn, circulo(25_000))
+    enorme = submeter(conn, circulo(1_000_000))
+    permitido = dataclasses.replace(settings, max_payload_bytes=4 * 1024 * 1024)
+
+    resultado = comunitario.drenar(conn, permitido)
+
+    s = submissao(conn, muitos)
+    assert s["decisao"] == "rejeitada"
+    assert "vértices" in s["motivo"]
+    assert resultado.dead_letters == 1
+    cartas = dlq.listar(conn, consumidor=comunitario.CONSUMIDOR)
+    assert [d["event_id"] for d in cartas] == [enorme]
+    assert "exceeds" in cartas[0]["erro"]
+
+
+def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    with conn.transaction():
+        ruim = uuid.uuid4()
+        conn.execute(
+            "INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, payload) "
+            "VALUES (%s, 'lugar.cadastrado', '1.0.0', 'L-1', %s::jsonb)",
+            [ruim, '{"lugar_id": "not-a-uuid", "tipo_lugar": "poligono_uc"}'],
+        )
+    outro_tipo = submeter(conn, None, tipo_lugar="farmacia")
+    bom = submeter(conn, quadrado_em(-54.95, -22.05))
+
+    resultado = comunitario.drenar(conn, settings)
+
+    assert (resultado.dead_letters, resultado.ignorados, resultado.por_decisao["nova"]) == (
+        1,
+        1,
+        1,
+    )
+    [carta] = dlq.listar(conn, consumidor=comunitario.CONSUMIDOR)
+    assert carta["event_id"] == ruim
+    assert submissao(conn, bom)["decisao"] == "nova"
+    assert conn.execute(
+        "SELECT count(*) AS n FROM d2.territorio_submissoes WHERE event_id = %s", [outro_tipo]
+    ).fetchone() == {"n": 0}
+
+
+def test_territorio__replay_from_zero_changes_nothing_and_publishes_nothing(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    submeter(conn, quadrado_em(-54.95, -22.05))
+    submeter(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
+    comunitario.drenar(conn, settings)
+    antes = conn.execute("SELECT count(*) AS n FROM core.event_log").fetchone()
+
+    conn.execute(
+        "UPDATE d2.consumer_offset SET last_sequence = 0 WHERE tipo_evento = 'lugar.cadastrado'"
+    )
+    resultado = comunitario.drenar(conn, settings)
+
+    assert resultado.ja_registrados == 2
+    assert sum(resultado.por_decisao.values()) == 0
+    assert conn.execute("SELECT count(*) AS n FROM core.event_log").fetchone() == antes
+    assert conn.execute(
+        "SELECT count(*) AS n FROM core.uc_polygons WHERE fonte = 'comunitario'"
+    ).fetchone() == {"n": 1}
+
+
+def test_territorio__a_failure_while_publishing_leaves_no_trace_and_the_next_drain_completes(
+    conn: Conn, base: Base, settings: config.Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evento = submeter(conn, quadrado_em(-54.95, -22.05))
+    original = bus.publicar
+
+    def cai(*args: Any, **kwargs: Any) -> list[uuid.UUID]:
+        raise psycopg.OperationalError("connection lost (simulated)")
+
+    monkeypatch.setattr(bus, "publicar", cai)
+    # A transient failure propagates (as d2.errors, mapped at the database boundary).
+    with pytest.raises(errors.TransientDatabaseError):
+        comunitario.drenar(conn, settings)
+    assert conn.execute("SELECT count(*) AS n FROM d2.territorio_submissoes").fetchone() == {"n": 0}
+    assert conn.execute(
+        "SELECT count(*) AS n FROM core.uc_polygons WHERE fonte = 'comunitario'"
+    ).fetchone() == {"n": 0}
+
+    monkeypatch.setattr(bus, "publicar", original)
+    resultado = comunitario.drenar(conn, settings)
+
+    assert resultado.por_decisao["nova"] == 1
+    assert submissao(conn, evento)["decisao"] == "nova"
+    assert len(publicados(conn, "uc.poligono_adicionado")) == 1
+
+
+def test_territorio__micro_area_inside_a_community_bairro_has_it_as_parent(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    bairro = submeter(conn, quadrado_em(-54.95, -22.05))
+    micro = submeter(conn, quadrado_em(-54.948, -22.048, lado=0.002), nivel=1, nome="Vila")
+
+    comunitario.drenar(conn, settings)
+
+    b = submissao(conn, bairro)
+    m = submissao(conn, micro)
+    assert (m["decisao"], m["parent_uc_id"]) == ("nova", b["alvo_uc_id"])
+    sincronizar_espelho(conn)
+    resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.047, -54.947)").fetchone()
+    assert resolvido is not None
+    assert resolvido["cadeia_ucs"][:3] == [m["alvo_uc_id"], b["alvo_uc_id"], base.municipio]
+
+
+def test_territorio__moderators_accept_a_version_and_remove_vandalism(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    original = submeter(conn, quadrado_em(-54.95, -22.05))
+    alternativa_g = quadrado_em(-54.95 + 0.3 * LADO, -22.05)
+    alternativa = submeter(conn, alternativa_g)
+    vandalismo = submeter(conn, quadrado_em(-54.93, -22.03), nome="Bairro do Spam")
+    comunitario.drenar(conn, settings)
+    alt = submissao(conn, alternativa)
+
+    aceito = comunitario.moderar(conn, alt["id"], "aceitar", "moderadora")
+
+    assert aceito["efeito"] == "canonica"
+    uc = submissao(conn, original)["alvo_uc_id"]
+    geometria = conn.execute(
+        "SELECT geometria FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc]
+    ).fetchone()
+    assert geometria is not None
+    assert mesma_forma(geometria["geometria"], alternativa_g)
+    assert publicados(conn, "uc.poligono_atualizado")[-1]["motivo"] == "moderacao"
+
+    removida = comunitario.moderar(conn, submissao(conn, vandalismo)["id"], "rejeitar", "mod")
+
+    assert removida["efeito"] == "removida"
+    uc_spam = submissao(conn, vandalismo)["alvo_uc_id"]
+    assert conn.execute(
+        "SELECT count(*) AS n FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc_spam]
+    ).fetchone() == {"n": 0}
+    [removido] = publicados(conn, "uc.poligono_removido")
+    assert removido["unidade_civica_id"] == str(uc_spam)
+    with pytest.raises(errors.InvalidInput, match="não encontrada"):
+        comunitario.moderar(conn, uuid.uuid4(), "aceitar", "mod")
+
+
+def test_territorio__health_ranks_a_misplaced_polygon_first(
+    conn: Conn, base: Base, settings: config.Settings
+) -> None:
+    certo = submeter(conn, quadrado_em(-54.95, -22.05), nome="Certo")
+    errado = submeter(conn, quadrado_em(-54.93, -22.03), nome="Deslocado")
+    comunitario.drenar(conn, settings)
+    uc_certo = submissao(conn, certo)["alvo_uc_id"]
+    uc_errado = submissao(conn, errado)["alvo_uc_id"]
+    for i in range(3):  # demands that landed inside the right one
+        conn.execute(
+            "INSERT INTO d2.resolucoes_geo (id, demanda_id, unidade_civica_id, "
+            "nivel_minimo_resolvido, cadeia_ucs, metodo_resolucao, confianca_geo, "
+            "coordenadas_lat, coordenadas_lng, event_id, correlacao_id) VALUES "
+            "(gen_random_uuid(), gen_random_uuid(), %s, 2, ARRAY[%s]::uuid[], 'gps', 'alta', "
+            "%s, %s, gen_random_uuid(), gen_random_uuid())",
+            [uc_certo, uc_certo, -22.045 + i * 0.001, -54.945],
+        )
+    for i in range(4):  # citizens just outside the misplaced one, in the review queue
+        conn.execute(
+            "INSERT INTO d2.revisoes_geo_pendentes (demanda_id, event_id, coordenadas_lat, "
+            "coordenadas_lng) VALUES (gen_random_uuid(), gen_random_uuid(), %s, %s)",
+            [-22.0305 + i * 0.001, -54.9195],
+        )
+
+    saude = comunitario.saude(conn)
+
+    assert [r["unidade_civica_id"] for r in saude] == [uc_errado, uc_certo]
+    assert (saude[0]["revisoes_perto"], saude[0]["demandas_dentro"]) == (4, 0)
+    assert (saude[1]["revisoes_perto"], saude[1]["demandas_dentro"]) == (0, 3)
+
+
+def test_territorio__the_worker_role_can_submit_but_not_write_core_or_moderate(
+    conn: Conn, base: Base, db_url: str
+) -> None:
+    conn.execute("CREATE ROLE territorio_worker_login LOGIN IN ROLE d2_worker")
+    conn.execute("CREATE ROLE territorio_qualquer LOGIN")
+    try:
+        evento = uuid.uuid4()
+        ids = comunitario.ids_da_submissao(evento)
+        args = {
+            "event_id": evento,
+            "lugar_id": uuid.uuid4(),
+            "autor_id": uuid.uuid4(),
+            "nome": "Pelo worker",
+            "nivel": 2,
+            "geometria": wire.json_texto(quadrado_em(-54.95, -22.05)),
+            "submissao_id": ids[0],
+            "uc_id": ids[1],
+            "uc_polygon_id": ids[2],
+            "alerta_a_cada": 5,
+        }
+        with psycopg.connect(db_url, user="territorio_worker_login", autocommit=True) as w:
+            row = w.execute(db.q("territorio_submeter"), args).fetchone()
+            assert row is not None and row[1] == "nova"
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                w.execute(
+                    "INSERT INTO core.uc_polygons (id, unidade_civica_id, nivel, nome, "
+                    "geometria, fonte) VALUES (gen_random_uuid(), gen_random_uuid(), 2, 'x', "
+                    "'{}'::jsonb, 'comunitario')"
+                )
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                w.execute("SELECT * FROM d2.territorio_moderar(%s, 'rejeitar', 'w')", [ids[0]])
+        with psycopg.connect(db_url, user="territorio_qualquer", autocommit=True) as q:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                q.execute(db.q("territorio_submeter"), {**args, "event_id": uuid.uuid4()})
+    finally:
+        conn.execute("DROP OWNED BY territorio_worker_login, territorio_qualquer")
+        conn.execute("DROP ROLE territorio_worker_login, territorio_qualquer")
+
+
+def test_territorio__two_consumers_at_once_handle_each_drawing_once(
+    conn: Conn, base: Base, settings: config.Settings, db_url: str
+) -> None:
+    eventos = [
+        submeter(conn, quadrado_em(-54.99 + 0.012 * (i % 7), -22.06 + 0.012 * (i // 7)))
+        for i in range(14)
+    ]
+    resultados: list[comunitario.Result] = []
+
+    def consumir() -> None:
+        with db.connect(db_url, autocommit=True) as propria:
+            resultados.append(comunitario.drenar(propria, settings, lote=3))
+
+    threads = [threading.Thread(target=consumir) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+
+    assert len(resultados) == 2
+    assert sum(r.eventos for r in resultados) == len(eventos)
+    assert sum(r.dead_letters for r in resultados) == 0
+    assert conn.execute(
+        "SELECT count(*) AS n, count(DISTINCT event_id) AS d FROM d2.territorio_submissoes"
+    ).fetchone() == {"n": len(eventos), "d": len(eventos)}
+
+
+def test_territorio__cli_consumes_lists_and_refuses_with_one_line(
+    conn: Conn, base: Base, db_url: str
+) -> None:
+    env = {**os.environ, "DATABASE_URL": db_url}
+    submeter(conn, quadrado_em(-54.95, -22.05))
+    alternativa = submeter(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
+    d2 = [sys.executable, "-m", "d2.cli", "territorio"]
+
+    consumido = subprocess.run(
+        [*d2, "consumir", "--drain", "--log-level", "ERROR"],
+        env=env, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    listado = subprocess.run(
+        [*d2, "list", "--json"], env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    recusado = subprocess.run(
+        [*d2, "aceitar", "nao-e-uuid", "--por", "mod"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert json.loads(consumido.stdout)["nova"] == 1
+    [pendente] = json.loads(listado.stdout)
+    assert pendente["submissao_id"] == str(submissao(conn, alternativa)["id"])
+    assert recusado.returncode == 2
+    assert recusado.stderr.strip().count("\n") == 0
+    assert "not a UUID" in recusado.stderr

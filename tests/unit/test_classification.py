@@ -1,0 +1,153 @@
+"""classificar's cheap checks (depth, size) decide exactly as the plain ones they replace."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from d2 import config
+from d2.eventlog import bus
+from d2.handler import classification
+
+CONFIG = config.Settings(
+    database_url=None,
+    home=Path("/nonexistent"),
+    batch_size=500,
+    poll_interval_s=1.0,
+    cache_max_entries=10,
+    cache_ttl_s=60,
+    metrics_port=0,
+    max_payload_bytes=256 * 1024,
+    max_payload_depth=32,
+)
+
+
+def _profundidade_excede_antes(valor: Any, limite: int) -> bool:
+    """The depth check as it was: a stack of every value, scalars included."""
+    pilha: list[tuple[Any, int]] = [(valor, 1)]
+    while pilha:
+        atual, nivel = pilha.pop()
+        if isinstance(atual, dict | list):
+            if nivel > limite:
+                return True
+            filhos = atual.values() if isinstance(atual, dict) else atual
+            pilha.extend((filho, nivel + 1) for filho in filhos)
+    return False
+
+
+escalares = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=5)
+)
+json_valores = st.recursive(
+    escalares,
+    lambda filhos: st.one_of(
+        st.lists(filhos, max_size=4), st.dictionaries(st.text(max_size=3), filhos, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+def _aninhado(niveis: int, folha: Any = 1) -> Any:
+    valor = folha
+    for i in range(niveis):
+        valor = [valor] if i % 2 else {"k": valor}
+    return valor
+
+
+@settings(max_examples=1000, deadline=None)
+@given(json_valores, st.integers(min_value=0, max_value=6))
+def test_depth_check__agrees_with_the_stack_of_every_value(valor: Any, limite: int) -> None:
+    assert classification.profundidade_excede(valor, limite) is _profundidade_excede_antes(
+        valor, limite
+    )
+
+
+@pytest.mark.parametrize("niveis", [0, 1, 31, 32, 33, 100])
+@pytest.mark.parametrize("folha", [1, [], {}, "x"])
+def test_depth_check__at_the_limit(niveis: int, folha: Any) -> None:
+    valor = _aninhado(niveis, folha)
+    assert classification.profundidade_excede(valor, 32) is _profundidade_excede_antes(valor, 32)
+
+
+def _evento(
+    payload: Any, tamanho_max_bytes: int | None = None, profundidade_max: int | None = None
+) -> bus.Evento:
+    return bus.Evento(
+        sequence_number=1,
+        event_id=uuid.uuid4(),
+        tipo="demanda.normalizada",
+        versao_schema="1.2.0",
+        origem="teste",
+        correlacao_id=None,
+        payload=payload,
+        publicado_em=datetime.now(UTC),
+        tamanho_max_bytes=tamanho_max_bytes,
+        profundidade_max=profundidade_max,
+    )
+
+
+def _payload(**extra: Any) -> dict[str, Any]:
+    return {
+        "demanda_id": str(uuid.uuid4()),
+        "coordenadas_validadas": {"lat": -27.0, "lng": -49.0},
+        **extra,
+    }
+
+
+def _plano(evento: bus.Evento) -> tuple[Any, ...]:
+    plano = classification.classificar(evento, CONFIG)
+    return (plano.desfecho, plano.motivo, plano.demanda_id, plano.lat, plano.lng)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        _payload(),
+        _payload(lixo="x" * 300_000),
+        _payload(lixo="é" * 140_000),  # 2 bytes each in UTF-8
+        _payload(lixo="x" * (256 * 1024 - 200)),
+        [0.1] * 50_000,
+        "x" * 300_000,
+    ],
+)
+def test_size_check__same_plan_whatever_the_bound(payload: Any) -> None:
+    exato = len(json.dumps(payload, ensure_ascii=False).encode())
+    esperado = _plano(_evento(payload))
+    # No bound, or any true bound (at least the exact size), at or around the limit.
+    limites = {exato, exato + 1, max(exato, CONFIG.max_payload_bytes), exato + 10_000}
+    for limite in (None, *sorted(limites)):
+        assert _plano(_evento(payload, limite)) == esperado
+
+
+def test_size_check__message_gives_the_encoded_size() -> None:
+    payload = _payload(lixo="é" * 140_000)
+    exato = len(json.dumps(payload, ensure_ascii=False).encode())
+    plano = classification.classificar(_evento(payload, exato + 500), CONFIG)
+    assert plano.desfecho == classification.Outcome.DEAD_LETTER
+    assert plano.motivo == f"payload of {exato} bytes exceeds {CONFIG.max_payload_bytes}"
+
+
+@pytest.mark.parametrize("niveis", [0, 30, 31, 32, 33, 100])
+def test_depth_check__same_plan_whatever_the_bound(niveis: int) -> None:
+    payload = _payload(n=_aninhado(niveis), texto="[{" * 40)
+    exata = max(niveis + 1, 2)  # the payload is an object, so is coordenadas_validadas
+    esperado = _plano(_evento(payload))
+    assert (esperado[0] == classification.Outcome.DEAD_LETTER) is (exata > 32)
+    for limite in (None, exata, exata + 1, 32, 33, 200):
+        if limite is None or limite >= exata:  # a bound never underestimates
+            assert _plano(_evento(payload, profundidade_max=limite)) == esperado
+
+
+def test_evento__bounds_left_out_of_equality_and_repr() -> None:
+    evento = _evento(_payload())
+    com_limite = dataclasses.replace(evento, tamanho_max_bytes=123, profundidade_max=7)
+    assert com_limite == evento
+    assert repr(com_limite) == repr(evento)

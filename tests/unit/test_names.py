@@ -1,0 +1,105 @@
+"""One name per concept (CONTRIBUTING.md, "Names"; docs/glossary.md): the spec's nouns
+stay Portuguese, generic technical words are English. This holds every module, test,
+doc and script file name and every named query to that rule, as test_cli_names does for
+commands and flags: a name made of a word not listed here fails until the word is added
+(English, or one of the spec's nouns) or the name is changed.
+
+The database's own object names (sql/functions, sql/views, tables) are interfaces fixed
+by the migrations and by the spec; they are not renamed, and a query named after the
+function it calls may carry that function's name."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from d2 import db
+
+RAIZ = Path(__file__).resolve().parents[2]
+
+# The spec's nouns (and the Brazilian place words it uses), kept in Portuguese.
+SUBSTANTIVOS = {
+    "bairro", "bairros", "brasil", "centro", "comunitario", "demanda", "eventos", "municipio",
+    "municipios", "pais", "poligonos", "processados", "regeorreferenciar", "resolucoes",
+    "revisoes", "territorio", "uc", "ucs",
+}  # fmt: skip
+
+# Generic technical words (and the abbreviations the field uses: regeo for
+# re-georeferencing, dlq for the dead-letter queue, ibge, osm, pip for point-in-polygon).
+INGLES = {
+    "acceptance", "advance", "alembic", "applied", "apply", "areas", "at", "bands", "batch",
+    "bench", "border", "build", "bus", "by", "cache", "candidates", "capture", "catalog",
+    "chain", "chaos", "check", "checks", "classification", "classify", "clear", "cli", "codigo",
+    "commands", "common", "config", "conftest", "consumer", "contains", "contributing", "copy",
+    "corpus", "count", "counts", "create", "current", "cursor", "d2", "data", "database", "db",
+    "dead", "delete", "demo", "densify", "dependencies", "design", "discards", "dlq", "docs",
+    "download", "drain", "drawings", "drop", "due", "embedded", "errors", "event", "eventlog",
+    "events", "example", "exists", "expand", "failures", "fast", "fence", "fixtures",
+    "footprint", "for", "fullest", "gaps", "gauges", "gc", "geocode", "geocoder", "geocoding",
+    "geometries", "get", "glossary", "handler", "head", "health", "history", "html", "http",
+    "huge", "ibge", "id", "identify", "ids", "ignored", "import", "importer", "importers",
+    "imports", "in", "inference", "init", "insert", "integration", "intervals", "invariants",
+    "lag", "last", "latency", "layers", "leader", "leadership", "letters", "level", "list",
+    "lock", "log", "logs", "loop", "main", "many", "map", "mark", "match", "max", "method",
+    "metrics", "migrations", "mirror", "monolith", "move", "multi", "naive", "names", "new",
+    "next", "nominatim", "notify", "now", "of", "old", "on", "one", "ops", "orphans", "osm",
+    "others", "outcome", "outputs", "overall", "page", "parent", "parents", "park", "passed",
+    "path", "payload", "pending", "performance", "perimeter", "pieces", "pip", "plans", "point",
+    "points", "postpone", "precompute", "prisma", "privileges", "processes", "producer",
+    "producers", "publish", "queries", "query", "queue", "read", "reading", "readme", "rebuild",
+    "record", "regeo", "registry", "reliability", "remove", "removed", "repeatable", "replica",
+    "resolve", "resolved", "resolver", "results", "retry", "role", "rounding", "row", "rules",
+    "sample", "schema", "schemas", "scripts", "sealed", "search", "security", "seed",
+    "sequence", "session", "set", "settings", "setup", "shared", "show", "shrink", "since",
+    "size", "skip", "source", "split", "sql", "staging", "state", "stats", "status", "store",
+    "summary", "support", "surface", "synthetic", "test", "tests", "text", "to", "total", "try",
+    "type", "unit", "unlock", "unsubdivided", "upsert", "upstream", "url", "uuid", "verify",
+    "version", "versions", "views", "web", "wire", "worker", "writable",
+}  # fmt: skip
+
+PALAVRAS = SUBSTANTIVOS | INGLES
+
+
+def _fora(nome: str) -> set[str]:
+    return {p for p in re.split(r"[_\-.]", nome.lower()) if p and not p.isdigit()} - PALAVRAS
+
+
+def _arquivos() -> list[str]:
+    saida = subprocess.run(
+        ["git", "ls-files", "d2", "tests", "docs", "scripts", "sql/queries", "*.md"],
+        cwd=RAIZ,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    # Vendored files (Leaflet) and the Registry's schemas are named by their owners.
+    return [a for a in saida if "/_leaflet/" not in a and "/schemas/" not in a]
+
+
+def test_file_names_follow_the_rule() -> None:
+    arquivos = _arquivos()
+    if not arquivos:
+        pytest.skip("not a git checkout")
+    fora = {a: sorted(_fora(Path(a).stem)) for a in arquivos if _fora(Path(a).stem)}
+    pastas = {p for a in arquivos for p in Path(a).parent.parts}
+    fora |= {p + "/": sorted(_fora(p)) for p in pastas if _fora(p)}
+    assert fora == {}
+
+
+def test_query_names_follow_the_rule() -> None:
+    funcoes = {p.stem for p in (db.sql_dir() / "functions").glob("*.sql")}
+    fora = {n: sorted(_fora(n)) for n in db.queries() if n not in funcoes and _fora(n)}
+    assert fora == {}
+
+
+def test_every_word_listed_is_used() -> None:
+    """The lists stay the vocabulary in use, not a wish list."""
+    usadas: set[str] = set()
+    for nome in [Path(a).stem for a in _arquivos()] + list(db.queries()):
+        usadas |= set(re.split(r"[_\-.]", nome.lower()))
+    for a in _arquivos():
+        usadas |= {p.lower() for p in Path(a).parent.parts}
+    assert sorted(PALAVRAS - usadas) == []
