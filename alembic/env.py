@@ -1,14 +1,18 @@
-"""Alembic environment for D-2: the URL comes from d2 (DATABASE_URL or the embedded DB)."""
+"""Alembic environment for D-2. `d2 migrate` hands it the URL it decided; the plain
+Alembic CLI run from a checkout (`alembic upgrade head`, `alembic downgrade base`,
+`alembic current`) uses DATABASE_URL, or the embedded cluster under D2_HOME (default
+./.d2), started if needed and not migrated behind alembic's back."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import context
 
-from d2 import db, migrations
+from d2 import migrations
+from d2.cli import database_url
 
 config = context.config
-url = config.attributes.get("d2_url") or db.database_url()
+url: str = config.attributes.get("d2_url") or database_url.url_para_migrar()
 
 engine = sa.create_engine(
     migrations.sqlalchemy_url(url),

@@ -18,6 +18,16 @@ def url_do_banco(settings: config.Settings | None = None) -> str:
     return embedded.ensure_started(settings.home)
 
 
+def url_para_migrar(settings: config.Settings | None = None) -> str:
+    """For the plain Alembic CLI (alembic/env.py), which migrates by itself: DATABASE_URL,
+    or the embedded cluster started (created if missing) but left at whatever revision it
+    is, so `alembic current` and `alembic downgrade` see the database as it is."""
+    settings = settings or config.load()
+    if settings.database_url:
+        return settings.database_url
+    return embedded.start(settings.home).url()
+
+
 @functools.cache
 def url() -> str:
     """The database of this command, decided on its first use (a command that never
