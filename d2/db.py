@@ -110,6 +110,14 @@ def map_error(exc: psycopg.Error) -> errors.D2Error:
     if isinstance(exc, psycopg.errors.UniqueViolation):
         constraint = exc.diag.constraint_name
         return errors.UniqueViolation(f"unique violation on {constraint}", constraint=constraint)
+    if isinstance(exc, psycopg.errors.LockNotAvailable):
+        return errors.LockTimeout(f"database: {primeira_linha(exc)}")
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return errors.StatementTimeout(f"database: {primeira_linha(exc)}")
+    if isinstance(
+        exc, psycopg.errors.InsufficientPrivilege | psycopg.errors.ReadOnlySqlTransaction
+    ):
+        return errors.PermissionDenied(f"database: {primeira_linha(exc)}")
     if is_transient(exc):
         return errors.TransientDatabaseError(f"database: {primeira_linha(exc)}")
     if isinstance(exc, psycopg.errors.UndefinedFile | psycopg.errors.FeatureNotSupported) and (
@@ -170,14 +178,51 @@ def connect(
         if any(marker in str(exc) for marker in _CONFIG_FAILURES):
             raise errors.ConfigError(f"cannot connect to the database: {reason}") from exc
         raise errors.DatabaseUnavailable(f"cannot connect to the database: {reason}") from exc
-    # JIT compiles big-looking plans for ~100 ms; our statements run in milliseconds.
-    conn.execute("SET jit = off")
+    with mapped_errors():
+        conn.execute(q("session_setup"))
     if not autocommit:
         conn.commit()
     return conn
 
 
 Connection = psycopg.Connection[dict[str, Any]]
+
+
+@contextlib.contextmanager
+def limites(
+    conn: Connection, *, lock_s: float | None = None, statement_s: float | None = None
+) -> Iterator[None]:
+    """Within the block, no lock wait of this session lasts more than lock_s
+    (errors.LockTimeout) and no statement more than statement_s (errors.StatementTimeout);
+    None leaves that one as it is. The session's own settings come back after."""
+    if lock_s is None and statement_s is None:
+        yield
+        return
+    with mapped_errors():
+        antes = conn.execute(q("session_timeouts_get")).fetchone()
+        assert antes is not None
+        conn.execute(
+            q("session_timeouts_set"),
+            {
+                "lock_timeout": _ms(lock_s) if lock_s is not None else antes["lock_timeout"],
+                "statement_timeout": (
+                    _ms(statement_s) if statement_s is not None else antes["statement_timeout"]
+                ),
+            },
+        )
+    try:
+        yield
+    finally:
+        if (
+            not conn.closed
+            and not conn.broken
+            and (conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
+        ):
+            conn.execute(q("session_timeouts_set"), dict(antes))
+
+
+def _ms(segundos: float) -> str:
+    return f"{max(1, round(segundos * 1000))}ms"
 
 
 def fora_de_transacao(conn: Connection) -> bool:

@@ -30,6 +30,18 @@ class TransientDatabaseError(D2Error):
     """A transient database failure (connection lost, serialization failure, deadlock)."""
 
 
+class LockTimeout(D2Error):
+    """A lock D-2 needed stayed held by another session past its wait (lock_timeout)."""
+
+
+class StatementTimeout(D2Error):
+    """A statement ran past its time bound (statement_timeout) and was cancelled."""
+
+
+class PermissionDenied(D2Error):
+    """This database role lacks a privilege the operation needs."""
+
+
 class UniqueViolation(D2Error):
     """A unique constraint was violated."""
 

@@ -65,6 +65,7 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA d2 REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 
 GRANT EXECUTE
     ON FUNCTION d2.resolver_territorio(double precision, double precision),
+                d2.mirror_aviso(),
                 d2.resolver_territorios(double precision[], double precision[]),
                 d2.cadeia_ucs(uuid),
                 d2.arredondar_coordenada(double precision),

@@ -8,6 +8,9 @@ from typing import Any
 
 import psycopg
 
+from d2.eventlog import registry
+from d2.territorio import comunitario
+
 TIPO = "demanda.normalizada"
 
 
@@ -84,3 +87,28 @@ def saidas(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
         FROM core.event_log WHERE tipo = 'demanda.georreferenciada' ORDER BY sequence_number
         """
     ).fetchall()
+
+
+def submeter_desenho(
+    conn: psycopg.Connection[Any],
+    geometria: Any,
+    *,
+    nivel: int = 2,
+    nome: str = "Vila Nova",
+    tipo_lugar: str = "poligono_uc",
+) -> uuid.UUID:
+    """Publish one lugar.cadastrado (a citizen's drawing) as L-1 would; returns its event_id."""
+    payload: dict[str, Any] = {
+        "lugar_id": str(uuid.uuid4()),
+        "tipo_lugar": tipo_lugar,
+        "geometria": geometria,
+        "nivel": nivel,
+        "nome": nome,
+        "autor_id": str(uuid.uuid4()),
+    }
+    if geometria is None:  # another kind of place: L-1 sends no drawing
+        payload = {k: payload[k] for k in ("lugar_id", "tipo_lugar", "nome")}
+    registry.validar(comunitario.TIPO_ENTRADA, payload)  # what L-1 publishes is valid
+    return inserir_evento(
+        conn, payload, tipo=comunitario.TIPO_ENTRADA, versao="1.0.0", correlacao_id=uuid.uuid4()
+    )

@@ -7,11 +7,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from d2 import errors
+from d2 import config, db, errors
+from d2.ops import freshness
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -177,3 +179,13 @@ def tolerancia(texto: str) -> float:
     if valor < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
     return valor
+
+
+def em_dia(conn: db.Connection, *, seguir: bool = False) -> freshness.Freshness:
+    """Before a command answers from the mirror: apply what writers left waiting (and with
+    seguir, follow the change up to the stored answers), within D2_SYNC_TIMEOUT; say on
+    stderr what was done, or what still waits and why. conn must be autocommit."""
+    estado = freshness.atualizar(conn, config.load().sync_timeout_s, seguir=seguir)
+    for linha in estado.linhas():
+        print(linha, file=sys.stderr)
+    return estado

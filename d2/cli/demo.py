@@ -13,7 +13,7 @@ from typing import Any
 
 from d2 import config, db, errors, logs
 from d2.cli import database_url
-from d2.cli.common import comando, emitir, flag, positivo
+from d2.cli.common import comando, em_dia, emitir, flag, positivo
 from d2.eventlog import bus, registry
 from d2.geocoder import nominatim_import
 from d2.handler import classification, handler
@@ -136,7 +136,8 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
     resultado = loop.Worker(settings, url=url).executar(drain=True)
     desenhos = _desenhar(url)
     resultado.somar(loop.Worker(settings, url=url).executar(drain=True))
-    with db.connect(url) as conn:
+    with db.connect(url, autocommit=True) as conn:
+        em_dia(conn, seguir=True)
         territorio_comunitario = _desenhos_resumo(conn, desenhos)
         por_nivel = conn.execute(db.q("demo_resolved_by_level")).fetchall()
         por_metodo = conn.execute(db.q("demo_resolved_by_method")).fetchall()

@@ -7,7 +7,7 @@ from typing import Any
 
 from d2 import config, db, logs
 from d2.cli import database_url
-from d2.cli.common import emitir, event_ids, fila, flag, grupo
+from d2.cli.common import em_dia, emitir, event_ids, fila, flag, grupo
 from d2.ops import dlq
 
 
@@ -33,6 +33,7 @@ def cmd_dlq_retry(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
     ids = event_ids(args)
     with db.connect(database_url.url(), autocommit=True) as conn:
+        em_dia(conn)
         emitir(args, dlq.reprocessar(conn, config.load(), ids))
     return 0
 

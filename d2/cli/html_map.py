@@ -9,13 +9,14 @@ from typing import Any
 
 from d2 import db
 from d2.cli import database_url
-from d2.cli.common import comando, emitir, flag, positivo
+from d2.cli.common import comando, em_dia, emitir, flag, positivo
 
 
 def cmd_map(args: argparse.Namespace) -> int:
     from d2.ops import html_map  # folium and its templates: ~1 s the other commands need not pay
 
     with db.connect(database_url.url(), autocommit=True) as conn:
+        em_dia(conn, seguir=True)
         resumo = html_map.gerar_mapa(conn, Path(args.output), limite=args.limit, tiles=args.tiles)
     emitir(
         args,

@@ -7,7 +7,7 @@ from typing import Any
 
 from d2 import config, db, logs
 from d2.cli import database_url
-from d2.cli.common import comando, date_arg, emitir, flag, positivo, uuid_arg
+from d2.cli.common import comando, date_arg, em_dia, emitir, flag, positivo, uuid_arg
 from d2.ops import regeo
 
 
@@ -16,6 +16,7 @@ def cmd_regeorreferenciar(args: argparse.Namespace) -> int:
     uc = uuid_arg(args.uc) if args.uc else None
     desde = date_arg(args.since) if args.since else None
     with db.connect(database_url.url(), autocommit=True) as conn:
+        em_dia(conn)
         relatorio = regeo.regeorreferenciar(
             conn, config.load(), uc=uc, desde=desde, dry_run=args.dry_run, lote=args.batch_size
         )

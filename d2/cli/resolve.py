@@ -7,14 +7,15 @@ from typing import Any
 
 from d2 import db
 from d2.cli import database_url
-from d2.cli.common import comando, emitir
+from d2.cli.common import comando, em_dia, emitir
 from d2.territorio import resolver
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
     lat = resolver.parse_cli_coordinate(args.lat, "lat", 90)
     lng = resolver.parse_cli_coordinate(args.lng, "lng", 180)
-    with db.connect(database_url.url()) as conn:
+    with db.connect(database_url.url(), autocommit=True) as conn:
+        em_dia(conn)
         achado = resolver.resolver(conn, lat, lng)
         if achado is None:
             emitir(args, {"lat": lat, "lng": lng, "resolvido": False})

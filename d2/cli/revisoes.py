@@ -7,12 +7,13 @@ from typing import Any
 
 from d2 import config, db, logs
 from d2.cli import database_url
-from d2.cli.common import comando, emitir, grupo
+from d2.cli.common import comando, em_dia, emitir, grupo
 from d2.ops import revisoes
 
 
 def cmd_revisoes_list(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
+        em_dia(conn)
         emitir(args, revisoes.listar(conn, args.limit), revisoes.formatar)
     return 0
 
@@ -20,6 +21,7 @@ def cmd_revisoes_list(args: argparse.Namespace) -> int:
 def cmd_revisoes_reprocessar(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
     with db.connect(database_url.url(), autocommit=True) as conn:
+        em_dia(conn)
         emitir(args, revisoes.reprocessar(conn, config.load()))
     return 0
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from d2 import config, db, logs
 from d2.cli import database_url
-from d2.cli.common import comando, emitir, flag, grupo, tabela, uuid_arg
+from d2.cli.common import comando, em_dia, emitir, flag, grupo, tabela, uuid_arg
 from d2.territorio import comunitario
 
 COLUNAS_LISTA = (
@@ -45,6 +45,7 @@ def cmd_moderar(args: argparse.Namespace) -> int:
 
 def cmd_health(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
+        em_dia(conn, seguir=True)
         linhas = comunitario.saude(conn, args.limit)
     emitir(args, linhas, lambda ls: tabela(ls, COLUNAS_SAUDE))
     return 0
@@ -56,6 +57,9 @@ def cmd_consume(args: argparse.Namespace) -> int:
     total = comunitario.Result()
     with db.connect(database_url.url(), autocommit=True, application_name="d2-territorio") as conn:
         while True:
+            # A drawing is judged against the mirror (the município holding it, the
+            # polygons it overlaps): bring it up to date first, as the worker does.
+            em_dia(conn)
             total.somar(comunitario.drenar(conn, settings))
             if args.drain:
                 break

@@ -42,30 +42,35 @@ class Applied:
         }
 
 
-def aplicar(conn: db.Connection, *, esperar: bool = True) -> Applied | None:
+def aplicar(
+    conn: db.Connection, *, esperar: bool = True, prazo_s: float | None = None
+) -> Applied | None:
     """Apply every change of core.uc_polygons committed before this call, in one
     transaction. conn must be in autocommit mode (the lock is taken before the
     transaction opens). With esperar, waits for an applier at work and then applies what
     is left; without, returns None at once when another applier holds the lock (it
-    applies the same changes)."""
+    applies the same changes). prazo_s bounds the wait for the lock and each statement:
+    past it, errors.LockTimeout or errors.StatementTimeout, and nothing was applied."""
     inicio = time.monotonic()
     if not db.fora_de_transacao(conn):
         raise errors.D2Error("mirror: apply needs an autocommit connection outside a transaction")
     cur = conn.cursor(row_factory=db.dict_row)  # whatever rows the caller's connection makes
     with db.mapped_errors():
-        if esperar:
-            cur.execute(db.q("mirror_lock"))
-        else:
-            row = cur.execute(db.q("mirror_try_lock")).fetchone()
-            if not row or not row["obtido"]:
-                return None
+        with db.limites(conn, lock_s=prazo_s):
+            if esperar:
+                cur.execute(db.q("mirror_lock"))
+            else:
+                row = cur.execute(db.q("mirror_try_lock")).fetchone()
+                if not row or not row["obtido"]:
+                    return None
         try:
-            with conn.transaction():
-                cur.execute(db.q("mirror_repeatable_read"))
-                feito = cur.execute(db.q("mirror_aplicar")).fetchone()
-            # The version has moved: the resolver already answers from the new polygons.
-            # Now the clean intervals it dropped, in a transaction of their own.
-            faixas = cur.execute(db.q("mirror_faixas_construir")).fetchone()
+            with db.limites(conn, statement_s=prazo_s):
+                with conn.transaction():
+                    cur.execute(db.q("mirror_repeatable_read"))
+                    feito = cur.execute(db.q("mirror_aplicar")).fetchone()
+                # The version has moved: the resolver already answers from the new
+                # polygons. Now the clean intervals it dropped, in a transaction of their own.
+                faixas = cur.execute(db.q("mirror_faixas_construir")).fetchone()
         finally:
             if not conn.closed and not conn.broken:
                 conn.execute(db.q("mirror_unlock"))

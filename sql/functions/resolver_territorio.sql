@@ -14,6 +14,9 @@
 --     ST_Intersects (the closed polygon holds it), tested about twice as fast.
 --   * The chain from d2.mirror_cadeias (d2.cadeia_ucs, the source of truth, for a UC not
 --     precomputed).
+--   * While changes of core.uc_polygons wait to be applied, a WARNING says so, once per
+--     statement (d2.mirror_aviso, an InitPlan on the one-row rounding step, so no node is
+--     added per point): the answer is the mirror's, not silently.
 -- A plain SQL function with no SET clause, so PostgreSQL inlines it where it is called
 -- (`CROSS JOIN LATERAL d2.resolver_territorio(lat, lng)`): one point from psql, a row per
 -- stored resolution in re-georeferencing, and the batch d2.resolver_territorios all run
@@ -27,6 +30,7 @@ AS $$
            coalesce(cad.cadeia_ucs, d2.cadeia_ucs(achado.unidade_civica_id))
     FROM (
         SELECT d2.arredondar_coordenada(lng) AS x, d2.arredondar_coordenada(lat) AS y
+        WHERE (SELECT d2.mirror_aviso())
         OFFSET 0
     ) r
     CROSS JOIN LATERAL (

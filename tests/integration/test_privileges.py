@@ -321,6 +321,8 @@ _DO_WORKER = frozenset(
         "d2.territorio_submeter(uuid,uuid,uuid,text,integer,jsonb,uuid,uuid,uuid,integer)",
         "d2.mirror_aplicar()",
         "d2.mirror_faixas_construir()",
+        # The resolver's WARNING while changes wait: reads only how many change rows exist.
+        "d2.mirror_aviso()",
         # Reads of the log, D-2's types only (tests/integration/test_eventlog_views.py).
         "d2.eventos_ler(character varying[],xid8,bigint,integer,bigint,bigint)",
         "d2.replica_aplicar(uuid,character varying,jsonb)",

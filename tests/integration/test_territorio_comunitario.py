@@ -22,10 +22,10 @@ import pytest
 from shapely.geometry import shape
 
 from d2 import config, db, errors
-from d2.eventlog import bus, registry, wire
+from d2.eventlog import bus, wire
 from d2.ops import dlq
 from d2.territorio import comunitario
-from tests.events import inserir_evento
+from tests.events import submeter_desenho
 from tests.support import Conn
 from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
 
@@ -58,31 +58,6 @@ def base(conn: Conn) -> Base:
         fonte="ibge",
     )
     return Base(municipio, vizinho, bairro)
-
-
-def submeter(
-    conn: Conn,
-    geometria: Any,
-    *,
-    nivel: int = 2,
-    nome: str = "Vila Nova",
-    tipo_lugar: str = "poligono_uc",
-) -> uuid.UUID:
-    """Publish one lugar.cadastrado as L-1 would; returns its event_id."""
-    payload: dict[str, Any] = {
-        "lugar_id": str(uuid.uuid4()),
-        "tipo_lugar": tipo_lugar,
-        "geometria": geometria,
-        "nivel": nivel,
-        "nome": nome,
-        "autor_id": str(uuid.uuid4()),
-    }
-    if geometria is None:  # another kind of place: L-1 sends no drawing
-        payload = {k: payload[k] for k in ("lugar_id", "tipo_lugar", "nome")}
-    registry.validar(comunitario.TIPO_ENTRADA, payload)  # what L-1 publishes is valid
-    return inserir_evento(
-        conn, payload, tipo=comunitario.TIPO_ENTRADA, versao="1.0.0", correlacao_id=uuid.uuid4()
-    )
 
 
 def quadrado_em(x0: float, y0: float, lado: float = LADO) -> dict[str, Any]:
@@ -120,7 +95,7 @@ def test_territorio__new_bairro_becomes_a_community_uc_that_resolves(
     conn: Conn, base: Base, settings: config.Settings
 ) -> None:
     desenho = quadrado_em(-54.95, -22.05)
-    evento = submeter(conn, desenho, nome="  Jardim das Flores  ")
+    evento = submeter_desenho(conn, desenho, nome="  Jardim das Flores  ")
 
     resultado = comunitario.drenar(conn, settings)
 
@@ -178,9 +153,9 @@ def test_territorio__consensus_thresholds_around_80_and_50_percent(
     conn: Conn, base: Base, settings: config.Settings, alvo: float, esperada: str
 ) -> None:
     original = quadrado_em(-54.95, -22.05)
-    primeiro = submeter(conn, original)
+    primeiro = submeter_desenho(conn, original)
     outro = quadrado_em(-54.95 + _deslocamento(alvo) * LADO, -22.05)
-    segundo = submeter(conn, outro)
+    segundo = submeter_desenho(conn, outro)
 
     comunitario.drenar(conn, settings)
 
@@ -201,8 +176,8 @@ def test_territorio__drawing_over_an_ibge_bairro_confirms_it_and_never_rewrites_
     antes = conn.execute(
         "SELECT geometria FROM core.uc_polygons WHERE unidade_civica_id = %s", [base.bairro_ibge]
     ).fetchone()
-    confirma = submeter(conn, poligono(quadrado(-54.9899, -22.09, -54.98, -22.08)))
-    alternativa = submeter(conn, poligono(quadrado(-54.987, -22.09, -54.977, -22.08)))
+    confirma = submeter_desenho(conn, poligono(quadrado(-54.9899, -22.09, -54.98, -22.08)))
+    alternativa = submeter_desenho(conn, poligono(quadrado(-54.987, -22.09, -54.977, -22.08)))
 
     comunitario.drenar(conn, settings)
 
@@ -225,7 +200,7 @@ def test_territorio__canonical_is_the_version_with_most_intersection_with_the_ot
     # Two later drawings agree with each other more than with the first one.
     b = quadrado_em(-54.95 + 0.3 * LADO, -22.05)
     c = quadrado_em(-54.95 + 0.32 * LADO, -22.05)
-    ids = [submeter(conn, g) for g in (original, b, c)]
+    ids = [submeter_desenho(conn, g) for g in (original, b, c)]
 
     comunitario.drenar(conn, settings)
 
@@ -253,11 +228,11 @@ def test_territorio__canonical_is_the_version_with_most_intersection_with_the_ot
 def test_territorio__every_n_conflicting_drawings_raise_one_moderation_alert(
     conn: Conn, base: Base, settings: config.Settings
 ) -> None:
-    submeter(conn, quadrado_em(-54.95, -22.05))
+    submeter_desenho(conn, quadrado_em(-54.95, -22.05))
     # Shifted a quarter of a side each way and once diagonally: each overlaps the first
     # drawing by 0.57-0.6, and the first keeps the most intersection with all of them.
     for dx, dy in ((0.25, 0), (-0.25, 0), (0, 0.25), (0, -0.25), (0.15, 0.15)):
-        submeter(conn, quadrado_em(-54.95 + dx * LADO, -22.05 + dy * LADO))
+        submeter_desenho(conn, quadrado_em(-54.95 + dx * LADO, -22.05 + dy * LADO))
 
     resultado = comunitario.drenar(conn, dataclasses.replace(settings, territorio_alerta_a_cada=2))
 
@@ -313,7 +288,7 @@ def _antimeridiano() -> dict[str, Any]:
 def test_territorio__invalid_and_hostile_geometry_is_refused_with_its_reason(
     conn: Conn, base: Base, settings: config.Settings, geometria: Any, motivo: str
 ) -> None:
-    evento = submeter(conn, geometria)
+    evento = submeter_desenho(conn, geometria)
 
     resultado = comunitario.drenar(conn, settings)
 
@@ -330,9 +305,9 @@ def test_territorio__invalid_and_hostile_geometry_is_refused_with_its_reason(
 def test_territorio__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
     conn: Conn, base: Base, settings: config.Settings
 ) -> None:
-    torcido = submeter(conn, _espinho_torcido())
+    torcido = submeter_desenho(conn, _espinho_torcido())
     horario = quadrado(-54.93, -22.03, -54.92, -22.02)[::-1]  # clockwise exterior ring
-    sentido = submeter(conn, poligono(horario), nome="Horário")
+    sentido = submeter_desenho(conn, poligono(horario), nome="Horário")
 
     comunitario.drenar(conn, settings)
 
@@ -363,8 +338,8 @@ def test_territorio__too_many_vertices_are_refused_and_huge_payloads_dead_letter
         ]  # fmt: skip
         return poligono([*pontos, pontos[0]])
 
-    muitos = submeter(conn, circulo(25_000))
-    enorme = submeter(conn, circulo(1_000_000))
+    muitos = submeter_desenho(conn, circulo(25_000))
+    enorme = submeter_desenho(conn, circulo(1_000_000))
     permitido = dataclasses.replace(settings, max_payload_bytes=4 * 1024 * 1024)
 
     resultado = comunitario.drenar(conn, permitido)
@@ -388,8 +363,8 @@ def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
             "VALUES (%s, 'lugar.cadastrado', '1.0.0', 'L-1', %s::jsonb)",
             [ruim, '{"lugar_id": "not-a-uuid", "tipo_lugar": "poligono_uc"}'],
         )
-    outro_tipo = submeter(conn, None, tipo_lugar="farmacia")
-    bom = submeter(conn, quadrado_em(-54.95, -22.05))
+    outro_tipo = submeter_desenho(conn, None, tipo_lugar="farmacia")
+    bom = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
 
     resultado = comunitario.drenar(conn, settings)
 
@@ -409,8 +384,8 @@ def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
 def test_territorio__replay_from_zero_changes_nothing_and_publishes_nothing(
     conn: Conn, base: Base, settings: config.Settings
 ) -> None:
-    submeter(conn, quadrado_em(-54.95, -22.05))
-    submeter(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
+    submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+    submeter_desenho(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
     comunitario.drenar(conn, settings)
     antes = conn.execute("SELECT count(*) AS n FROM core.event_log").fetchone()
 
@@ -430,7 +405,7 @@ def test_territorio__replay_from_zero_changes_nothing_and_publishes_nothing(
 def test_territorio__a_failure_while_publishing_leaves_no_trace_and_the_next_drain_completes(
     conn: Conn, base: Base, settings: config.Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    evento = submeter(conn, quadrado_em(-54.95, -22.05))
+    evento = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
     original = bus.publicar
 
     def cai(*args: Any, **kwargs: Any) -> list[uuid.UUID]:
@@ -456,8 +431,8 @@ def test_territorio__a_failure_while_publishing_leaves_no_trace_and_the_next_dra
 def test_territorio__micro_area_inside_a_community_bairro_has_it_as_parent(
     conn: Conn, base: Base, settings: config.Settings
 ) -> None:
-    bairro = submeter(conn, quadrado_em(-54.95, -22.05))
-    micro = submeter(conn, quadrado_em(-54.948, -22.048, lado=0.002), nivel=1, nome="Vila")
+    bairro = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+    micro = submeter_desenho(conn, quadrado_em(-54.948, -22.048, lado=0.002), nivel=1, nome="Vila")
 
     comunitario.drenar(conn, settings)
 
@@ -473,10 +448,10 @@ def test_territorio__micro_area_inside_a_community_bairro_has_it_as_parent(
 def test_territorio__moderators_accept_a_version_and_remove_vandalism(
     conn: Conn, base: Base, settings: config.Settings
 ) -> None:
-    original = submeter(conn, quadrado_em(-54.95, -22.05))
+    original = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
     alternativa_g = quadrado_em(-54.95 + 0.3 * LADO, -22.05)
-    alternativa = submeter(conn, alternativa_g)
-    vandalismo = submeter(conn, quadrado_em(-54.93, -22.03), nome="Bairro do Spam")
+    alternativa = submeter_desenho(conn, alternativa_g)
+    vandalismo = submeter_desenho(conn, quadrado_em(-54.93, -22.03), nome="Bairro do Spam")
     comunitario.drenar(conn, settings)
     alt = submissao(conn, alternativa)
 
@@ -507,8 +482,8 @@ def test_territorio__moderators_accept_a_version_and_remove_vandalism(
 def test_territorio__health_ranks_a_misplaced_polygon_first(
     conn: Conn, base: Base, settings: config.Settings
 ) -> None:
-    certo = submeter(conn, quadrado_em(-54.95, -22.05), nome="Certo")
-    errado = submeter(conn, quadrado_em(-54.93, -22.03), nome="Deslocado")
+    certo = submeter_desenho(conn, quadrado_em(-54.95, -22.05), nome="Certo")
+    errado = submeter_desenho(conn, quadrado_em(-54.93, -22.03), nome="Deslocado")
     comunitario.drenar(conn, settings)
     uc_certo = submissao(conn, certo)["alvo_uc_id"]
     uc_errado = submissao(conn, errado)["alvo_uc_id"]
@@ -578,7 +553,7 @@ def test_territorio__two_consumers_at_once_handle_each_drawing_once(
     conn: Conn, base: Base, settings: config.Settings, db_url: str
 ) -> None:
     eventos = [
-        submeter(conn, quadrado_em(-54.99 + 0.012 * (i % 7), -22.06 + 0.012 * (i // 7)))
+        submeter_desenho(conn, quadrado_em(-54.99 + 0.012 * (i % 7), -22.06 + 0.012 * (i // 7)))
         for i in range(14)
     ]
     resultados: list[comunitario.Result] = []
@@ -605,8 +580,8 @@ def test_territorio__cli_consumes_lists_and_refuses_with_one_line(
     conn: Conn, base: Base, db_url: str
 ) -> None:
     env = {**os.environ, "DATABASE_URL": db_url}
-    submeter(conn, quadrado_em(-54.95, -22.05))
-    alternativa = submeter(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
+    submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+    alternativa = submeter_desenho(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
     d2 = [sys.executable, "-m", "d2.cli", "territorio"]
 
     consumido = subprocess.run(
