@@ -63,6 +63,9 @@ class Settings:
     # How long a command that answers from the mirror may spend bringing it up to date
     # (waiting for the appliers' lock, applying, following up stored answers).
     sync_timeout_s: float = 30.0
+    # statement_timeout of the territory stage's connection (drawings, replica, mirror,
+    # follow-up): a bound on top of the caps of the geometry functions.
+    territorio_timeout_s: float = 30.0
 
 
 def load() -> Settings:
@@ -96,6 +99,7 @@ def load() -> Settings:
         geocoder_cache_ttl_s=_int("D2_GEOCODER_CACHE_TTL", 24 * 3600),
         nominatim_web_user=os.environ.get("NOMINATIM_DATABASE_WEBUSER") or "www-data",
         sync_timeout_s=_float("D2_SYNC_TIMEOUT", 30.0),
+        territorio_timeout_s=_float("D2_TERRITORIO_TIMEOUT", 30.0),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
@@ -111,6 +115,8 @@ def load() -> Settings:
         raise errors.ConfigError("D2_GEOCODER_CONCURRENCY and D2_GEOCODER_BATCH must be at least 1")
     if settings.cache_max_entries < 0:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
+    if settings.territorio_timeout_s <= 0:
+        raise errors.ConfigError("D2_TERRITORIO_TIMEOUT must be positive")
     if settings.sync_timeout_s <= 0:
         raise errors.ConfigError("D2_SYNC_TIMEOUT must be positive")
     if settings.territorio_alerta_a_cada < 0:

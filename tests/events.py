@@ -96,15 +96,17 @@ def submeter_desenho(
     nivel: int = 2,
     nome: str = "Vila Nova",
     tipo_lugar: str = "poligono_uc",
+    autor_id: uuid.UUID | None = None,
 ) -> uuid.UUID:
-    """Publish one lugar.cadastrado (a citizen's drawing) as L-1 would; returns its event_id."""
+    """Publish one lugar.cadastrado (a citizen's drawing) as L-1 would; returns its event_id.
+    Each drawing has an author of its own unless autor_id is given."""
     payload: dict[str, Any] = {
         "lugar_id": str(uuid.uuid4()),
         "tipo_lugar": tipo_lugar,
         "geometria": geometria,
         "nivel": nivel,
         "nome": nome,
-        "autor_id": str(uuid.uuid4()),
+        "autor_id": str(autor_id or uuid.uuid4()),
     }
     if geometria is None:  # another kind of place: L-1 sends no drawing
         payload = {k: payload[k] for k in ("lugar_id", "tipo_lugar", "nome")}

@@ -1,6 +1,7 @@
 """Consumers of the event log that take one event per transaction with a cursor of their
-own: the citizen drawings (d2/territorio.py) and the event-synced replica
-(d2/replica.py). The demand worker batches instead (d2/service.py, d2/worker.py).
+own: the citizen drawings (d2/territorio/comunitario.py) and the event-synced replica
+(d2/territorio/replica.py). The demand worker batches instead (d2/handler/handler.py,
+d2/worker/loop.py).
 
 Each event's transaction starts by locking the cursor row, so two consumers never handle
 the same event; one that finds the cursor already past the event leaves it. An event

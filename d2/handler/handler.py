@@ -8,8 +8,8 @@ and move the cursor in one transaction (DESIGN decision 5). Malformed events go 
 dead letters and the cursor moves on (decision 7). Every event ends in exactly one of:
 resolution, processed discard, pending review, dead letter.
 
-This module decides (steps 1-4; what needs no database is d2.classificacao's) and
-concludes (steps 5-7); the rows and events it writes are built by d2.saidas, the log
+This module decides (steps 1-4; what needs no database is d2.handler.classification's) and
+concludes (steps 5-7); the rows and events it writes are built by d2.handler.outputs, the log
 line of each outcome by d2.outcome_logs. When a batch fails as a whole, retrying it
 event by event is the worker's (d2.worker.processar), each event through Handler.tratar.
 """
@@ -152,7 +152,7 @@ class Handler:
 
     def classificar(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[Plan]:
         """Steps 1-3: an event already resolved is republished (its stored resolution
-        read here), any other classified (d2.classificacao)."""
+        read here), any other classified (d2.handler.classification)."""
         with db.mapped_errors():
             existentes = {
                 row["event_id"]: row

@@ -9,7 +9,7 @@ the demand worker's: a cursor of its own in d2.consumer_offset, idempotency by e
 d2.replica_eventos (aplicado, removido, ausente) or a dead letter of consumer
 'D-2/replica' — written in one transaction with the cursor. The apply itself is SQL
 (sql/functions/replica_aplicar.sql); the mirror then follows through the same path as
-for core (d2/mirror.py), so the chains, the clean intervals and the re-georeferencing
+for core (d2/territorio/mirror.py), so the chains, the clean intervals and the re-georeferencing
 follow-up are the same under both sources.
 """
 

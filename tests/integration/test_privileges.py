@@ -318,7 +318,10 @@ def test_logs__malformed_database_url_is_a_config_error_without_the_password(
 # its own).
 _DO_WORKER = frozenset(
     {
-        "d2.territorio_submeter(uuid,uuid,uuid,text,integer,jsonb,uuid,uuid,uuid,integer)",
+        # Citizen drawings, given an event's id only (issue 29 item 4).
+        "d2.territorio_tentar(uuid)",
+        "d2.territorio_avaliar(uuid)",
+        "d2.territorio_submeter(uuid,integer)",
         "d2.mirror_aplicar()",
         "d2.mirror_faixas_construir()",
         # The resolver's WARNING while changes wait: reads only how many change rows exist.

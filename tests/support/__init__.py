@@ -23,7 +23,7 @@ from d2 import config, db
 from d2.handler import handler
 from d2.worker import loop
 from tests.events import inserir_evento, payload_normalizada
-from tests.territorio import Territorio
+from tests.territorio import Territorio, TerritorioDesenhos
 
 Conn = db.Connection
 """An autocommit connection with dict rows, as the `conn` fixture gives."""
@@ -119,6 +119,12 @@ def settings() -> config.Settings:
 def territorio(conn: Conn) -> Territorio:
     """The small test territory of tests/territorio.py, in this test's database."""
     return Territorio(conn)
+
+
+@pytest.fixture
+def territorio_desenhos(conn: Conn) -> TerritorioDesenhos:
+    """Where the tests draw citizens' polygons (tests/territorio.py), all of it IBGE."""
+    return TerritorioDesenhos(conn)
 
 
 # --- the worker's login: a LOGIN role holding d2_worker and nothing else ----------------
