@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from d2 import config
 from d2.cli import database_url
-from d2.cli.common import chave_valor, comando, emitir, flag, grupo
+from d2.cli.common import chave_valor, comando, dizer, emitir, flag, grupo
 from d2.geocoder import nominatim_import
+from d2.terminal import visivel
 
 
 def cmd_nominatim_import(args: argparse.Namespace) -> int:
@@ -18,7 +18,7 @@ def cmd_nominatim_import(args: argparse.Namespace) -> int:
 
     def progresso(linha: str) -> None:
         if not args.quiet:
-            print(linha, file=sys.stderr, flush=True)
+            dizer(linha)
 
     resumo = nominatim_import.importar(
         settings,
@@ -28,7 +28,7 @@ def cmd_nominatim_import(args: argparse.Namespace) -> int:
         threads=args.threads,
         progresso=progresso,
     )
-    print(f"nominatim: {resumo['arquivo']} imported in {resumo['segundos']:.1f} s")
+    print(visivel(f"nominatim: {resumo['arquivo']} imported in {resumo['segundos']:.1f} s"))
     return 0
 
 

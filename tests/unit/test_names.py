@@ -55,9 +55,9 @@ INGLES = {
     "rounding", "row", "rules", "sample", "schema", "schemas", "scripts", "sealed", "search",
     "security", "seed", "sequence", "session", "set", "settings", "setup", "shared", "show",
     "shrink", "since", "size", "skip", "source", "split", "sql", "staging", "state", "stats",
-    "status", "store", "summary", "support", "surface", "synthetic", "test", "tests", "text",
-    "timeouts", "to", "total", "try", "type", "unit", "unlock", "unsubdivided", "upsert",
-    "upstream", "url", "uuid", "verify", "version", "versions", "views", "web", "wire",
+    "status", "store", "summary", "support", "surface", "synthetic", "terminal", "test",
+    "tests", "text", "timeouts", "to", "total", "try", "type", "unit", "unlock", "unsubdivided",
+    "upsert", "upstream", "url", "uuid", "verify", "version", "versions", "views", "web", "wire",
     "worker", "writable",
 }  # fmt: skip
 
