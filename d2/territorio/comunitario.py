@@ -128,10 +128,13 @@ def _decidir(
     payload = evento.payload
     if isinstance(payload, wire.UnreadablePayload):
         raise errors.InvalidEvent(payload.motivo)
-    registry.validar(TIPO_ENTRADA, payload, evento.versao_schema)
-    if payload["tipo_lugar"] != TIPO_LUGAR:
+    # The kind first: a place of another kind (a citizen's home, a shop) is none of D-2's
+    # business, whatever else it holds, so it is never validated, dead-lettered or logged.
+    tipo_lugar = payload.get("tipo_lugar") if isinstance(payload, dict) else None
+    if isinstance(tipo_lugar, str) and tipo_lugar != TIPO_LUGAR:
         resultado.ignorados += 1
         return
+    registry.validar(TIPO_ENTRADA, payload, evento.versao_schema)
     submissao_id, uc_id, uc_polygon_id = ids_da_submissao(evento.event_id)
     row = conn.execute(
         db.q("territorio_submeter"),

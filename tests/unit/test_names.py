@@ -48,6 +48,7 @@ INGLES = {
     "names", "new", "next", "nominatim", "notify", "now", "of", "old", "on", "one", "ops",
     "orphans", "osm", "others", "outcome", "outputs", "overall", "page", "parent", "parents",
     "park", "passed", "path", "payload", "pending", "performance", "perimeter", "pieces", "pip",
+    "personal",
     "plans", "point", "points", "postpone", "precompute", "prisma", "privileges", "processes",
     "producer", "producers", "publish", "queries", "query", "queue", "read", "reading",
     "readme", "rebuild", "record", "regeo", "registry", "reliability", "remove", "removed",
@@ -55,9 +56,10 @@ INGLES = {
     "rounding", "row", "rules", "sample", "schema", "schemas", "scripts", "sealed", "search",
     "security", "seed", "sequence", "session", "set", "settings", "setup", "shared", "show",
     "shrink", "since", "size", "skip", "source", "split", "sql", "staging", "state", "stats",
-    "status", "store", "summary", "support", "surface", "synthetic", "terminal", "test",
-    "tests", "text", "timeouts", "to", "total", "try", "type", "unit", "unlock", "unsubdivided",
-    "upsert", "upstream", "url", "uuid", "verify", "version", "versions", "views", "web", "wire",
+    "status", "store", "summary", "support", "surface", "synthetic", "test", "tests", "text",
+    "terminal",
+    "timeouts", "to", "total", "try", "type", "unit", "unlock", "unsubdivided", "upsert",
+    "upstream", "url", "uuid", "verify", "version", "versions", "views", "web", "wire",
     "worker", "writable",
 }  # fmt: skip
 
