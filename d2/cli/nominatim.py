@@ -25,6 +25,7 @@ def cmd_nominatim_import(args: argparse.Namespace) -> int:
         database_url.url_do_banco(settings),
         Path(args.file),
         criar_papel_web=args.create_web_role,
+        forcar=args.force,
         threads=args.threads,
         progresso=progresso,
     )
@@ -50,9 +51,11 @@ def registrar(sub: Any) -> None:
         help="build (or rebuild) the Nominatim database from an OSM file",
         description=(
             "Builds the database `nominatim` on DATABASE_URL's server (D2_NOMINATIM_DSN for "
-            "another) with Nominatim's importer; an existing one is dropped first. Needs "
-            "osm2pgsql and Nominatim's web role (NOMINATIM_DATABASE_WEBUSER, default "
-            "www-data). Empties the workers' address caches."
+            "another) with Nominatim's importer. An existing one is dropped first only when "
+            "an earlier import built it (D-2's mark), or with --force; DATABASE_URL's own "
+            "database never. Needs osm2pgsql and Nominatim's web role "
+            "(NOMINATIM_DATABASE_WEBUSER, default www-data). Empties the workers' address "
+            "caches."
         ),
     )
     p_imp.add_argument("file", help=".osm, .osm.pbf or .osm.bz2")
@@ -62,6 +65,11 @@ def registrar(sub: Any) -> None:
         "--criar-papel-web",
         action="store_true",
         help="create the web role when missing (LOGIN, CONNECTION LIMIT 0)",
+    )
+    p_imp.add_argument(
+        "--force",
+        action="store_true",
+        help="drop an existing database that no earlier import built (never DATABASE_URL's)",
     )
     p_imp.add_argument("--threads", type=int, default=2, help="importer threads (default 2)")
     p_imp.add_argument("--quiet", action="store_true", help="no progress lines")

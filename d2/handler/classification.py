@@ -131,8 +131,8 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
         plano.demanda_id = uuid.UUID(bruto)
     except ValueError:
         # Its type and length only: a producer's bug may put a citizen's text there.
-        tamanho = f" of {len(bruto)} characters" if isinstance(bruto, str) else ""
-        return morto(plano, f"demanda_id is not a UUID ({_tipo_json(bruto)}{tamanho})")
+        comprimento = f" of {len(bruto)} characters" if isinstance(bruto, str) else ""
+        return morto(plano, f"demanda_id is not a UUID ({_tipo_json(bruto)}{comprimento})")
 
     coordenadas = payload.get("coordenadas_validadas")
     if coordenadas is None:

@@ -33,6 +33,7 @@ INGLES = {
     "acceptance", "advance", "alembic", "applied", "apply", "areas", "at", "bands", "batch",
     "bench", "border", "build", "bus", "by", "cache", "candidates", "capture", "catalog",
     "chain", "chaos", "check", "checks", "classification", "classify", "clear", "cli", "codigo",
+    "cluster",
     "commands", "common", "config", "conftest", "consumer", "contains", "contributing", "copy",
     "corpus", "count", "counts", "create", "current", "cursor", "d2", "data", "database", "db",
     "dead", "delete", "demo", "densify", "dependencies", "design", "discards", "dlq", "docs",

@@ -14,7 +14,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import fastjsonschema
 import jsonschema
@@ -254,7 +254,7 @@ _REGRAS: dict[str, str] = {
 def _regra(erro: jsonschema.exceptions.ValidationError) -> str:
     """The rule the value breaks, in the schema's terms: never the value itself, which may
     be a citizen's address, name or position (jsonschema's own messages start with it)."""
-    regra, limite = str(erro.validator), erro.validator_value
+    regra, limite = str(erro.validator), cast(Any, erro.validator_value)
     if regra in _REGRAS:
         return _REGRAS[regra].format(limite)
     if regra == "type":
