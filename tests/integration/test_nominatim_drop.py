@@ -142,3 +142,33 @@ def test_nominatim_drop__a_database_holding_an_event_log_is_never_dropped(
             admin.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(nome))
             )
+
+
+def test_nominatim_drop__what_a_failed_import_left_is_marked_and_rebuilt_without_force(
+    db_url: str, pg_server: Server, tmp_path: Path
+) -> None:
+    nome = f"nominatim_falho_{os.getpid()}"
+    alvo = pg_server.url(nome)
+    quebrado = tmp_path / "quebrado.osm"
+    quebrado.write_text("<osm><node id='1' lat='x'")
+    env = os.environ | {"DATABASE_URL": db_url, "D2_NOMINATIM_DSN": alvo, "D2_HOME": str(tmp_path)}
+    try:
+        falho = subprocess.run(
+            [sys.executable, "-m", "d2.cli", "nominatim", "import", str(quebrado), "--quiet",
+             "--create-web-role", "--threads", "1"],
+            env=env, capture_output=True, text=True, timeout=280,
+        )  # fmt: skip
+        assert falho.returncode == 1, falho.stderr
+        with psycopg.connect(pg_server.url("postgres")) as admin:
+            deixado = admin.execute(
+                "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
+                [nome],
+            ).fetchone()
+        assert deixado is not None and str(deixado[0]).startswith("d2:nominatim")
+
+        assert _importar(db_url, alvo, tmp_path).returncode == 0
+    finally:
+        with psycopg.connect(pg_server.url("postgres"), autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(nome))
+            )
