@@ -37,6 +37,7 @@ INGLES = {
     "commands", "common", "config", "conftest", "consumer", "contains", "contributing", "copy",
     "corpus", "count", "counts", "create", "current", "cursor", "d2", "data", "database", "db",
     "dead", "delete", "demo", "densify", "dependencies", "design", "discards", "dlq", "docs",
+    "docker",
     "download", "drain", "drawings", "drop", "due", "embedded", "errors", "event", "eventlog",
     "events", "example", "exists", "expand", "failures", "fast", "fence", "fixtures",
     "footprint", "for", "freshness", "fullest", "gaps", "gauges", "gc", "geocode", "geocoder",
