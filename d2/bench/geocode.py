@@ -47,7 +47,9 @@ def construir_nominatim(srv: common.Server, home: Path) -> tuple[str, float]:
     url = common.with_dbname(srv.admin_url, f"d2_bench_nominatim_{int(time.time())}")
     settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=url)
     nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
-    return url, nominatim_import.construir(settings, url, arquivo, threads=2)
+    return url, nominatim_import.construir(
+        settings, url, arquivo, database_url=srv.admin_url, threads=2
+    )
 
 
 def _publicar(url: str, textos: list[str], pontos: list[tuple[float, float]]) -> int:

@@ -130,7 +130,9 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
             raise ValueError
         plano.demanda_id = uuid.UUID(bruto)
     except ValueError:
-        return morto(plano, f"demanda_id is not a UUID: {str(bruto)[:60]!r}")
+        # Its type and length only: a producer's bug may put a citizen's text there.
+        comprimento = f" of {len(bruto)} characters" if isinstance(bruto, str) else ""
+        return morto(plano, f"demanda_id is not a UUID ({_tipo_json(bruto)}{comprimento})")
 
     coordenadas = payload.get("coordenadas_validadas")
     if coordenadas is None:
@@ -152,6 +154,14 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
             plano.lat = plano.lng = None
             plano.desfecho = Outcome.GEOCODIFICACAO_PENDENTE
     return plano
+
+
+def _tipo_json(valor: object) -> str:
+    """A JSON value's type as JSON names it."""
+    if isinstance(valor, bool):
+        return "boolean"
+    nomes = {str: "string", int: "integer", float: "number", list: "array", dict: "object"}
+    return nomes.get(type(valor), "null")
 
 
 def morto(plano: Plan, motivo: str) -> Plan:

@@ -351,7 +351,7 @@ class Handler:
     ) -> Result:
         """Conclude one event the handler itself failed on (exc, not transient): its dead
         letter, and the cursor past it."""
-        motivo = f"handler failed: {type(exc).__name__}: {exc}"
+        motivo = f"handler failed: {errors.texto_seguro(exc)}"
         with db.mapped_errors(), conn.transaction():
             _registrar_dead_letter(conn, evento, motivo[:2000])
             if mover_cursor:

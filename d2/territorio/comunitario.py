@@ -137,7 +137,10 @@ def _desenho(evento: bus.Evento) -> bool:
     payload = evento.payload
     if isinstance(payload, wire.UnreadablePayload):
         raise errors.InvalidEvent(payload.motivo)
-    if not isinstance(payload, dict) or payload.get("tipo_lugar") != TIPO_LUGAR:
+    # The kind first: a place of another kind (a citizen's home, a shop) is none of D-2's
+    # business, whatever else it holds, so it is never validated, dead-lettered or logged.
+    tipo_lugar = payload.get("tipo_lugar") if isinstance(payload, dict) else None
+    if isinstance(tipo_lugar, str) and tipo_lugar != TIPO_LUGAR:
         return False
     registry.validar(TIPO_ENTRADA, payload, evento.versao_schema)
     return True

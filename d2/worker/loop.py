@@ -357,7 +357,7 @@ def processar(
             return servico.concluir_em_dead_letter(conn, eventos[0], exc)
         log.warning(
             "Lote falhou; reprocessando evento a evento",
-            extra={"eventos": len(eventos), "erro": str(exc)},
+            extra={"eventos": len(eventos), "erro": errors.texto_seguro(exc)},
         )
     if leitura is not None:
         leitura.descartar()

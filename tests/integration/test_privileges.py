@@ -2,8 +2,8 @@
 
 It handles every outcome (resolution, discard, review, dead letter, republish) with those
 grants and nothing more, and it cannot touch core.uc_polygons or write anywhere else.
-Also: the DATABASE_URL password never reaches the logs, and GPS coordinates appear only
-in the invalid-coordinates ERROR line (LGPD).
+Also: the DATABASE_URL password never reaches the logs, nor do GPS coordinates, not even
+on the invalid-coordinates ERROR line (LGPD).
 """
 
 from __future__ import annotations
@@ -270,7 +270,7 @@ def test_logs__database_password_never_appears(
     assert SENHA not in texto
 
 
-def test_logs__gps_coordinates_only_in_the_invalid_coordinates_error(
+def test_logs__gps_coordinates_in_no_log_line_not_even_the_invalid_coordinates_error(
     conn: Conn, login_url: str, tmp_path: Path
 ) -> None:
     Territorio(conn)
@@ -287,9 +287,12 @@ def test_logs__gps_coordinates_only_in_the_invalid_coordinates_error(
     assert len(linhas) > 3
     marcas = ("27.123457", "48.765432", "12.345678", "23.456789", "98.765432")
     com_coordenadas = [linha for linha in linhas if any(m in json.dumps(linha) for m in marcas)]
-    assert [(linha["level"], linha["msg"]) for linha in com_coordenadas] == [
-        ("error", "Coordenadas inválidas")
-    ]
+    assert com_coordenadas == []
+    # The invalid pair's line is there, naming the field and the rule.
+    assert any(
+        linha["msg"] == "Coordenadas inválidas" and "lat must be between" in linha["motivo"]
+        for linha in linhas
+    )
 
 
 @pytest.mark.parametrize(

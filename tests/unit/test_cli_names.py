@@ -148,6 +148,7 @@ PALAVRAS = {
     "help", "json", "level", "limit", "log", "no", "output", "password", "progress",
     "quick", "quiet", "revision", "role", "run", "show", "since", "size", "status",
     "threads", "tiles", "tolerance", "verbose", "wait", "web",
+    "force",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip
