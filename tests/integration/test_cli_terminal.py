@@ -62,7 +62,9 @@ def hostil(conn: Conn, settings: config.Settings) -> Conn:
     comunitario.drenar(conn, settings)
     conn.execute("UPDATE d2.territorio_submissoes SET nome = %s", [HOSTIL])
     conn.execute("UPDATE d2.territorio_ucs SET nome = %s", [HOSTIL])
-    _, uc, _ = comunitario.ids_da_submissao(primeiro)
+    uc = conn.execute(
+        "SELECT alvo_uc_id FROM d2.territorio_submissoes WHERE event_id = %s", [primeiro]
+    ).fetchone()["alvo_uc_id"]
     conn.execute("UPDATE core.uc_polygons SET nome = %s WHERE unidade_civica_id = %s", [HOSTIL, uc])
     dead_letters.registrar(
         conn,
