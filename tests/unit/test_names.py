@@ -59,6 +59,8 @@ INGLES = {
     "timeouts", "to", "total", "try", "type", "unit", "unlock", "unsubdivided", "upsert",
     "upstream", "url", "uuid", "verify", "version", "versions", "views", "web", "wire",
     "worker", "writable",
+    # the address corpus of d2 bench geocode-quality
+    "address", "quality", "steps",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
