@@ -190,6 +190,7 @@ class Territorio:
     ufs: dict[str, tuple[str, str, BaseGeometry]]  # sigla → (code, name, geometry)
     homonimos: Counter[str]  # município name (folded) → how many in Brazil (IBGE)
     ufs_ibge: dict[str, set[str]]  # município name (folded) → UFs that have one (IBGE)
+    nomes_uf: set[str]  # the 27 UFs' names (folded)
     nome_osm: dict[str, str] = field(default_factory=dict)  # IBGE code → name in OSM
 
 
@@ -316,12 +317,12 @@ def _territorio(shared: Path) -> Territorio:
     if arquivo_bairros.exists():
         for r in pyogrio.read_dataframe(arquivo_bairros).itertuples():
             bairros[r.CD_BAIRRO] = Bairro(r.CD_BAIRRO, r.NM_BAIRRO, r.CD_MUN, r.geometry)
+    todas = pyogrio.read_dataframe(shared / "br_uf.geojson")
     ufs = {
-        r.SIGLA_UF: (r.CD_UF, r.NM_UF, r.geometry)
-        for r in pyogrio.read_dataframe(shared / "br_uf.geojson").itertuples()
-        if r.SIGLA_UF in UFS
+        r.SIGLA_UF: (r.CD_UF, r.NM_UF, r.geometry) for r in todas.itertuples() if r.SIGLA_UF in UFS
     }
-    return Territorio(municipios, bairros, ufs, nomes, dict(ufs_ibge))
+    nomes_uf = {dobrar(n) for n in todas["NM_UF"]}
+    return Territorio(municipios, bairros, ufs, nomes, dict(ufs_ibge), nomes_uf)
 
 
 # --- the streets ---------------------------------------------------------------------------
@@ -368,8 +369,7 @@ class _Gerador:
             elif not bairro and cep.endswith("000"):
                 self.ceps_gerais.setdefault((uf, dobrar(cidade)), cep)
         # Names of other places a street may carry: UFs and municípios of Brazil.
-        self.lugares = {dobrar(nome) for _, nome, _ in self.t.ufs.values()}
-        self.lugares |= set(self.t.homonimos)
+        self.lugares = self.t.nomes_uf | set(self.t.homonimos)
         self.ruas: list[Rua] = []
         self.casos: list[dict[str, Any]] = []
         self.suburbios: dict[tuple[str, str], tuple[float, float]] = {}
@@ -958,18 +958,24 @@ def _lugares(g: _Gerador) -> None:
     for k, m in enumerate(municipios[:6]):
         texto = (f"{m.nome} - {m.uf}", f"{m.nome}/{m.uf}", f"município de {m.nome}, {m.uf}")[k % 3]
         g.caso("lugar_sozinho", {"endereco": texto}, _inferencia(m.codigo, "municipio"), uf=m.uf)
-    # A município named alone: a place only where no other in Brazil has its name.
+    # A município named alone: a place only where no other in Brazil (nor a UF) has its name.
     for m in municipios[6:10]:
-        unico = len(g.ufs_do_nome[dobrar(m.nome)]) == 1 and g.t.homonimos[dobrar(m.nome)] == 1
+        nome = dobrar(m.nome)
+        unico = len(g.ufs_do_nome[nome]) == 1 and g.t.homonimos[nome] == 1
+        unico = unico and nome not in g.t.nomes_uf
         esperado = _inferencia(m.codigo, "municipio") if unico else dict(NENHUM)
         g.caso("lugar_sozinho", {"endereco": m.nome}, esperado, uf=m.uf)
 
 
 def _sem_resposta(g: _Gerador) -> None:
     rng = g.rng
-    for texto in ("Centro", "centro", "CENTRO", "Bairro Centro", "Centro da cidade", "no centro"):
+    centro = ("Centro", "Bairro Centro", "centro da cidade", "no centro", "CENTRO, perto da praça")
+    for texto in (*centro, "região central"):
         g.caso("centro_sozinho", {"endereco": texto}, dict(NENHUM), uf=None)
-    ruas = g.ruas_em_ordem()
+    # A street or bairro named after a place ("Itapema 825") would name one: not here.
+    ruas = g.ruas_em_ordem(
+        lambda r: not _nome_de_lugar(r.nome, g.lugares) and dobrar(r.bairro) not in g.lugares
+    )
     for k in range(12):
         r = next(ruas)
         n = g.numero(r)
