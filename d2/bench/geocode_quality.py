@@ -499,7 +499,8 @@ def amostra(casos: list[dict[str, Any]], por_categoria: int) -> list[dict[str, A
 
 def buscas_por_endereco(execucao: Execucao) -> dict[str, Any]:
     """Nominatim searches per address of one path: the mean from the searches recorded
-    in process; the distribution from d2.v_geocodificacoes where it exists."""
+    in process; their distribution, and the ladder steps that answered, from
+    d2.v_geocodificacoes where it exists."""
     enderecos = execucao.enderecos
     saida: dict[str, Any] = {
         "searches": len(execucao.gravacao.buscas),
@@ -507,6 +508,10 @@ def buscas_por_endereco(execucao: Execucao) -> dict[str, Any]:
         "mean": round(len(execucao.gravacao.buscas) / enderecos, 2) if enderecos else None,
     }
     if execucao.com_passos:
+        saida["steps"] = dict(
+            sorted(Counter(str(r.get("passo")) for r in execucao.respostas.values()
+                           if not r["gps"] and r.get("unidade_civica_id")).items())
+        )  # fmt: skip
         por_endereco = [
             int(r["consultas"] or 0)
             for r in execucao.respostas.values()

@@ -18,6 +18,7 @@ import pytest
 
 from d2.bench import address_corpus, common, geocode_quality
 from d2.importers import ibge
+from tests.support import Conn
 
 if TYPE_CHECKING:
     from tests.conftest import Server
@@ -172,3 +173,66 @@ def test_geocode_quality__the_ladder_meets_the_targets_on_the_short_form(
     alvos = avaliacao.total["on"].alvos()
 
     assert alvos == dict.fromkeys(alvos, True)
+
+
+# --- reading the answers: d2.v_geocodificacoes when it is there, d2.resolucoes_geo else ------
+
+
+def _resolucao(conn: Conn, caso: dict[str, Any]) -> None:
+    """A stored answer for the case's event, as the worker writes one."""
+    conn.execute(
+        """
+        INSERT INTO d2.resolucoes_geo (id, demanda_id, unidade_civica_id, nivel_minimo_resolvido,
+            cadeia_ucs, metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng,
+            event_id, correlacao_id)
+        VALUES (gen_random_uuid(), gen_random_uuid(), %(uc)s, 2, ARRAY[%(uc)s], 'endereco',
+                'media', -20.46, -54.61, %(event_id)s, gen_random_uuid())
+        """,
+        {"uc": ibge.uc_id(2, _UC), "event_id": geocode_quality.event_id(caso)},
+    )
+
+
+_CASO = {"id": "completo-999", "payload": {"entidades_extraidas": {"endereco": "Rua X, 1"}}}
+
+
+def test_quality_answers__from_the_resolutions_when_the_view_is_missing(
+    db_url: str, conn: Conn
+) -> None:
+    _resolucao(conn, _CASO)
+
+    respostas, com_passos = geocode_quality.ler_respostas(db_url, [_CASO])
+
+    assert not com_passos
+    assert respostas["completo-999"]["unidade_civica_id"] == ibge.uc_id(2, _UC)
+    assert respostas["completo-999"]["metodo_resolucao"] == "endereco"
+    assert "passo" not in respostas["completo-999"]
+
+
+def test_quality_answers__precision_step_and_searches_from_the_view(
+    db_url: str, conn: Conn
+) -> None:
+    _resolucao(conn, _CASO)
+    # The view branch enderecos creates (its contract): one row per address resolution.
+    conn.execute(
+        """
+        CREATE VIEW d2.v_geocodificacoes AS
+        SELECT event_id, demanda_id, unidade_civica_id, nivel_minimo_resolvido,
+               metodo_resolucao, confianca_geo, 'numero'::text AS precisao,
+               'estruturada_numero'::text AS passo, '{}'::jsonb AS endereco_entendido,
+               2 AS consultas
+        FROM d2.resolucoes_geo
+        """
+    )
+
+    respostas, com_passos = geocode_quality.ler_respostas(db_url, [_CASO])
+
+    assert com_passos
+    resposta = respostas["completo-999"]
+    assert (resposta["precisao"], resposta["passo"], resposta["consultas"]) == (
+        "numero", "estruturada_numero", 2,
+    )  # fmt: skip
+    execucao = geocode_quality.Execucao("on", respostas, geocode_quality.Gravacao(), 1, 1, True)
+    assert geocode_quality.buscas_por_endereco(execucao)["distribution"] == {2: 1}
+    placar = geocode_quality.Placar()
+    placar.somar({"esperado": _ESPERADO}, resposta)
+    assert placar.linha(True)["precision_as_expected"] == 1
