@@ -229,10 +229,6 @@ class Corpus:
         linhas = [self.cabecalho(), *self.casos]
         return "".join(json.dumps(linha, ensure_ascii=False) + "\n" for linha in linhas)
 
-    def ucs(self) -> set[str]:
-        """Every IBGE code an expected answer names."""
-        return {c["esperado"]["uc"] for c in self.casos if c["esperado"]["uc"]}
-
 
 def ler(path: Path = ARQUIVO) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The committed corpus: (its header, its cases)."""
@@ -557,6 +553,8 @@ class _Gerador:
         lista = [
             r for r in self.ruas if r.municipio in principais and (filtro is None or filtro(r))
         ]
+        if not lista:
+            raise ValueError("no street of the corpus fits this category")
         self.rng.shuffle(lista)
         while True:
             yield from lista
