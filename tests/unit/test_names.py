@@ -30,8 +30,8 @@ SUBSTANTIVOS = {
 # Generic technical words (and the abbreviations the field uses: regeo for
 # re-georeferencing, dlq for the dead-letter queue, ibge, osm, pip for point-in-polygon).
 INGLES = {
-    "acceptance", "advance", "alembic", "applied", "apply", "areas", "at", "attacks", "bands",
-    "batch", "bench", "border", "build", "bus", "by", "cache", "candidates", "capture",
+    "acceptance", "address", "advance", "alembic", "applied", "apply", "areas", "at", "attacks",
+    "bands", "batch", "bench", "border", "build", "bus", "by", "cache", "candidates", "capture",
     "catalog", "chain", "chaos", "check", "checks", "classification", "classify", "clear",
     "cli", "cluster", "codigo", "commands", "common", "config", "conftest", "consumer",
     "contains", "contributing", "copy", "corpus", "count", "counts", "create", "current",
@@ -50,16 +50,16 @@ INGLES = {
     "others", "outcome", "outputs", "overall", "page", "parent", "parents", "park", "passed",
     "path", "payload", "pending", "performance", "perimeter", "personal", "pieces", "pip",
     "plans", "point", "points", "postpone", "precompute", "prisma", "privileges", "processes",
-    "producer", "producers", "publish", "queries", "query", "queue", "read", "reading",
-    "readme", "rebuild", "record", "regeo", "registry", "reliability", "remove", "removed",
-    "repeatable", "replica", "resolve", "resolved", "resolver", "results", "retry", "role",
-    "rounding", "row", "rules", "sample", "schema", "schemas", "scripts", "sealed", "search",
-    "security", "seed", "sequence", "session", "set", "settings", "setup", "shared", "show",
-    "shrink", "since", "size", "skip", "source", "split", "sql", "staging", "state", "stats",
-    "status", "store", "submitted", "summary", "support", "surface", "synthetic", "terminal",
-    "test", "tests", "text", "timeouts", "to", "total", "try", "type", "unit", "unlock",
-    "unsubdivided", "upsert", "upstream", "url", "uuid", "verify", "version", "versions",
-    "views", "web", "wire", "worker", "writable",
+    "producer", "producers", "publish", "quality", "queries", "query", "queue", "read",
+    "reading", "readme", "rebuild", "record", "regeo", "registry", "reliability", "remove",
+    "removed", "repeatable", "replica", "resolve", "resolved", "resolver", "results", "retry",
+    "role", "rounding", "row", "rules", "sample", "schema", "schemas", "scripts", "sealed",
+    "search", "security", "seed", "sequence", "session", "set", "settings", "setup", "shared",
+    "show", "shrink", "since", "size", "skip", "source", "split", "sql", "staging", "state",
+    "stats", "status", "steps", "store", "submitted", "summary", "support", "surface",
+    "synthetic", "terminal", "test", "tests", "text", "timeouts", "to", "total", "try", "type",
+    "unit", "unlock", "unsubdivided", "upsert", "upstream", "url", "uuid", "verify", "version",
+    "versions", "views", "web", "wire", "worker", "writable",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
