@@ -106,7 +106,7 @@ def ambiente(
         nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
         try:
             segundos["nominatim"] = nominatim_import.construir(
-                settings, nominatim_url, arquivo, threads=2
+                settings, nominatim_url, arquivo, database_url=srv.admin_url, threads=2
             )
             with common.scratch_db(srv, "quality") as base:
                 segundos["territorio"], _ = common.timed(
