@@ -63,6 +63,24 @@ class Settings:
     # How long a command that answers from the mirror may spend bringing it up to date
     # (waiting for the appliers' lock, applying, following up stored answers).
     sync_timeout_s: float = 30.0
+    # Who may publish what D-2 consumes (issue 29 items 3 and 7): any colony can write
+    # core.event_log under any origem, so these lists are a first filter, not a proof.
+    demanda_origens: tuple[str, ...] = ("D-1b",)
+    replica_origens: tuple[str, ...] = ("D-2",)
+    # The replica's breaker: past this many polygons removed or taken by producers other
+    # than D-2's importers within the window, the replica stops until `d2 mirror resume`.
+    replica_breaker_max: int = 20
+    replica_breaker_janela_s: int = 3600
+
+
+def _lista(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    itens = tuple(dict.fromkeys(i.strip() for i in raw.split(",") if i.strip()))
+    if not itens:
+        raise errors.ConfigError(f"{name} must list at least one origem, got {raw!r}")
+    return itens
 
 
 def load() -> Settings:
@@ -96,6 +114,10 @@ def load() -> Settings:
         geocoder_cache_ttl_s=_int("D2_GEOCODER_CACHE_TTL", 24 * 3600),
         nominatim_web_user=os.environ.get("NOMINATIM_DATABASE_WEBUSER") or "www-data",
         sync_timeout_s=_float("D2_SYNC_TIMEOUT", 30.0),
+        demanda_origens=_lista("D2_DEMANDA_ORIGENS", ("D-1b",)),
+        replica_origens=_lista("D2_REPLICA_ORIGENS", ("D-2",)),
+        replica_breaker_max=_int("D2_REPLICA_BREAKER_MAX", 20),
+        replica_breaker_janela_s=_int("D2_REPLICA_BREAKER_WINDOW", 3600),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
@@ -113,6 +135,10 @@ def load() -> Settings:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
     if settings.sync_timeout_s <= 0:
         raise errors.ConfigError("D2_SYNC_TIMEOUT must be positive")
+    if settings.replica_breaker_max < 1 or settings.replica_breaker_janela_s < 1:
+        raise errors.ConfigError(
+            "D2_REPLICA_BREAKER_MAX and D2_REPLICA_BREAKER_WINDOW must be at least 1"
+        )
     if settings.territorio_alerta_a_cada < 0:
         raise errors.ConfigError("D2_TERRITORIO_ALERTA_A_CADA must not be negative (0: no alerts)")
     return settings
