@@ -150,3 +150,7 @@ GRANT SELECT ON d2.replica_uc, d2.replica_eventos, d2.uc_fonte TO d2_worker;
 -- Whether the replica's breaker holds it (the worker skips the drain meanwhile). The
 -- importers' record of their events (d2.poligonos_eventos) stays the owner's alone.
 GRANT SELECT ON d2.replica_paradas TO d2_worker;
+-- Demands in conflict (issue 29 item 7): the handler records the events, and reads which
+-- demands are undecided to hold their publications; deciding is the owner's
+-- (`d2 conflicts aceitar`).
+GRANT SELECT, INSERT ON d2.conflitos_demanda TO d2_worker;

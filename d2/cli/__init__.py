@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from d2 import errors
 from d2.cli import (
     bench,
+    conflicts,
     database_url,
     db,
     demo,
@@ -32,8 +33,8 @@ from d2.cli import (
 from d2.cli.common import Command, Parser
 
 AREAS = (
-    db, resolve, mirror, imports, worker, status, dlq, revisoes, regeorreferenciar, html_map,
-    territorio, nominatim, geocoding, demo, bench,
+    db, resolve, mirror, imports, worker, status, dlq, revisoes, conflicts, regeorreferenciar,
+    html_map, territorio, nominatim, geocoding, demo, bench,
 )  # fmt: skip
 
 

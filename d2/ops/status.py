@@ -52,6 +52,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
         territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
         enderecos = conn.execute(db.q("geocoder_summary")).fetchone()
         replica = conn.execute(db.q("replica_status")).fetchone()
+        conflitos = conn.execute(db.q("conflicts_count")).fetchone()
         parada = conn.execute(db.q("replica_stop_open")).fetchone()
     cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
     assert geral is not None and acompanhamento is not None
@@ -79,6 +80,11 @@ def status(conn: db.Connection) -> dict[str, Any]:
         "revisoes_pendentes": {
             "total": geral["revisoes_pendentes"],
             "mais_antiga": geral["revisao_mais_antiga"],
+        },
+        # Demandas whose demanda_id came again with other content: an operator decides.
+        "conflitos": {
+            "demandas": int(conflitos["demandas"]) if conflitos else 0,
+            "eventos": int(conflitos["eventos"]) if conflitos else 0,
         },
         "dead_letters": {
             "pendente": dead.get("pendente", 0),
@@ -214,6 +220,10 @@ def formatar_status(d: dict[str, Any]) -> str:
         + (f", oldest {_quando(rv['mais_antiga'])}" if rv["total"] else "")
         + ("  → d2 revisoes list / d2 revisoes reprocessar" if rv["total"] else ""),
         _linha_geocodificacoes(d["geocodificacoes_pendentes"]),
+        f"conflict  {d['conflitos']['demandas']} demandas await an operator "
+        f"({d['conflitos']['eventos']} events with another place)  → d2 conflicts list"
+        if d["conflitos"]["demandas"]
+        else "conflict  0 demandas with two versions",
         f"dead      {dl['pendente']} pending, {dl['reprocessado']} retried, "
         f"{dl['descartado']} dropped" + ("  → d2 dlq list" if dl["pendente"] else ""),
         "",

@@ -11,43 +11,21 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.rows import dict_row
 
 from d2 import cli, config, errors
 from d2.importers import ibge, sample
 from d2.ops import status
 from d2.territorio import replica
 from tests.events import inserir_evento, payload_normalizada
-from tests.support import Conn, drenar, papel_de_login, semear_cursor
+from tests.support import Conn, drenar, semear_cursor
 from tests.territorio import poligono, quadrado
 
 BRASIL = poligono(quadrado(-75.0, -35.0, -28.0, 7.0))
-
-
-@pytest.fixture
-def colonia(conn: Conn, pg_server: Any) -> Iterator[Conn]:
-    """Another colony's login: INSERT on core.event_log (and the USAGE a plain INSERT
-    needs on its schema and numbering sequence), nothing else."""
-    with papel_de_login(conn, pg_server, "colonia") as (nome, url):
-        papel = sql.Identifier(nome)
-        serial = conn.execute(
-            "SELECT pg_get_serial_sequence('core.event_log', 'sequence_number') AS s"
-        ).fetchone()
-        assert serial is not None and serial["s"]
-        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA core TO {}").format(papel))
-        conn.execute(sql.SQL("GRANT INSERT ON core.event_log TO {}").format(papel))
-        conn.execute(
-            sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}").format(sql.SQL(serial["s"]), papel)
-        )
-        with psycopg.connect(url, autocommit=True, row_factory=dict_row) as c:
-            yield c
 
 
 def _forjar(colonia: Conn, tipo: str, payload: dict[str, Any], origem: str = "D-2") -> uuid.UUID:
