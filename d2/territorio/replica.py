@@ -158,6 +158,12 @@ def definir_fonte(conn: db.Connection, settings: config.Settings, nova: str) -> 
     if nova not in FONTES:
         raise errors.InvalidInput(f"mirror source must be one of {', '.join(FONTES)}: {nova!r}")
     drenados = drenar(conn, settings).as_json() if nova == "eventos" else None
+    if drenados is not None and drenados["parada"] is not None:
+        # A mirror rebuilt from a replica its breaker stopped would lack what it holds.
+        raise errors.ConsumerPaused(
+            f"the replica stopped while catching up ({drenados['parada']}); the mirror still "
+            "reads core: check the events, d2 mirror resume, then switch again"
+        )
     with db.mapped_errors():
         conn.execute(db.q("replica_set_source"), {"fonte": nova})
     from d2.territorio import mirror  # the mirror module applies what this module feeds

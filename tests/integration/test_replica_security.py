@@ -380,3 +380,18 @@ def test_replica__the_capture_bound_refuses_no_shared_data_polygon(
     assert sum(r["n"] for r in linhas) == 5893
     assert [r["recusados"] for r in linhas] == [0] * len(linhas)
     assert sum(r["tomam"] for r in linhas) == 40
+
+
+def test_replica__switching_to_events_stops_when_the_catch_up_trips_the_breaker(
+    conn: Conn, db_url: str, colonia: Conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log already holding a mass removal: `d2 mirror source eventos` says so and the
+    mirror keeps reading core, rather than rebuilding from a replica that stopped."""
+    monkeypatch.setenv("D2_REPLICA_BREAKER_MAX", "3")
+    for m in _municipios_por_eventos(conn, 6):
+        campos = {k: m[k] for k in ("unidade_civica_id", "uc_polygon_id", "nivel")}
+        _forjar(colonia, "uc.poligono_removido", campos | {"motivo": "importacao"})
+    with pytest.raises(errors.ConsumerPaused, match="still reads core"):
+        replica.definir_fonte(conn, config.load(), "eventos")
+    assert replica.fonte(conn) == "core"
+    assert status.status(conn)["replica"]["parada"] is not None
