@@ -58,6 +58,11 @@ class InvalidEvent(D2Error):
     """The event payload does not satisfy its schema."""
 
 
+class ConsumerPaused(D2Error):
+    """A consumer stopped before an event on purpose; its cursor holds until an operator
+    resumes it."""
+
+
 class PublishError(D2Error):
     """Publishing to the event log failed."""
 

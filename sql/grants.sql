@@ -92,10 +92,12 @@ GRANT EXECUTE
                 d2.eventos_cerca(varchar),
                 d2.eventos_apos(varchar, xid8, bigint),
                 d2.eventos_ultimo_visivel(varchar),
-                -- The event-synced replica: the mirror's source, and the one way the
-                -- worker writes the replica (SECURITY DEFINER).
+                -- The event-synced replica: the mirror's source, the one way the
+                -- worker writes the replica, and the stop of its breaker (SECURITY
+                -- DEFINER).
                 d2.mirror_fonte(),
-                d2.replica_aplicar(uuid, varchar, jsonb)
+                d2.replica_aplicar(uuid, varchar[], integer, integer),
+                d2.replica_parar(uuid, text)
     TO d2_worker;
 
 GRANT USAGE ON SCHEMA core, d2 TO d2_worker;
@@ -147,3 +149,10 @@ GRANT INSERT ON d2.resolucoes_geo_historico TO d2_worker;
 -- The event-synced replica (d2/territorio/replica.py): read back its outcomes; the polygons the
 -- mirror functions read (d2.cadeia_ucs runs as the worker).
 GRANT SELECT ON d2.replica_uc, d2.replica_eventos, d2.uc_fonte TO d2_worker;
+-- Whether the replica's breaker holds it (the worker skips the drain meanwhile). The
+-- importers' record of their events (d2.poligonos_eventos) stays the owner's alone.
+GRANT SELECT ON d2.replica_paradas TO d2_worker;
+-- Demands in conflict (issue 29 item 7): the handler records the events, and reads which
+-- demands are undecided to hold their publications; deciding is the owner's
+-- (`d2 conflicts aceitar`).
+GRANT SELECT, INSERT ON d2.conflitos_demanda TO d2_worker;

@@ -60,18 +60,21 @@ def inserir_evento(
     correlacao_id: uuid.UUID | None = None,
     versao: str = "1.2.0",
     tipo: str = TIPO,
+    origem: str = "D-1b",
 ) -> uuid.UUID:
-    """Publish like an upstream producer: a plain INSERT, autocommitted."""
+    """Publish like an upstream producer (D-1b by default): a plain INSERT, autocommitted."""
     event_id = event_id or uuid.uuid4()
     conn.execute(
         """
         INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
-        VALUES (%(event_id)s, %(tipo)s, %(versao)s, 'D-1b', %(correlacao_id)s, %(payload)s::jsonb)
+        VALUES (%(event_id)s, %(tipo)s, %(versao)s, %(origem)s, %(correlacao_id)s,
+                %(payload)s::jsonb)
         """,
         {
             "event_id": event_id,
             "tipo": tipo,
             "versao": versao,
+            "origem": origem,
             "correlacao_id": correlacao_id,
             "payload": payload if isinstance(payload, JsonBruto) else json.dumps(payload),
         },

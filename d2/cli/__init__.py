@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from d2 import errors
 from d2.cli import (
     bench,
+    conflicts,
     database_url,
     db,
     demo,
@@ -33,8 +34,8 @@ from d2.cli.common import Command, Parser
 from d2.terminal import visivel
 
 AREAS = (
-    db, resolve, mirror, imports, worker, status, dlq, revisoes, regeorreferenciar, html_map,
-    territorio, nominatim, geocoding, demo, bench,
+    db, resolve, mirror, imports, worker, status, dlq, revisoes, conflicts, regeorreferenciar,
+    html_map, territorio, nominatim, geocoding, demo, bench,
 )  # fmt: skip
 
 

@@ -257,6 +257,7 @@ def formatar(report: dict[str, Any]) -> str:
         "endereco_nao_resolvido": "discarded: no credible place",
         "coordenadas_invalidas": "discarded: invalid coordinates",
         "revisao_pendente": "pending manual review",
+        "conflito": "in conflict (d2 conflicts list)",
         "dead_letter": "dead letters",
     }
     for chave, nome in nomes.items():

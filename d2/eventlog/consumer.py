@@ -62,7 +62,8 @@ class Cursor:
         ('aplicado', what aplicar returned); 'passou' when another consumer had it
         already. An invalid event or a permanent database error ends it as a dead letter
         ('dead_letter'); a transient one propagates, and the caller retries later from the
-        same cursor."""
+        same cursor, as does errors.ConsumerPaused (aplicar refused to go on: nothing of
+        the event is written, the cursor stays before it)."""
         try:
             with db.mapped_errors(), conn.transaction():
                 if self.ja_passou(conn, evento):
@@ -72,6 +73,8 @@ class Cursor:
             return "aplicado", efeito
         except errors.InvalidEvent as exc:
             motivo = str(exc)
+        except errors.ConsumerPaused:
+            raise
         except errors.D2Error as exc:
             if db.is_transient(exc):
                 raise

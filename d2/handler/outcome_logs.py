@@ -23,6 +23,7 @@ NIVEL: dict[Outcome, int] = {
     Outcome.DEAD_LETTER: logging.ERROR,
     Outcome.GEOCODIFICACAO_PENDENTE: logging.DEBUG,
     Outcome.ENDERECO_NAO_RESOLVIDO: logging.WARNING,
+    Outcome.CONFLITO: logging.WARNING,
 }
 
 
@@ -53,8 +54,16 @@ def registrar(conn: db.Connection, planos: list[Plan], novos_pendentes: set[uuid
             case Outcome.REPUBLICADA:
                 assert plano.gravada is not None
                 log.info(
-                    "Evento já processado, republicando saída",
+                    "Evento já processado; demanda em conflito, nada republicado"
+                    if plano.retida
+                    else "Evento já processado, republicando saída",
                     extra=base | {"unidade_civica_id": plano.gravada["unidade_civica_id"]},
+                )
+            case Outcome.CONFLITO:
+                log.warning(
+                    "Demanda em conflito — mesmo demanda_id com outro conteúdo; "
+                    "aguardando decisão do operador",
+                    extra=base | {"titular": plano.titular, "motivo": plano.motivo},
                 )
             case Outcome.SEM_COORDENADAS:
                 log.warning("Demanda sem coordenadas — descartando", extra=base)

@@ -90,14 +90,18 @@ def contar(conn: Conn) -> tuple[int, int, int]:
                    EXISTS (SELECT 1 FROM core.dead_letter_queue d
                            WHERE d.event_id = e.event_id AND d.status = 'pendente') AS morto,
                    EXISTS (SELECT 1 FROM d2.eventos_processados x
-                           WHERE x.event_id = e.event_id) AS processado
+                           WHERE x.event_id = e.event_id) AS processado,
+                   -- The same demanda_id with another place (issue 29 item 7).
+                   EXISTS (SELECT 1 FROM d2.conflitos_demanda c
+                           WHERE c.event_id = e.event_id) AS conflito
             FROM core.event_log e
             LEFT JOIN d2.resolucoes_geo r ON r.event_id = e.event_id
             LEFT JOIN d2.revisoes_geo_pendentes p ON p.event_id = e.event_id
             WHERE e.tipo = 'demanda.normalizada'
         ), n AS (
             SELECT resolvido::int + revisao::int + morto::int
-                   + (processado AND NOT resolvido AND NOT revisao)::int AS n
+                   + (conflito AND NOT resolvido AND NOT revisao)::int
+                   + (processado AND NOT resolvido AND NOT revisao AND NOT conflito)::int AS n
             FROM estados
         )
         SELECT count(*) AS eventos,

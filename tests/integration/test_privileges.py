@@ -38,9 +38,12 @@ def _backlog_de_todos_os_desfechos(conn: Conn) -> dict[str, uuid.UUID]:
         "georreferenciada_duplicada_original": inserir_evento(
             conn, payload_normalizada(-26.0, -42.0, demanda_id=repetida)
         ),
+        # The same demanda again: the same place is a retry (a dead letter), another
+        # place a conflict for an operator (issue 29 item 7).
         "dead_letter_duplicada": inserir_evento(
-            conn, payload_normalizada(-26.5, -43.0, demanda_id=repetida)
+            conn, payload_normalizada(-26.0, -42.0, demanda_id=repetida)
         ),
+        "conflito": inserir_evento(conn, payload_normalizada(-26.5, -43.0, demanda_id=repetida)),
         "revisao_pendente": inserir_evento(conn, payload_normalizada(10.0, 10.0)),
         "coordenadas_invalidas": inserir_evento(conn, payload_normalizada(123.0, 0.0)),
         "sem_coordenadas": inserir_evento(conn, payload_normalizada(coordenadas_validadas=None)),
@@ -94,6 +97,7 @@ def test_worker_role__drain_handles_every_outcome_including_dlq_and_review(
         "coordenadas_invalidas": 1,
         "sem_coordenadas": 1,
         "dead_letter": 3,
+        "conflito": 1,
     }
     mortos = {r["event_id"] for r in conn.execute("SELECT event_id FROM core.dead_letter_queue")}
     assert mortos == {
@@ -118,7 +122,8 @@ def test_worker_role__replay_from_zero_republishes_without_new_rows(
 
     assert resultado.contagem["republicada"] == 2
     depois = _contagens(conn)
-    assert depois == antes | {"publicados": antes["publicados"] + 2}
+    # One of the two is held back: its demanda is in conflict (issue 29 item 7).
+    assert depois == antes | {"publicados": antes["publicados"] + 1}
     invariants.verificar(conn)
 
 
@@ -331,7 +336,9 @@ _DO_WORKER = frozenset(
         "d2.mirror_aviso()",
         # Reads of the log, D-2's types only (tests/integration/test_eventlog_views.py).
         "d2.eventos_ler(character varying[],xid8,bigint,integer,bigint,bigint)",
-        "d2.replica_aplicar(uuid,character varying,jsonb)",
+        "d2.replica_aplicar(uuid,character varying[],integer,integer)",
+        # Records the breaker's stop: nothing else.
+        "d2.replica_parar(uuid,text)",
         "d2.eventos_cerca(character varying)",
         "d2.eventos_apos(character varying,xid8,bigint)",
         "d2.eventos_ultimo_visivel(character varying)",
