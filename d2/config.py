@@ -74,6 +74,17 @@ class Settings:
     # than D-2's importers within the window, the replica stops until `d2 mirror resume`.
     replica_breaker_max: int = 20
     replica_breaker_janela_s: int = 3600
+    # The longest D-2 waits for a lock another session holds (the mirror's appliers' and
+    # interval builder's, the tables a rebuild truncates): `d2 mirror sync --wait`,
+    # `d2 mirror rebuild`, the importers. Past it: one line naming who holds it.
+    lock_timeout_s: float = 120.0
+    # /healthz turns 503, naming the session, when committed demands have been held back
+    # by the event log's fence (an open transaction with an id anywhere in the cluster)
+    # for longer than this, or when the worker could not apply waiting changes of
+    # core.uc_polygons for longer than that (another session holding the appliers'
+    # lock, or the apply failing). 0: off.
+    fence_max_s: float = 300.0
+    mirror_max_s: float = 300.0
 
 
 def _lista(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -122,6 +133,9 @@ def load() -> Settings:
         replica_origens=_lista("D2_REPLICA_ORIGENS", ("D-2",)),
         replica_breaker_max=_int("D2_REPLICA_BREAKER_MAX", 20),
         replica_breaker_janela_s=_int("D2_REPLICA_BREAKER_WINDOW", 3600),
+        lock_timeout_s=_float("D2_LOCK_TIMEOUT", 120.0),
+        fence_max_s=_float("D2_FENCE_MAX_SECONDS", 300.0),
+        mirror_max_s=_float("D2_MIRROR_MAX_SECONDS", 300.0),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
@@ -144,6 +158,12 @@ def load() -> Settings:
     if settings.replica_breaker_max < 1 or settings.replica_breaker_janela_s < 1:
         raise errors.ConfigError(
             "D2_REPLICA_BREAKER_MAX and D2_REPLICA_BREAKER_WINDOW must be at least 1"
+        )
+    if settings.lock_timeout_s <= 0:
+        raise errors.ConfigError("D2_LOCK_TIMEOUT must be positive")
+    if settings.fence_max_s < 0 or settings.mirror_max_s < 0:
+        raise errors.ConfigError(
+            "D2_FENCE_MAX_SECONDS and D2_MIRROR_MAX_SECONDS must not be negative (0: off)"
         )
     if settings.territorio_alerta_a_cada < 0:
         raise errors.ConfigError("D2_TERRITORIO_ALERTA_A_CADA must not be negative (0: no alerts)")

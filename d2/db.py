@@ -198,10 +198,10 @@ def limites(
     if lock_s is None and statement_s is None:
         yield
         return
-    with mapped_errors():
-        antes = conn.execute(q("session_timeouts_get")).fetchone()
+    with mapped_errors(), conn.cursor(row_factory=dict_row) as cur:  # whatever the conn's rows
+        antes = cur.execute(q("session_timeouts_get")).fetchone()
         assert antes is not None
-        conn.execute(
+        cur.execute(
             q("session_timeouts_set"),
             {
                 "lock_timeout": _ms(lock_s) if lock_s is not None else antes["lock_timeout"],
@@ -219,6 +219,15 @@ def limites(
             and (conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
         ):
             conn.execute(q("session_timeouts_set"), dict(antes))
+
+
+def limitar_comandos(conn: Connection, statement_s: float | None) -> None:
+    """Inside a transaction: no later statement of it runs past statement_s (None: as is)."""
+    if statement_s is not None:
+        with mapped_errors():
+            conn.execute(
+                q("transaction_statement_timeout"), {"statement_timeout": _ms(statement_s)}
+            )
 
 
 def _ms(segundos: float) -> str:
@@ -262,3 +271,51 @@ def mascarar_senha(url: str) -> str:
     if "password" in campos:
         campos["password"] = "***"
     return psycopg.conninfo.make_conninfo(**campos)  # type: ignore[arg-type]
+
+
+def quem_trava(
+    conn: Connection, tabelas: list[str], *, leitores: bool = False
+) -> list[dict[str, Any]]:
+    """The other sessions holding a lock on these tables (with leitores, a reader's ACCESS
+    SHARE too): pid, usuario, banco, aplicacao, tabela, modo, transacao_s (None where
+    this role may not see it)."""
+    with mapped_errors(), conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(q("lock_holders"), {"tabelas": tabelas, "leitores": leitores}).fetchall()
+
+
+def travas_ocupadas(
+    conn: Connection,
+    tabelas: list[str],
+    espera_s: float,
+    consequencia: str,
+    *,
+    leitores: bool = False,
+) -> errors.LockTimeout:
+    """The one line for a lock still held after espera_s (D2_LOCK_TIMEOUT): who holds it
+    on which table, and what that means for the caller's operation."""
+    sessoes = quem_trava(conn, tabelas, leitores=leitores)
+    quem = "; ".join(f"{descrever_sessao(s)} holds {s['modo']} on {s['tabela']}" for s in sessoes)
+    return errors.LockTimeout(
+        f"a lock stayed held for {espera_s:g} s (D2_LOCK_TIMEOUT): "
+        f"{quem or 'by a session that has ended since'}; {consequencia}",
+        sessoes=sessoes,
+    )
+
+
+def descrever_sessao(sessao: dict[str, Any]) -> str:
+    """One database session for an operator: pid, role, database, application and, where
+    this role may see it, how long its transaction has been open. The texts are another
+    session's choice (application_name especially): quoted with repr, so control
+    characters and bidi overrides print escaped, not interpreted."""
+    partes = [
+        f"role {_texto(sessao.get('usuario'))}",
+        f"database {_texto(sessao.get('banco'))}",
+        f"application {_texto(sessao.get('aplicacao'))}",
+    ]
+    if sessao.get("transacao_s") is not None:
+        partes.append(f"transaction open {float(sessao['transacao_s']):.0f} s")
+    return f"pid {sessao.get('pid')} ({', '.join(partes)})"
+
+
+def _texto(valor: object) -> str:
+    return "?" if valor is None else repr(str(valor))

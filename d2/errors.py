@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class D2Error(Exception):
     """D-2 failed."""
@@ -32,6 +34,11 @@ class TransientDatabaseError(D2Error):
 
 class LockTimeout(D2Error):
     """A lock D-2 needed stayed held by another session past its wait (lock_timeout)."""
+
+    def __init__(self, message: str | None = None, sessoes: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.sessoes = sessoes or []
+        """The sessions found holding it, when the caller looked (pid, usuario, banco, ...)."""
 
 
 class StatementTimeout(D2Error):

@@ -134,6 +134,15 @@ GRANT SELECT
     TO d2_worker;
 -- The leadership lock (LOCK TABLE ... IN EXCLUSIVE MODE needs UPDATE): only workers.
 GRANT UPDATE ON d2.worker_lideranca TO d2_worker;
+-- The appliers' lock of the mirror (d2/territorio/mirror.py), for the same reason: only
+-- workers (and the owner) may take it. The interval builder's lock,
+-- d2.mirror_faixas_construtor, is granted to nobody: the owner's functions take it.
+GRANT UPDATE ON d2.mirror_aplicador TO d2_worker;
+-- Not granted, on purpose: pg_read_all_stats. The worker names the session holding the
+-- event log's fence or the mirror's lock from what every role may read of every
+-- session in pg_stat_activity (pid, role, database, application, transaction id) and
+-- from pg_locks; pg_read_all_stats would add every session's query text, other
+-- colonies' personal data included (docs/reliability.md, section 3).
 -- The change capture's table: how many changes wait (the worker's poll).
 GRANT SELECT ON d2.mirror_mudancas TO d2_worker;
 -- Address demands waiting for the geocoder (issue 14), and what Nominatim holds.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from d2 import config, db
+from d2 import config, db, errors
 from d2.cli import database_url
 from d2.cli.common import comando, emitir, grupo
 from d2.territorio import mirror, replica
@@ -30,7 +30,13 @@ def _texto_sync(feito: dict[str, Any]) -> str:
 
 def cmd_mirror_sync(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
-        feito = mirror.aplicar(conn, esperar=args.wait)
+        try:
+            feito = mirror.aplicar(conn, esperar=args.wait)
+        except errors.LockTimeout as exc:
+            raise errors.LockTimeout(
+                f"{exc}; {mirror.pendentes(conn)} change(s) of core.uc_polygons wait",
+                sessoes=exc.sessoes,
+            ) from exc
     dados = {"aplicado": False} if feito is None else {"aplicado": True} | feito.as_json()
     emitir(args, dados, _texto_sync)
     return 0
@@ -115,8 +121,9 @@ def registrar(sub: Any) -> None:
     p_sync.add_argument(
         "--wait",
         action="store_true",
-        help="if another applier is at work, wait for it, then apply what is left: on "
-        "return every change committed before the call is in the mirror (for scripts)",
+        help="if another applier is at work, wait for it (D2_LOCK_TIMEOUT at most: then exit 1 "
+        "naming it), then apply what is left: on return every change committed before the "
+        "call is in the mirror (for scripts)",
     )
     p_fonte = comando(
         grupo_mirror,

@@ -258,6 +258,14 @@ def cerca(conn: db.Connection, tipo: str) -> Fence:
     return Fence(int(row[0]), float(row[1])) if row else Fence(0, 0.0)
 
 
+def cerca_sessao(conn: db.Connection) -> dict[str, Any] | None:
+    """The session (or prepared transaction) whose open transaction is the fence now: pid,
+    usuario, banco, aplicacao, transacao_s (None where this role may not see it), xid.
+    None when no transaction with an id runs."""
+    with db.mapped_errors(), conn.cursor(row_factory=db.dict_row) as cur:
+        return cur.execute(db.q("bus_fence_holder")).fetchone()
+
+
 def maior_sequencia(conn: db.Connection, tipo: str | None = None) -> int:
     """The highest committed sequence number, of one type or of the whole log; 0 if none."""
     with db.mapped_errors():

@@ -21,7 +21,7 @@ import numpy
 import shapely
 import tqdm
 
-from d2 import db, errors
+from d2 import config, db, errors
 from d2.importers import ibge_read
 from d2.importers.ibge_summary import Count, LayerSummary, Occurrence, Summary
 from d2.territorio import mirror, replica
@@ -316,18 +316,44 @@ def run_import(
         _contar_leitura(resumo, gdf)
         summary.camadas[camada] = resumo
 
-    with contextlib.closing(db.connect(url)) as conn:
-        _escrever(conn, preparadas, summary, progress)
+    espera = config.load().lock_timeout_s
+    with contextlib.closing(db.connect(url, autocommit=True)) as conn:
+        # One transaction (conn.transaction() in _escrever); a lock another writer of
+        # core.uc_polygons holds is waited for D2_LOCK_TIMEOUT at most.
+        with db.limites(conn, lock_s=espera):
+            try:
+                _escrever(conn, preparadas, summary, progress)
+            except errors.LockTimeout as exc:
+                raise db.travas_ocupadas(
+                    conn, TABELAS_ESCRITAS, espera, "nothing was imported"
+                ) from exc
         # The import's changes reach the mirror before it returns (a running worker would
         # apply them within a poll anyway): the next command resolves against them.
-        conn.autocommit = True
-        summary.espelho = mirror.aplicar(conn)
+        summary.espelho = aplicar_ao_espelho(conn, espera)
     for resumo in summary.camadas.values():
         for nome in ("inserted", "updated", "unchanged", "orphans"):
             valor = sum(getattr(c, nome) for c in resumo.por_arquivo.values())
             setattr(resumo.total, nome, valor)
     summary.segundos = time.monotonic() - inicio
     return summary
+
+
+# Where an import may wait for another writer (rows it updates), to name who holds them.
+TABELAS_ESCRITAS = ["core.uc_polygons"]
+
+
+def aplicar_ao_espelho(conn: db.Connection, espera_s: float) -> mirror.Applied | None:
+    """After an importer's commit: its changes into the mirror, waiting at most espera_s
+    for an applier at work; past it, one line saying the import is in and who holds the
+    mirror's lock."""
+    try:
+        return mirror.aplicar(conn, trava_s=espera_s)
+    except errors.LockTimeout as exc:
+        raise errors.LockTimeout(
+            f"the import is committed, but not yet in the mirror: {exc}; the worker "
+            "applies it at its next poll, or run `d2 mirror sync --wait`",
+            sessoes=exc.sessoes,
+        ) from exc
 
 
 def _contar_leitura(resumo: LayerSummary, gdf: geopandas.GeoDataFrame) -> None:

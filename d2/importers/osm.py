@@ -294,11 +294,24 @@ def importar_osm(url: str, arquivo: Path, *, max_bytes: int | None = None) -> Su
     summary.read = len(features)
     prontas = _preparar(_ler(features, summary), summary)
     if prontas:
+        espera = config.load().lock_timeout_s
         with contextlib.closing(db.connect(url, autocommit=True)) as conn:
             # The parents come from the mirror: first every change committed so far
             # (an IBGE import just before, say), then this import's own.
-            mirror.aplicar(conn)
-            _escrever(conn, prontas, summary)
-            summary.espelho = mirror.aplicar(conn)
+            try:
+                mirror.aplicar(conn, trava_s=espera)
+            except errors.LockTimeout as exc:
+                raise errors.LockTimeout(
+                    f"nothing was imported: the parents come from the mirror, and {exc}",
+                    sessoes=exc.sessoes,
+                ) from exc
+            with db.limites(conn, lock_s=espera):
+                try:
+                    _escrever(conn, prontas, summary)
+                except errors.LockTimeout as exc:
+                    raise db.travas_ocupadas(
+                        conn, ibge.TABELAS_ESCRITAS, espera, "nothing was imported"
+                    ) from exc
+            summary.espelho = ibge.aplicar_ao_espelho(conn, espera)
     summary.segundos = time.monotonic() - inicio
     return summary

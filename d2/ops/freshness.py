@@ -77,8 +77,11 @@ def atualizar(conn: db.Connection, prazo_s: float, *, seguir: bool = False) -> F
     if esperando:
         try:
             estado.aplicado = mirror.aplicar(conn, esperar=True, prazo_s=prazo_s)
-        except errors.LockTimeout:
-            estado.motivo = f"another applier held the mirror's lock for {prazo_s:g} s"
+        except errors.LockTimeout as exc:
+            quem = "; ".join(db.descrever_sessao(s) for s in exc.sessoes)
+            estado.motivo = f"another applier held the mirror's lock for {prazo_s:g} s" + (
+                f": {quem}" if quem else ""
+            )
         except errors.StatementTimeout:
             estado.motivo = f"applying them took longer than {prazo_s:g} s"
         except errors.PermissionDenied:

@@ -15,6 +15,7 @@ from typing import Any
 from d2 import db
 from d2.eventlog import bus
 from d2.handler import handler, outputs
+from d2.territorio import mirror
 
 NOMES_NIVEL = {1: "logradouro", 2: "bairro", 3: "distrito", 4: "município", 5: "UF"}
 NOMES_NIVEL |= {6: "região", 7: "país"}
@@ -56,6 +57,10 @@ def status(conn: db.Connection) -> dict[str, Any]:
         parada = conn.execute(db.q("replica_stop_open")).fetchone()
     cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
     assert geral is not None and acompanhamento is not None
+    # Who holds things back, named: the transaction holding the fence (any database of
+    # the cluster), the sessions holding the mirror's locks while changes wait.
+    retido_por = bus.cerca_sessao(conn) if cerca.retidos else None
+    travas = mirror.quem_trava(conn) if geral["mirror_pendentes"] else []
     por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
     motivos = {r["motivo"]: int(r["quantidade"]) for r in descartes}
     dead = {r["status"]: int(r["quantidade"]) for r in dlq}
@@ -70,6 +75,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
             # still holds back from the readers: delayed, never lost.
             "retidos": cerca.retidos,
             "atraso_retidos_s": round(cerca.atraso_s, 3),
+            "retido_por": retido_por,
         },
         "resolucoes": {"total": sum(por_nivel.values()), "por_nivel": por_nivel},
         "descartes": {
@@ -111,6 +117,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
             "rejeitadas": geral["mirror_rejeitadas"],
             "mudancas_pendentes": geral["mirror_pendentes"],
             "pendente_desde": geral["mirror_pendente_desde"],
+            "travado_por": travas,
             "ucs": [
                 {"nivel": r["nivel"], "fonte": r["fonte"], "quantidade": r["quantidade"]}
                 for r in ucs
@@ -198,9 +205,18 @@ def formatar_status(d: dict[str, Any]) -> str:
             f"{c['eventos_pendentes']} events waiting (moved {_quando(c['movido_em'])})"
         )
     if c["retidos"]:
+        quem = c["retido_por"]
         cursor += (
             f"\n          {c['retidos']} committed events held back for "
-            f"{c['atraso_retidos_s']:.1f} s by an older transaction still running"
+            f"{c['atraso_retidos_s']:.1f} s by the oldest transaction still open in the "
+            + (
+                f"cluster: {db.descrever_sessao(quem)}  → if it stays, end it: "
+                f"SELECT pg_terminate_backend({quem['pid']})"
+                if quem and quem.get("pid")
+                else f"cluster: {db.descrever_sessao(quem)}"
+                if quem
+                else "cluster"
+            )
         )
     niveis = ", ".join(
         f"{nome_nivel(int(n))} {q}"
@@ -232,6 +248,11 @@ def formatar_status(d: dict[str, Any]) -> str:
         f"({m['reparadas']} repaired, {m['rejeitadas']} rejected)",
         f"          {m['mudancas_pendentes']} changes of core.uc_polygons waiting, since "
         f"{_quando(m['pendente_desde'])}  → the worker applies them; d2 mirror sync --wait"
+        + "".join(
+            f"\n          the mirror's lock: {db.descrever_sessao(s)} holds {s['modo']} on "
+            f"{s['tabela']}"
+            for s in m["travado_por"]
+        )
         if m["mudancas_pendentes"]
         else "          every change of core.uc_polygons applied",
         f"          {ucs}" if ucs else "          no UC polygons loaded",

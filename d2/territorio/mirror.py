@@ -5,8 +5,13 @@ filled by a statement trigger). Here those changes are applied: d2.mirror_aplica
 under REPEATABLE READ, one transaction per call, so the resolver sees the mirror before
 or after a writer's transaction, never half of it; then, in a second transaction, the
 clean intervals of the bands it touched (they only make the resolver faster). Callers:
-the worker at each poll (`acompanhar`), `d2 mirror sync [--wait]`, and the importers
-after their commit.
+the worker at each poll (`acompanhar`), `d2 mirror sync [--wait]`, the commands that
+answer from the mirror (d2/ops/freshness.py), and the importers after their commit.
+
+One applier at a time: an EXCLUSIVE lock on d2.mirror_aplicador, which only d2_worker and
+the owner may take (an advisory lock anyone could hold), taken right after BEGIN so that
+the apply's snapshot follows it. Every wait for a lock of the mirror is bounded, and a
+wait that passes its bound names the sessions holding the lock.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from d2 import db, errors
+from d2 import config, db, errors
 
 log = logging.getLogger(__name__)
 
@@ -42,46 +47,86 @@ class Applied:
         }
 
 
+# The worker never waits longer than this for a lock of the mirror (the interval
+# builder's, inside its apply; the appliers' own it only tries): what it could not apply
+# waits for its next poll, and the loop goes on.
+ESPERA_WORKER_S = 5.0
+
+
 def aplicar(
-    conn: db.Connection, *, esperar: bool = True, prazo_s: float | None = None
+    conn: db.Connection,
+    *,
+    esperar: bool = True,
+    prazo_s: float | None = None,
+    trava_s: float | None = None,
 ) -> Applied | None:
     """Apply every change of core.uc_polygons committed before this call, in one
-    transaction. conn must be in autocommit mode (the lock is taken before the
-    transaction opens). With esperar, waits for an applier at work and then applies what
-    is left; without, returns None at once when another applier holds the lock (it
-    applies the same changes). prazo_s bounds the wait for the lock and each statement:
-    past it, errors.LockTimeout or errors.StatementTimeout, and nothing was applied."""
+    transaction. conn must be in autocommit mode (the appliers' lock is the first
+    statement of the transaction, before its snapshot). With esperar, waits for an
+    applier at work and then applies what is left; without, returns None at once when
+    another applier holds the lock (it applies the same changes).
+
+    Every lock wait is bounded: by prazo_s when given (which bounds each statement too),
+    else trava_s, else D2_LOCK_TIMEOUT. Past it: errors.LockTimeout naming the sessions
+    that hold the lock (or errors.StatementTimeout), and nothing was applied."""
     inicio = time.monotonic()
     if not db.fora_de_transacao(conn):
         raise errors.D2Error("mirror: apply needs an autocommit connection outside a transaction")
+    espera = _espera(prazo_s if prazo_s is not None else trava_s)
     cur = conn.cursor(row_factory=db.dict_row)  # whatever rows the caller's connection makes
-    with db.mapped_errors():
-        with db.limites(conn, lock_s=prazo_s):
-            if esperar:
-                cur.execute(db.q("mirror_lock"))
-            else:
-                row = cur.execute(db.q("mirror_try_lock")).fetchone()
-                if not row or not row["obtido"]:
-                    return None
-        try:
-            with db.limites(conn, statement_s=prazo_s):
-                with conn.transaction():
-                    cur.execute(db.q("mirror_repeatable_read"))
-                    feito = cur.execute(db.q("mirror_aplicar")).fetchone()
-                # The version has moved: the resolver already answers from the new
-                # polygons. Now the clean intervals it dropped, in a transaction of their own.
-                faixas = cur.execute(db.q("mirror_faixas_construir")).fetchone()
-        finally:
-            if not conn.closed and not conn.broken:
-                conn.execute(db.q("mirror_unlock"))
-    assert feito is not None and faixas is not None
+    travado = False
+    try:
+        with db.mapped_errors(), db.limites(conn, lock_s=espera):
+            with conn.transaction():
+                cur.execute(db.q("mirror_repeatable_read"))
+                cur.execute(db.q("mirror_lock" if esperar else "mirror_try_lock"))
+                travado = True
+                # Only now the statements' bound: the lock's wait is lock_timeout's to end,
+                # so that what is said names who held it.
+                db.limitar_comandos(conn, prazo_s)
+                feito = cur.execute(db.q("mirror_aplicar")).fetchone()
+    except errors.LockTimeout as exc:
+        if not travado and not esperar:
+            return None
+        raise db.travas_ocupadas(conn, TRAVAS, espera, "nothing was applied") from exc
+    # The version has moved: the resolver already answers from the new polygons. Now the
+    # clean intervals it dropped, in a transaction of their own.
+    try:
+        with db.mapped_errors(), db.limites(conn, lock_s=espera, statement_s=prazo_s):
+            construidas = cur.execute(db.q("mirror_faixas_construir")).fetchone()
+        faixas = int(construidas["faixas"]) if construidas else 0
+    except (errors.LockTimeout, errors.StatementTimeout) as exc:
+        # Committed all the same; the bands stay pending for the next build, their
+        # points take the GIST tiers meanwhile.
+        log.warning(
+            "Espelho: faixas limpas adiadas para o próximo build",
+            extra={"erro": str(exc), "sessoes": quem_trava(conn)},
+        )
+        faixas = 0
+    assert feito is not None
     return Applied(
         int(feito["mudancas"]),
         int(feito["poligonos"] or 0),
         int(feito["versao"]),
         time.monotonic() - inicio,
-        int(faixas["faixas"]),
+        faixas,
     )
+
+
+def _espera(segundos: float | None) -> float:
+    return config.load().lock_timeout_s if segundos is None else segundos
+
+
+# The lock tables of the mirror (sql/tables/mirror_aplicador.sql,
+# mirror_faixas_construtor.sql), and the tables a rebuild truncates, whose readers it
+# waits for.
+TRAVAS = ["d2.mirror_aplicador", "d2.mirror_faixas_construtor"]
+TRUNCADAS = ["d2.mirror_uc", "d2.mirror_pieces", "d2.mirror_rejected"]
+
+
+def quem_trava(conn: db.Connection) -> list[dict[str, Any]]:
+    """The sessions holding the appliers' or the interval builder's lock (db.quem_trava)."""
+    return db.quem_trava(conn, TRAVAS)
 
 
 def pendentes(conn: db.Connection) -> int:
@@ -91,35 +136,48 @@ def pendentes(conn: db.Connection) -> int:
     return int(row["pendentes"]) if row else 0
 
 
-def acompanhar(conn: db.Connection) -> Applied | None:
+def acompanhar(conn: db.Connection) -> bool:
     """The worker's hook, at each poll: apply what writers recorded since the last one.
 
-    Cheap when nothing changed (one look at an empty table). A failure that is not
-    transient is logged and left for the next poll; the worker goes on resolving
-    against the mirror it has (transient ones go up to the worker's reconnect)."""
+    Cheap when nothing changed (one look at an empty table). Never waits for the
+    appliers' lock, and at most ESPERA_WORKER_S for any other. True when nothing waits
+    that this call could not apply; False when changes still wait: another session holds
+    the appliers' lock, or the apply failed (logged, tried again at the next poll; the
+    worker goes on resolving against the mirror it has). Transient failures go up to
+    the worker's reconnect."""
     if pendentes(conn) == 0:
-        return None
+        return True
     try:
-        feito = aplicar(conn, esperar=False)
+        feito = aplicar(conn, esperar=False, trava_s=ESPERA_WORKER_S)
+    except errors.LockTimeout as exc:
+        log.warning("Espelho: mudanças esperam por uma trava", extra={"erro": str(exc)})
+        return False
     except errors.D2Error as exc:
         if db.is_transient(exc):
             raise
         log.error("Espelho: falha ao aplicar mudanças", extra={"erro": str(exc)})
-        return None
-    if feito is not None and feito.mudancas:
+        return False
+    if feito is None:
+        return False
+    if feito.mudancas:
         log.info("Espelho atualizado", extra=feito.as_json())
-    return feito
+    return True
 
 
-def reconstruir(conn: db.Connection) -> list[dict[str, Any]]:
-    """Rebuild the whole mirror, chains and intervals from core.uc_polygons, in one
-    transaction (after the applier at work, if any); one row per outcome."""
-    with db.mapped_errors():
-        conn.execute(db.q("mirror_lock"))
-        try:
+def reconstruir(conn: db.Connection, *, trava_s: float | None = None) -> list[dict[str, Any]]:
+    """Rebuild the whole mirror, chains and intervals from its source, in one transaction
+    (after the applier at work, if any); one row per outcome. conn must be in autocommit
+    mode. Each lock wait is bounded by trava_s (default D2_LOCK_TIMEOUT): past it,
+    errors.LockTimeout naming who holds it (an applier, or a reader of the tables the
+    rebuild truncates), and nothing was rebuilt."""
+    espera = _espera(trava_s)
+    try:
+        with db.mapped_errors(), db.limites(conn, lock_s=espera):
             with conn.transaction():
                 conn.execute(db.q("mirror_repeatable_read"))
+                conn.execute(db.q("mirror_lock"))
                 return conn.execute(db.q("mirror_rebuild")).fetchall()
-        finally:
-            if not conn.closed and not conn.broken:
-                conn.execute(db.q("mirror_unlock"))
+    except errors.LockTimeout as exc:
+        raise db.travas_ocupadas(
+            conn, TRAVAS + TRUNCADAS, espera, "nothing was rebuilt", leitores=True
+        ) from exc

@@ -9,12 +9,15 @@ here (a histogram, Prometheus convention: base units).
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import prometheus_client
@@ -38,6 +41,9 @@ class WorkerState(Protocol):
     ultimo_avanco: float
     standby_desde: float | None
     limite_standby_s: float
+    alertas: dict[str, dict[str, Any]]
+    """What holds the worker's events or mirror back past its bound ("cerca", "mirror"),
+    each with its "motivo" and the sessions named; empty when nothing does."""
 
 
 class Metrics:
@@ -90,6 +96,25 @@ class Metrics:
             "Seconds since the oldest held-back event was inserted (0 when none waits).",
             registry=r,
         )
+        self.cerca_pid = prometheus_client.Gauge(
+            "d2_event_log_cerca_pid",
+            "The session whose open transaction has held committed demands back longer "
+            "than D2_FENCE_MAX_SECONDS (its pid; 0 when none, or when it cannot be named).",
+            registry=r,
+        )
+        self.mirror_atraso = prometheus_client.Gauge(
+            "d2_mirror_atraso_segundos",
+            "Seconds the worker has been unable to apply waiting changes of "
+            "core.uc_polygons (another session holds the appliers' lock, or the apply "
+            "fails); 0 while it applies them.",
+            registry=r,
+        )
+        self.mirror_lock_pid = prometheus_client.Gauge(
+            "d2_mirror_lock_pid",
+            "A session holding the mirror's lock while changes wait longer than "
+            "D2_MIRROR_MAX_SECONDS (its pid; 0 when none).",
+            registry=r,
+        )
         self.ultimo_evento = prometheus_client.Gauge(
             "d2_ultimo_evento_processado_timestamp_seconds",
             "When the worker last handled a batch (Unix time).",
@@ -124,13 +149,15 @@ class Metrics:
         if sum(resultado.contagem.values()):
             self._marcar_ultimo(time.time())
 
-    def atualizar_gauges(self, conn: db.Connection) -> None:
-        """Lag, pending dead letters and reviews, from the database (one cheap query)."""
+    def atualizar_gauges(self, conn: db.Connection, cerca: bus.Fence | None = None) -> None:
+        """Lag, pending dead letters and reviews, from the database (one cheap query), and
+        what the fence holds back (cerca, when the caller has just read it)."""
         with db.mapped_errors():
             row = conn.execute(
                 db.q("metrics_gauges"),
                 {"tipo": handler.TIPO_ENTRADA, "consumidor": handler.CONSUMIDOR},
             ).fetchone()
+        if cerca is None:
             cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
         self.cerca_retidos.set(cerca.retidos)
         self.cerca_atraso.set(cerca.atraso_s)
@@ -141,6 +168,15 @@ class Metrics:
         self.revisoes.set(row["revisoes_pendentes"])
         if row["ultimo_evento"] is not None:
             self._marcar_ultimo(float(row["ultimo_evento"]))
+
+    def observar_alertas(self, alertas: dict[str, dict[str, Any]], mirror_atraso_s: float) -> None:
+        """The sessions holding the fence or the mirror's lock past their bounds (pids),
+        and how long the worker has been unable to apply the mirror's changes."""
+        sessao = (alertas.get("cerca") or {}).get("sessao") or {}
+        self.cerca_pid.set(sessao.get("pid") or 0)
+        sessoes = (alertas.get("mirror") or {}).get("sessoes") or [{}]
+        self.mirror_lock_pid.set(sessoes[0].get("pid") or 0)
+        self.mirror_atraso.set(mirror_atraso_s)
 
     def _marcar_ultimo(self, quando: float) -> None:
         self._ultimo = max(self._ultimo, quando)
@@ -153,11 +189,26 @@ class Metrics:
 
 # --- HTTP: /metrics, /healthz, /readyz -------------------------------------------------------
 
-# An idle or slow client (slowloris) holds a thread for at most this long per read or write.
+# Each connection lives at most this long, from accept to close, however its client
+# trickles its bytes: a total deadline, not one per read (a byte every few seconds would
+# renew a per-read timeout forever).
 TEMPO_LIMITE_S = 5.0
-# Connections served at once; more are closed at accept: a flood costs no thread and no
-# memory, and /healthz is back as soon as the held ones time out.
+# Connections open at once (and so threads). At the bound a new connection still gets a
+# slot: the oldest one that is not answering a probe is closed. A probe sends its whole
+# request at once and is answered in a millisecond, so idle or trickling clients, however
+# many, cannot keep /healthz or /readyz out; a flood costs at most this many threads.
 MAX_CONEXOES = 16
+SONDAS = ("/healthz", "/readyz")
+# How often the accept loop enforces the deadlines.
+_TIQUE_S = 0.1
+# At most one warning this often about clients cut short (a flood would fill the log).
+_AVISO_A_CADA_S = 60.0
+
+
+@dataclass
+class _Conexao:
+    prazo: float
+    sonda: bool = False
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -178,25 +229,80 @@ class Server(http.server.ThreadingHTTPServer):
         self.estado = estado
         self.limite_vivo_s = limite_vivo_s
         self.tempo_limite_s = tempo_limite_s
-        self._vagas = threading.BoundedSemaphore(max_conexoes)
+        self.max_conexoes = max_conexoes
+        # Open connections, oldest first (dicts keep insertion order), under _trava: the
+        # accept loop, the handlers' threads and the deadline tick all touch it.
+        self._conexoes: dict[socket.socket, _Conexao] = {}
+        self._trava = threading.Lock()
+        self._cortadas = 0
+        self._aviso_em = 0.0
         self.thread: threading.Thread | None = None
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._vagas.acquire(blocking=False):
-            log.warning("metrics endpoint: connection refused, all slots busy")
-            self.shutdown_request(request)
-            return
+        with self._trava:
+            if len(self._conexoes) >= self.max_conexoes and not self._ceder_vaga():
+                # Every slot is answering a probe at this very moment: brief, and rare.
+                request.close()
+                return
+            self._conexoes[request] = _Conexao(time.monotonic() + self.tempo_limite_s)
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._vagas.release()
+            self.shutdown_request(request)
             raise
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._vagas.release()
+    def _ceder_vaga(self) -> bool:
+        """Close the oldest connection that is not answering a probe (under _trava)."""
+        for sock, conexao in self._conexoes.items():
+            if not conexao.sonda:
+                self._cortar(sock)
+                return True
+        return False
+
+    def _cortar(self, sock: socket.socket) -> None:
+        """End a connection now (under _trava): its handler's read or write fails at once
+        and its thread ends. Only sockets still registered are touched, so never one
+        already closed (whose descriptor another connection may have taken)."""
+        del self._conexoes[sock]
+        self._cortadas += 1
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+    def marcar_sonda(self, sock: socket.socket) -> None:
+        with self._trava:
+            conexao = self._conexoes.get(sock)
+            if conexao is not None:
+                conexao.sonda = True
+
+    def service_actions(self) -> None:
+        """Every tick of the accept loop: end the connections past their deadline."""
+        agora = time.monotonic()
+        with self._trava:
+            for sock in [s for s, c in self._conexoes.items() if c.prazo <= agora]:
+                self._cortar(sock)
+            cortadas, avisar = self._cortadas, agora - self._aviso_em >= _AVISO_A_CADA_S
+            if cortadas and avisar:
+                self._cortadas, self._aviso_em = 0, agora
+        if cortadas and avisar:
+            log.warning(
+                "metrics endpoint: slow, idle or surplus connections closed",
+                extra={"conexoes": cortadas, "tempo_limite_s": self.tempo_limite_s},
+            )
+
+    def close_request(self, request: Any) -> None:
+        with self._trava:
+            self._conexoes.pop(request, None)
+        super().close_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client cut at its deadline, or to make room, fails mid-request: no traceback.
+        log.debug("metrics endpoint: connection ended early", exc_info=True)
+
+    @property
+    def abertas(self) -> int:
+        """Connections open now."""
+        with self._trava:
+            return len(self._conexoes)
 
     @property
     def porta(self) -> int:
@@ -208,7 +314,8 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 def vivo(estado: WorkerState | None, limite_s: float) -> tuple[bool, dict[str, Any]]:
-    """Liveness: the loop moved (a batch, a poll, a standby check) within limite_s."""
+    """Liveness: the loop moved (a batch, a poll, a standby check) within limite_s, and
+    nothing holds its events or its mirror back past their bounds (estado.alertas)."""
     if estado is None:
         return False, {"motivo": "worker not started"}
     agora = time.monotonic()
@@ -225,7 +332,15 @@ def vivo(estado: WorkerState | None, limite_s: float) -> tuple[bool, dict[str, A
         corpo |= {"standby_s": round(em_standby, 3), "limite_standby_s": estado.limite_standby_s}
         if em_standby > estado.limite_standby_s:
             return False, corpo | {"motivo": "standby beyond D2_STANDBY_MAX_SECONDS"}
-    return parado <= limite_s, corpo
+    if parado > limite_s:
+        return False, corpo
+    alertas = dict(estado.alertas)
+    if alertas:
+        # The loop moves, but what it does reaches nobody: a restart does not help, the
+        # session named in the body must end (docs/reliability.md, section 6).
+        motivos = "; ".join(str(a["motivo"]) for a in alertas.values())
+        return False, corpo | {"status": "degraded", "motivo": motivos} | alertas
+    return True, corpo
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -233,11 +348,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        # Per read and write: an idle or trickling client cannot hold its thread for long.
+        # Per read and write too, in case the deadline tick is late.
         self.connection.settimeout(self.server.tempo_limite_s)
 
     def do_GET(self) -> None:
         caminho = self.path.split("?", 1)[0]
+        if caminho in SONDAS:
+            self.server.marcar_sonda(self.connection)
         if caminho == "/metrics" and self.server.metricas is not None:
             self._enviar(200, self.server.metricas.texto(), prometheus_client.CONTENT_TYPE_LATEST)
             return
@@ -253,7 +370,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._json(404, {"status": "not found", "paths": ["/metrics", "/healthz", "/readyz"]})
 
     def _json(self, codigo: int, corpo: dict[str, Any]) -> None:
-        self._enviar(codigo, json.dumps(corpo).encode(), "application/json")
+        self._enviar(codigo, json.dumps(corpo, default=str).encode(), "application/json")
 
     def _enviar(self, codigo: int, corpo: bytes, tipo: str) -> None:
         self.send_response(codigo)
@@ -284,8 +401,9 @@ def iniciar_servidor(
     worker moves it after every batch and every idle poll, a standby on every check);
     give it a few poll intervals plus the longest batch and reconnect backoff.
 
-    host: loopback by default (D2_METRICS_HOST); each connection gets tempo_limite_s per
-    read or write, and at most max_conexoes are served at once.
+    host: loopback by default (D2_METRICS_HOST); each connection lives tempo_limite_s at
+    most, from accept to close, and at most max_conexoes are open at once: at the bound
+    a new connection takes the slot of the oldest one not answering a probe.
     """
     if port == 0:
         return None
@@ -298,7 +416,10 @@ def iniciar_servidor(
         max_conexoes=max_conexoes,
     )
     servidor.thread = threading.Thread(
-        target=servidor.serve_forever, name="d2-metrics-http", daemon=True
+        target=servidor.serve_forever,
+        kwargs={"poll_interval": _TIQUE_S},
+        name="d2-metrics-http",
+        daemon=True,
     )
     servidor.thread.start()
     log.info("metrics endpoint listening", extra={"host": host, "porta": servidor.porta})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from d2 import config, db, errors
 from d2.ops import regeo
@@ -33,6 +34,10 @@ class TerritorioStage:
         self.settings = settings
         self.parar = parar
         self._acordar = threading.Event()
+        self.mirror_preso_desde: float | None = None
+        """Since when (monotonic) the rounds have been unable to apply waiting changes of
+        core.uc_polygons (another session holds the appliers' lock, or the apply fails);
+        None while they apply them. The worker's health reads it (Worker._vigiar)."""
 
     def acordar(self) -> None:
         self._acordar.set()
@@ -43,7 +48,11 @@ class TerritorioStage:
         comunitario.drenar(conn, self.settings)
         if replica.fonte(conn) == "eventos":
             replica.drenar(conn, self.settings)  # the mirror's polygons, from the log
-        mirror.acompanhar(conn)  # a drawing just accepted is in force before the follow-up
+        # A drawing just accepted is in force before the follow-up.
+        if mirror.acompanhar(conn):
+            self.mirror_preso_desde = None
+        elif self.mirror_preso_desde is None:
+            self.mirror_preso_desde = time.monotonic()
         feito = regeo.acompanhar(conn, prazo_s=fatia_s)
         if feito["alteradas"] or feito["revisoes_resolvidas"]:
             log.info(

@@ -13,8 +13,10 @@
 -- would see a newer state, and a polygon read after another writer's commit could sit
 -- beside its neighbour from before it: refused. The resolver sees the old mirror until
 -- this transaction commits, then the new one: never half of a change.
--- One applier at a time ('d2_mirr' advisory lock); d2/mirror.py takes it for the session
--- before it opens the transaction, so two appliers never see each other's rows as new.
+-- One applier at a time: an EXCLUSIVE lock on d2.mirror_aplicador (sql/tables), which
+-- d2/territorio/mirror.py takes as the transaction's first statement, before the
+-- snapshot, so two appliers never see each other's rows as new; taken here again (a
+-- no-op then) for a caller that did not.
 -- SECURITY DEFINER so that the worker's role (d2_worker, EXECUTE granted) applies the
 -- recorded changes without any right to write the mirror itself; EXECUTE revoked from
 -- PUBLIC; search_path pinned and every object schema-qualified.
@@ -27,7 +29,6 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 DECLARE
-    chave CONSTANT bigint := 28202883109974642;
     consumidas bigint;
     ids uuid[];
     ucs uuid[];
@@ -37,7 +38,7 @@ BEGIN
         RAISE EXCEPTION 'd2.mirror_aplicar() needs REPEATABLE READ (use `d2 mirror sync`)'
             USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
-    PERFORM pg_advisory_xact_lock(chave);
+    LOCK TABLE d2.mirror_aplicador IN EXCLUSIVE MODE;
 
     WITH lidas AS (
         DELETE FROM d2.mirror_mudancas m

@@ -26,13 +26,13 @@ AS $$
 DECLARE
     escala CONSTANT double precision := d2.faixas_por_grau();
     folga CONSTANT double precision := 1e-7;
-    -- 'd2_fxas' in ASCII: one builder at a time (two would build the same bands).
-    chave CONSTANT bigint := 28202882993512819;
     primeira integer;
     ultima integer;
     construidas integer;
 BEGIN
-    PERFORM pg_advisory_xact_lock(chave);
+    -- One builder at a time (two would build the same bands), and no write of the mirror
+    -- meanwhile (d2.mirror_faixas_invalidar takes it too): sql/tables/mirror_faixas_construtor.sql.
+    LOCK TABLE d2.mirror_faixas_construtor IN EXCLUSIVE MODE;
     SELECT min(faixa), max(faixa) INTO primeira, ultima FROM d2.mirror_faixas_pendentes;
     IF primeira IS NULL THEN
         RETURN 0;

@@ -8,14 +8,14 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, public
 AS $$
 DECLARE
-    -- The builder's lock ('d2_fxas'): a writer and a build never interleave, so a build
-    -- never reads geometry older than the pending marks it clears.
-    chave CONSTANT bigint := 28202882993512819;
     geometrias geometry[] := ARRAY[]::geometry[];
     g geometry;
 BEGIN
+    -- The builder's lock (sql/tables/mirror_faixas_construtor.sql): a writer and a build
+    -- never interleave, so a build never reads geometry older than the pending marks it
+    -- clears.
     IF TG_OP = 'TRUNCATE' THEN
-        PERFORM pg_advisory_xact_lock(chave);
+        LOCK TABLE d2.mirror_faixas_construtor IN EXCLUSIVE MODE;
         TRUNCATE d2.mirror_faixas, d2.mirror_faixas_pendentes;
         RETURN NULL;
     END IF;
@@ -26,7 +26,7 @@ BEGIN
         geometrias := pg_catalog.array_append(geometrias, NEW.geom);
     END IF;
     IF pg_catalog.cardinality(geometrias) > 0 THEN
-        PERFORM pg_advisory_xact_lock(chave);
+        LOCK TABLE d2.mirror_faixas_construtor IN EXCLUSIVE MODE;
     END IF;
     FOREACH g IN ARRAY geometrias LOOP
         INSERT INTO d2.mirror_faixas_pendentes (faixa)

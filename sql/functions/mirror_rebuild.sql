@@ -3,21 +3,23 @@
 -- (after changing max_vertices, or to recover from anything), consuming every recorded
 -- change it sees; returns how many rows ended in each state. Same rules as
 -- d2.mirror_aplicar: REPEATABLE READ (one snapshot for the changes and the polygons),
--- one applier at a time, the version moves at the end.
+-- one applier at a time (d2.mirror_aplicador, taken by d2/territorio/mirror.py before the
+-- snapshot), the version moves at the end. The builder's lock is taken at once too, in
+-- the order an apply takes them, so a build running meanwhile cannot deadlock with the
+-- truncation below (whose trigger takes it).
 CREATE OR REPLACE FUNCTION d2.mirror_rebuild()
 RETURNS TABLE (estado text, quantidade bigint)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public
 SET jit = off
 AS $$
-DECLARE
-    chave CONSTANT bigint := 28202883109974642;
 BEGIN
     IF current_setting('transaction_isolation') NOT IN ('repeatable read', 'serializable') THEN
         RAISE EXCEPTION 'd2.mirror_rebuild() needs REPEATABLE READ (use `d2 mirror rebuild`)'
             USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
-    PERFORM pg_advisory_xact_lock(chave);
+    LOCK TABLE d2.mirror_aplicador IN EXCLUSIVE MODE;
+    LOCK TABLE d2.mirror_faixas_construtor IN EXCLUSIVE MODE;
     DELETE FROM d2.mirror_mudancas;
     TRUNCATE d2.mirror_pieces, d2.mirror_uc, d2.mirror_rejected;
     RETURN QUERY

@@ -37,6 +37,28 @@ ORDER BY coalesce(e.transacao, '0'::xid8), e.sequence_number;
 -- sql/functions/eventos_cerca.sql.
 SELECT retidos, atraso_s FROM d2.eventos_cerca(%(tipo)s::varchar);
 
+-- name: bus_fence_holder
+-- Who holds the readers' fence: the oldest transaction with an id still running anywhere
+-- in the cluster (every database: transaction ids are the cluster's), a session or a
+-- prepared transaction (no pid; its gid as the application). Every role sees the pid,
+-- role, database and application of every session; how long its transaction has run
+-- only where it may see more (its own role, pg_read_all_stats), else NULL.
+SELECT t.pid, t.usuario, t.banco, t.aplicacao, t.transacao_s, t.xid::text AS xid
+FROM (
+    SELECT a.pid, a.usename::text AS usuario, a.datname::text AS banco,
+           a.application_name AS aplicacao,
+           extract(epoch FROM clock_timestamp() - a.xact_start)::float8 AS transacao_s,
+           a.backend_xid AS xid
+    FROM pg_stat_activity a
+    WHERE a.backend_xid IS NOT NULL AND a.pid <> pg_backend_pid()
+    UNION ALL
+    SELECT NULL::integer, p.owner::text, p.database::text, 'prepared transaction ' || p.gid,
+           extract(epoch FROM clock_timestamp() - p.prepared)::float8, p.transaction
+    FROM pg_prepared_xacts p
+) t
+ORDER BY age(t.xid) DESC
+LIMIT 1;
+
 -- name: bus_max_sequence_of_type
 -- The highest sequence number of one type (0 when there is none).
 SELECT coalesce(max(sequence_number), 0) AS maior

@@ -15,3 +15,31 @@ SELECT current_setting('lock_timeout') AS lock_timeout,
 -- Bound the session's lock waits and statements (values as PostgreSQL reads them: '10s').
 SELECT set_config('lock_timeout', %(lock_timeout)s, false),
        set_config('statement_timeout', %(statement_timeout)s, false);
+
+-- name: transaction_statement_timeout
+-- Bound each statement of the rest of this transaction (after a lock waited for under
+-- lock_timeout alone, so that the lock's own bound is the one that fires).
+SELECT set_config('statement_timeout', %(statement_timeout)s, true);
+
+-- name: lock_holders
+-- Who holds a lock on these tables, to name them when a lock wait passes its bound: the
+-- sessions (not this one) holding a granted lock on one of them; a plain reader's ACCESS
+-- SHARE, which blocks only a TRUNCATE or DDL, counts with leitores only. Every role sees
+-- the pid, role, database and application of every session; how long its transaction
+-- has run only where it may see more (its own role, pg_read_all_stats), else NULL.
+SELECT l.pid,
+       a.usename AS usuario,
+       a.datname AS banco,
+       a.application_name AS aplicacao,
+       l.relation::regclass::text AS tabela,
+       l.mode AS modo,
+       extract(epoch FROM clock_timestamp() - a.xact_start)::float8 AS transacao_s
+FROM pg_locks l
+LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+WHERE l.granted
+  AND l.locktype = 'relation'
+  AND l.pid <> pg_backend_pid()
+  AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+  AND l.relation = ANY (%(tabelas)s::regclass[])
+  AND (%(leitores)s OR l.mode <> 'AccessShareLock')
+ORDER BY tabela, l.pid;

@@ -1,15 +1,13 @@
 -- name: mirror_lock
--- The appliers' lock ('d2_mirr'), for the session, taken before the transaction opens so
--- that its snapshot sees what the previous applier committed. Writers never take it.
-SELECT pg_advisory_lock(28202883109974642);
+-- The appliers' lock (sql/tables/mirror_aplicador.sql), right after BEGIN and the
+-- isolation level: LOCK TABLE takes no snapshot, so the apply's comes after the lock and
+-- sees what the previous applier committed. Released at commit. Only d2_worker and the
+-- owner may take it (writers never do).
+LOCK TABLE d2.mirror_aplicador IN EXCLUSIVE MODE;
 
 -- name: mirror_try_lock
--- The same without waiting: false when another applier is at work.
-SELECT pg_try_advisory_lock(28202883109974642) AS obtido;
-
--- name: mirror_unlock
--- Releases the session lock of mirror_lock / mirror_try_lock.
-SELECT pg_advisory_unlock(28202883109974642);
+-- The same without waiting: lock_not_available at once when another applier is at work.
+LOCK TABLE d2.mirror_aplicador IN EXCLUSIVE MODE NOWAIT;
 
 -- name: mirror_repeatable_read
 -- First statement of an applier's transaction: one snapshot for the changes and polygons.

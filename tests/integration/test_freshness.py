@@ -154,10 +154,9 @@ def test_territorio_health__follows_the_change_up_first(
 @pytest.fixture
 def trava_dos_aplicadores(db_url: str) -> Iterator[None]:
     """Another session holds the appliers' lock (a stuck `d2 mirror sync`, say)."""
-    with db.connect(db_url, autocommit=True) as outra:
-        outra.execute(db.q("mirror_lock"))
+    with db.connect(db_url, autocommit=True) as outra, outra.transaction():
+        outra.execute(db.q("mirror_lock"))  # held until this transaction ends
         yield
-        outra.execute(db.q("mirror_unlock"))
 
 
 def test_resolve__lock_held_answers_within_the_bound_and_says_what_waits(

@@ -141,6 +141,7 @@ class EstadoFalso:
     ultimo_avanco: float = field(default_factory=time.monotonic)
     standby_desde: float | None = None
     limite_standby_s: float = 0.0
+    alertas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def porta_livre() -> int:
@@ -305,7 +306,10 @@ def test_http__an_idle_client_neither_blocks_healthz_nor_stays_forever() -> None
         srv.parar()
 
 
-def test_http__connections_beyond_the_bound_are_closed_and_the_server_stays_up() -> None:
+def test_http__a_flood_beyond_the_bound_holds_at_most_the_bound_and_healthz_answers() -> None:
+    """Connections beyond the bound take the slots of the oldest idle ones: never more
+    than the bound open (threads), /healthz answered during the flood, every idle one
+    closed by its deadline, and the server thread lives."""
     estado = EstadoFalso()
     srv = metrics.iniciar_servidor(
         porta_livre(), lambda: estado, tempo_limite_s=8.0, max_conexoes=3
@@ -313,17 +317,91 @@ def test_http__connections_beyond_the_bound_are_closed_and_the_server_stays_up()
     assert srv is not None
     try:
         ocupadas = [_conectar(srv) for _ in range(3)]
-        time.sleep(1.0)  # accepted, each holding a slot
+        time.sleep(0.5)
         excesso = [_conectar(srv) for _ in range(20)]
-        for s in excesso:
-            fechada = _fechada_em(s, 4.0)  # well before the held ones time out
-            assert fechada is not None, "a connection beyond the bound was kept open"
-            s.close()
-        # The held ones time out; then the endpoint answers again.
-        for s in ocupadas:
+        time.sleep(0.5)
+        assert srv.abertas <= 3
+        # The oldest gave way at once, well before their deadline.
+        for s in ocupadas + excesso[:-3]:
+            assert _fechada_em(s, 4.0) is not None, "an idle connection kept its slot"
+        assert get(srv, "/healthz")[0] == 200
+        for s in ocupadas + excesso:
             assert _fechada_em(s, 15.0) is not None
             s.close()
-        assert get(srv, "/healthz")[0] == 200
+        assert srv.thread is not None and srv.thread.is_alive()
+    finally:
+        srv.parar()
+
+
+class Gotejamento:
+    """Slow-drip clients (issue 29 item 9): each sends a request one byte at a time, a
+    byte every `passo_s` (well within any per-read timeout), forever, and connects again
+    as soon as the server closes it."""
+
+    def __init__(self, porta: int, clientes: int, passo_s: float) -> None:
+        self.porta, self.passo_s = porta, passo_s
+        self.socks: list[socket.socket | None] = [None] * clientes
+        self.parar = threading.Event()
+        self.conexoes = 0
+        self.fio = threading.Thread(target=self._executar, daemon=True)
+
+    def _executar(self) -> None:
+        while not self.parar.is_set():
+            for i, s in enumerate(self.socks):
+                try:
+                    if s is None:
+                        s = self.socks[i] = socket.create_connection(
+                            ("127.0.0.1", self.porta), timeout=2
+                        )
+                        self.conexoes += 1
+                        s.sendall(b"GET /healthz HTTP/1.1\r\nX-Gota: ")
+                    s.sendall(b"a")
+                except OSError:
+                    if s is not None:
+                        s.close()
+                    self.socks[i] = None
+            self.parar.wait(self.passo_s)
+
+    def __enter__(self) -> Gotejamento:
+        self.fio.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.parar.set()
+        self.fio.join(10)
+        for s in self.socks:
+            if s is not None:
+                s.close()
+
+
+def test_http__slow_drip_clients_cannot_keep_healthz_away() -> None:
+    """32 clients trickling a byte every 0.5 s used to hold all 16 slots forever (the
+    5 s timeout was per read): /healthz was refused for as long as they kept at it.
+    Now each connection has a total deadline and a probe always gets a slot: every probe
+    is answered, within a second or two at worst on a loaded machine (milliseconds
+    here)."""
+    estado = EstadoFalso()
+    srv = metrics.iniciar_servidor(porta_livre(), lambda: estado)  # the defaults: 16, 5 s
+    assert srv is not None
+    try:
+        with Gotejamento(srv.porta, clientes=32, passo_s=0.5) as ataque:
+            time.sleep(1.0)  # every slot taken by a dripping client
+            respostas = []
+            fim = time.monotonic() + 8.0  # past the total deadline: reconnected drippers too
+            while time.monotonic() < fim:
+                inicio = time.monotonic()
+                try:
+                    with urllib.request.urlopen(
+                        f"http://127.0.0.1:{srv.porta}/healthz", timeout=3
+                    ) as r:
+                        respostas.append((r.status, time.monotonic() - inicio))
+                except OSError as exc:
+                    respostas.append((repr(exc), time.monotonic() - inicio))
+                time.sleep(0.25)
+        assert all(codigo == 200 for codigo, _ in respostas), respostas
+        assert max(segundos for _, segundos in respostas) < 2.0, respostas
+        assert ataque.conexoes > 32  # they were cut at their deadline and came back
+        assert srv.abertas <= metrics.MAX_CONEXOES
         assert srv.thread is not None and srv.thread.is_alive()
     finally:
         srv.parar()

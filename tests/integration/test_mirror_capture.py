@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import cli, config, errors
+from d2 import cli, config, db, errors
 from d2.ops import status
 from d2.territorio import mirror
 from d2.worker import loop
@@ -119,9 +119,9 @@ def test_aplicar__a_writer_committing_mid_apply_is_applied_whole_later(
     """Moving the border of A and B in one transaction that commits after the applier's
     snapshot: that apply keeps both old, the next one takes both; never one of them."""
     with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as aplicador:
-        aplicador.execute("SELECT pg_advisory_lock(28202883109974642)")
         with aplicador.transaction():
             aplicador.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            aplicador.execute(db.q("mirror_lock"))  # the appliers' lock: no snapshot yet
             aplicador.execute("SELECT 1")  # the snapshot is taken here
             with conn.transaction():  # the writer: the border from -45 to -44
                 conn.execute(
@@ -135,7 +135,6 @@ def test_aplicar__a_writer_committing_mid_apply_is_applied_whole_later(
                     [json.dumps(poligono(quadrado(-44, -30, -40, -25))), territorio.mun_b],
                 )
             feito = aplicador.execute("SELECT * FROM d2.mirror_aplicar()").fetchone()
-        aplicador.execute("SELECT pg_advisory_unlock(28202883109974642)")
     assert feito is not None and feito["mudancas"] == 0
     # Between -45 and -44: still B (both old), not A and B at once, not nobody.
     assert _resolve(conn, -27.0, -44.5) == territorio.mun_b
@@ -148,9 +147,9 @@ def test_aplicar__a_writer_committing_mid_apply_is_applied_whole_later(
 def test_captura__a_writer_never_waits_for_an_applier(conn: Conn, db_url: str) -> None:
     uc = _inserir_sem_aplicar(conn, "M", 0)
     with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as aplicador:
-        aplicador.execute("SELECT pg_advisory_lock(28202883109974642)")
         with aplicador.transaction():
             aplicador.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            aplicador.execute(db.q("mirror_lock"))
             aplicador.execute("SELECT * FROM d2.mirror_aplicar()")
             # The applier's transaction is open, holding what it took: writers go on.
             with psycopg.connect(db_url, autocommit=True) as escritor:
@@ -161,7 +160,6 @@ def test_captura__a_writer_never_waits_for_an_applier(conn: Conn, db_url: str) -
                 )
                 inserir_uc(escritor, 4, "N", poligono(quadrado(3, 0, 4, 1)), sincronizar=False)
                 escritor.execute("DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc])
-        aplicador.execute("SELECT pg_advisory_unlock(28202883109974642)")
     sincronizar_espelho(conn)
     assert _resolve(conn, 0.5, 0.5) is None and _resolve(conn, 0.5, 3.5) is not None
 
@@ -178,10 +176,9 @@ def test_aplicar__an_open_writer_does_not_hold_the_applier(conn: Conn, db_url: s
 
 def test_aplicar__without_waiting_leaves_it_to_the_applier_at_work(conn: Conn, db_url: str) -> None:
     _inserir_sem_aplicar(conn, "M", 0)
-    with psycopg.connect(db_url, autocommit=True) as outro:
-        outro.execute("SELECT pg_advisory_lock(28202883109974642)")
+    with psycopg.connect(db_url, autocommit=True) as outro, outro.transaction():
+        outro.execute(db.q("mirror_lock"))
         assert mirror.aplicar(conn, esperar=False) is None
-        outro.execute("SELECT pg_advisory_unlock(28202883109974642)")
     assert mirror.pendentes(conn) == 1
 
 
@@ -191,14 +188,14 @@ def test_mirror_sync_cli__wait_returns_with_every_committed_change_applied(
     uc = _inserir_sem_aplicar(conn, "M", 0)
     resultado: list[int] = []
     with psycopg.connect(db_url, autocommit=True) as outro:
-        outro.execute("SELECT pg_advisory_lock(28202883109974642)")  # an applier at work
-        fio = threading.Thread(
-            target=lambda: resultado.append(cli.main(["mirror", "sync", "--wait", "--json"]))
-        )
-        fio.start()
-        time.sleep(0.3)
-        assert fio.is_alive() and _resolve(conn, 0.5, 0.5) is None
-        outro.execute("SELECT pg_advisory_unlock(28202883109974642)")
+        with outro.transaction():
+            outro.execute(db.q("mirror_lock"))  # an applier at work
+            fio = threading.Thread(
+                target=lambda: resultado.append(cli.main(["mirror", "sync", "--wait", "--json"]))
+            )
+            fio.start()
+            time.sleep(0.3)
+            assert fio.is_alive() and _resolve(conn, 0.5, 0.5) is None
         fio.join(10)
     assert resultado == [0]
     saida = json.loads(capsys.readouterr().out)

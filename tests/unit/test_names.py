@@ -59,8 +59,10 @@ INGLES = {
     "show", "shrink", "since", "size", "skip", "source", "split", "sql", "staging", "state",
     "stats", "status", "steps", "stop", "store", "submitted", "summary", "support", "surface",
     "synthetic", "terminal", "test", "tests", "text", "timeouts", "to", "total", "try", "type",
-    "unit", "unlock", "unsubdivided", "upsert", "upstream", "url", "uuid", "verify", "version",
+    "unit", "unsubdivided", "upsert", "upstream", "url", "uuid", "verify", "version",
     "versions", "views", "web", "wire", "worker", "writable",
+    # The locks and the sessions holding them (issue 29 items 5, 6).
+    "locks", "statement", "timeout", "transaction",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
