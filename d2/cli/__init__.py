@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from d2 import errors
 from d2.cli import (
     bench,
+    cep,
     database_url,
     db,
     demo,
@@ -33,7 +34,7 @@ from d2.cli.common import Command, Parser
 
 AREAS = (
     db, resolve, mirror, imports, worker, status, dlq, revisoes, regeorreferenciar, html_map,
-    territorio, nominatim, geocoding, demo, bench,
+    territorio, nominatim, geocoding, cep, demo, bench,
 )  # fmt: skip
 
 

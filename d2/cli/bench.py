@@ -48,14 +48,17 @@ def registrar(sub: Any) -> None:
             "changes (rows examined against rows inside, seconds). "
             "geocode: addresses/s through the handler against the sample Nominatim, against "
             "one request at a time with no cache, the cache's effect, and GPS throughput "
-            "with 10% address-only events (needs no shared data)."
+            "with 10% address-only events (needs no shared data). "
+            "adversarial: milliseconds per hostile address text (100 kB, hundreds of "
+            "segments, names or numbers) against an ordinary address, same run (needs no "
+            "shared data)."
         ),
     )
     p_bench.add_argument(
         "names",
         nargs="*",
         metavar="NAME",
-        help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode "
-        "(default: all)",
+        help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode, "
+        "adversarial (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")

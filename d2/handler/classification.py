@@ -53,6 +53,9 @@ class Plan:
     confianca: str = "alta"
     endereco_geocodificado: str | None = None
     da_fila: bool = False  # from d2.geocodificacoes_pendentes: leaves it when concluded
+    # What the geocoding stage understood and how it answered: its d2.geocodificacoes row
+    # (event_id, demanda_id, precisao, passo, entendido, consultas, motivo).
+    geocodificacao: dict[str, Any] | None = None
 
     @property
     def correlacao_id(self) -> uuid.UUID | None:
