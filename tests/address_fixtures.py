@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import http.server
+import json
 import os
 import shutil
 import sys
+import threading
+import time
+import urllib.parse
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import geopandas
 import pytest
@@ -25,7 +30,7 @@ import shapely
 
 from d2 import config
 from d2.geocoder import nominatim_import
-from d2.importers import cep, ibge
+from d2.importers import cep, ibge, sample
 from d2.worker import loop
 from tests.nominatim_fixtures import NominatimAmostra
 
@@ -252,5 +257,66 @@ def geocoder_ms_url(
     monkeypatch.setenv("D2_NOMINATIM_DSN", nominatim_ms.dsn)
     monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("D2_NOMINATIM_URL", raising=False)
+    loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
+    return db_url
+
+
+class FalsoNominatim(http.server.BaseHTTPRequestHandler):
+    """A stand-in for a Nominatim server (/status, /search): it knows no place, never
+    answers in time a query holding "VENENO", says it is down when vivo is False, and
+    records every search's parameters."""
+
+    vivo = True
+    pedidos: ClassVar[list[dict[str, list[str]]]] = []
+
+    def do_GET(self) -> None:
+        parametros = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+        if self.path.startswith("/status"):
+            corpo: Any = {"status": 0, "message": "OK"} if self.vivo else {"status": 700}
+        else:
+            FalsoNominatim.pedidos.append(parametros)
+            if "VENENO" in " ".join(v for vs in parametros.values() for v in vs).upper():
+                time.sleep(1.5)  # past the D2_GEOCODER_TIMEOUT the tests set
+            corpo = []
+        dados = json.dumps(corpo).encode()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(dados)))
+            self.end_headers()
+            self.wfile.write(dados)
+        except OSError:
+            pass  # the client gave up (its timeout)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def falso_nominatim() -> Iterator[str]:
+    """FalsoNominatim on a free port of 127.0.0.1 (its URL)."""
+    servidor = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FalsoNominatim)
+    FalsoNominatim.vivo = True
+    FalsoNominatim.pedidos.clear()
+    fio = threading.Thread(target=servidor.serve_forever, daemon=True)
+    fio.start()
+    try:
+        yield f"http://127.0.0.1:{servidor.server_address[1]}"
+    finally:
+        servidor.shutdown()
+        servidor.server_close()
+
+
+@pytest.fixture
+def geocoder_falso_url(
+    db_url: str, falso_nominatim: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> str:
+    """This test's database with the sample territory, the worker pointed at
+    FalsoNominatim (HTTP; 1 s timeout; D2_GEOCODER_TRIES_MAX 3), the cursor seeded."""
+    sample.load_sample(db_url)
+    monkeypatch.setenv("D2_NOMINATIM_URL", falso_nominatim)
+    monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("D2_GEOCODER_TIMEOUT", "1")
+    monkeypatch.setenv("D2_GEOCODER_TRIES_MAX", "3")
     loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
     return db_url

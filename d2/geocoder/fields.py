@@ -19,6 +19,7 @@ geocoder is longer than MAX_PALAVRAS words.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,6 +134,11 @@ def _palavras(segmento: str) -> list[str]:
     return [p.strip(".-'") or p for p in palavras if p.strip(".-'")]
 
 
+def _padrao(padronizar: Callable[[str], str], palavras: list[str]) -> str:
+    """Words standardised by enderecobr, cut again (standardising can split a word)."""
+    return " ".join(padronizar(" ".join(palavras)).split()[:MAX_PALAVRAS])
+
+
 def _e_numero(palavra: str) -> bool:
     return _NUMERO.fullmatch(palavra) is not None
 
@@ -208,7 +214,7 @@ def _ler_rua(e: Entendido, palavras: list[str], com_tipo: bool) -> list[str]:
     if not nome:
         return palavras
     e.tipo = tipo
-    e.logradouro = enderecobr.padronizar_logradouros(" ".join(nome))
+    e.logradouro = _padrao(enderecobr.padronizar_logradouros, nome)
     if i == len(palavras):
         e.rua_sem_fim = True  # unless the next segment is its number (the caller sees)
         return []
@@ -222,7 +228,7 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
     word is also looked up alone (a UF's sigla: "Campo Grande MS")."""
     if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
         return
-    e.lugares.append(enderecobr.padronizar_bairros(" ".join(palavras)))
+    e.lugares.append(_padrao(enderecobr.padronizar_bairros, palavras))
     e._no_texto.append(e.lugares[-1])
     if len(palavras) > 1 and _SIGLA.fullmatch(palavras[-1]):
         e.lugares.append(palavras[-1])
@@ -298,7 +304,7 @@ def entender(endereco: text.Endereco) -> Entendido:
             continue
         bairro = _BAIRRO.fullmatch(" ".join(palavras))
         if bairro is not None and len(palavras) > 1:
-            e.bairro = e.bairro or enderecobr.padronizar_bairros(bairro.group(1))
+            e.bairro = e.bairro or _padrao(enderecobr.padronizar_bairros, bairro.group(1).split())
             _lugar(e, bairro.group(1).split())
             continue
         padrao = enderecobr.padronizar_complementos(" ".join(palavras)).split()
@@ -324,7 +330,8 @@ def entender(endereco: text.Endereco) -> Entendido:
                     break
         else:
             _lugar(e, palavras)
-    e.texto = " ".join(p for p in (e.rua, e.numero, *e._no_texto, cep_formatado(e.cep)) if p)
+    partes = (e.rua, e.numero, *e._no_texto, cep_formatado(e.cep))
+    e.texto = " ".join(p for p in partes if p)[: text.LIMITE]
     return e
 
 

@@ -146,89 +146,104 @@ def _rua_do_cep(logradouro: str) -> tuple[str | None, str | None]:
 
 def escada(ctx: places.Contexto) -> Escada:
     """The rungs one address can climb, each asked only if the ones before failed."""
-    e = ctx.entendido
     if ctx.conflito:
         return  # the text contradicts itself, or names two places: no question helps
-    cidade = _cidade(ctx)
-    limite = _limite(ctx)
-    achou_rua = False  # some search about the text's street answered something
-    if e.rua and ctx.tem_lugar:
-        r = Avaliacao(vazio=True)
-        if e.numero:
-            r = yield Tentativa(
-                Passo.RUA_NUMERO,
-                nominatim.Consulta(
-                    rua=_rua_da_consulta(e.rua, e.numero), cidade=cidade, limite=limite
-                ),
-                com_numero=True,
-            )
-        if not e.numero or (r.vazio and not e.numero_simples):
-            r = yield Tentativa(
-                Passo.RUA, nominatim.Consulta(rua=e.rua, cidade=cidade, limite=limite)
-            )
-        if r.vazio and e.tipo and e.logradouro and _nome_de_rua_bom(e.logradouro):
-            r = yield Tentativa(
-                Passo.RUA_SEM_TIPO,
-                nominatim.Consulta(
-                    rua=_rua_da_consulta(e.logradouro, e.numero), cidade=cidade, limite=limite
-                ),
-                com_numero=bool(e.numero),
-            )
-        bairro = ctx.bairro.nome if ctx.bairro is not None else e.bairro
-        if r.vazio and bairro:
-            r = yield Tentativa(
-                Passo.RUA_BAIRRO,
-                nominatim.Consulta(
-                    rua=_rua_da_consulta(e.rua, e.numero), cidade=bairro, limite=_LIMITE_SEM_CIDADE
-                ),
-                com_numero=bool(e.numero),
-            )
-        achou_rua = not r.vazio
+    r = yield from _da_rua(ctx)
+    if r.ambiguo:
+        return
+    if r.vazio:  # nothing at all was found of the text's street (or it has none)
+        r = yield from _das_referencias(ctx)
         if r.ambiguo:
             return
-    if e.esquina and ctx.tem_lugar and not achou_rua:
+        yield from _do_cep(ctx)
+    yield from _do_lugar(ctx)
+
+
+def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
+    """The text's street: with its number, without it, without its tipo, in its bairro."""
+    e = ctx.entendido
+    r = Avaliacao(vazio=True)
+    if not (e.rua and ctx.tem_lugar):
+        return r
+    cidade, limite = _cidade(ctx), _limite(ctx)
+    if e.numero:
+        r = yield Tentativa(
+            Passo.RUA_NUMERO,
+            nominatim.Consulta(rua=_rua_da_consulta(e.rua, e.numero), cidade=cidade, limite=limite),
+            com_numero=True,
+        )
+    if not e.numero or (r.vazio and not e.numero_simples):
+        r = yield Tentativa(Passo.RUA, nominatim.Consulta(rua=e.rua, cidade=cidade, limite=limite))
+    if r.vazio and e.tipo and e.logradouro and _nome_de_rua_bom(e.logradouro):
+        r = yield Tentativa(
+            Passo.RUA_SEM_TIPO,
+            nominatim.Consulta(
+                rua=_rua_da_consulta(e.logradouro, e.numero), cidade=cidade, limite=limite
+            ),
+            com_numero=bool(e.numero),
+        )
+    bairro = ctx.bairro.nome if ctx.bairro is not None else e.bairro
+    if r.vazio and bairro:
+        r = yield Tentativa(
+            Passo.RUA_BAIRRO,
+            nominatim.Consulta(
+                rua=_rua_da_consulta(e.rua, e.numero), cidade=bairro, limite=_LIMITE_SEM_CIDADE
+            ),
+            com_numero=bool(e.numero),
+        )
+    return r
+
+
+def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
+    """The crossing street of "esquina com", the POI of "próximo à"."""
+    e = ctx.entendido
+    r = Avaliacao(vazio=True)
+    if not ctx.tem_lugar:
+        return r
+    cidade, limite = _cidade(ctx), _limite(ctx)
+    if e.esquina:
         esquina = enderecobr.padronizar_logradouros(e.esquina)
         r = yield Tentativa(
             Passo.ESQUINA, nominatim.Consulta(rua=esquina, cidade=cidade, limite=limite)
         )
-        if r.ambiguo:
-            return
-    if e.referencia and ctx.tem_lugar and not achou_rua:
+    if e.referencia and r.vazio:
         r = yield Tentativa(
             Passo.REFERENCIA, nominatim.Consulta(lugar=e.referencia, cidade=cidade, limite=limite)
         )
-        if r.ambiguo:
-            return
-    cep = ctx.cep
+    return r
+
+
+def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
+    """The CEP's street (d2.ceps), or the CEP itself where d2.ceps does not know it."""
+    e, cep = ctx.entendido, ctx.cep
     if cep is not None and cep.municipio is not None and cep.logradouro:
         rua_cep, numero_cep = _rua_do_cep(cep.logradouro)
-        mesma = (
-            rua_cep is not None
-            and e.rua is not None
-            and text.normalizar(rua_cep) == text.normalizar(e.rua)
+        if rua_cep is None or (e.rua and text.normalizar(rua_cep) == text.normalizar(e.rua)):
+            return  # the text's street, already asked
+        numero = (e.numero if not e.rua else None) or numero_cep
+        yield Tentativa(
+            Passo.CEP_RUA,
+            nominatim.Consulta(
+                rua=_rua_da_consulta(rua_cep, numero), cidade=cep.municipio.nome, limite=_LIMITE
+            ),
+            com_numero=bool(numero),
         )
-        if rua_cep and not mesma and not achou_rua:
-            numero = (e.numero if not e.rua else None) or numero_cep
-            yield Tentativa(
-                Passo.CEP_RUA,
-                nominatim.Consulta(
-                    rua=_rua_da_consulta(rua_cep, numero), cidade=cep.municipio.nome, limite=_LIMITE
-                ),
-                com_numero=bool(numero),
-            )
-    elif e.cep and cep is None and not ctx.cep_contraditorio and not achou_rua:
+    elif e.cep and cep is None and not ctx.cep_contraditorio:
         yield Tentativa(
             Passo.CEP, nominatim.Consulta(cep=fields.cep_formatado(e.cep), limite=_LIMITE)
         )
+
+
+def _do_lugar(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
+    """The place named, in SQL; Nominatim's free text for a name shared by several."""
+    e = ctx.entendido
     if ctx.municipio is not None:
         if ctx.bairro is not None:
             yield Tentativa(Passo.BAIRRO, uc=ctx.bairro)
         yield Tentativa(Passo.MUNICIPIO, uc=ctx.municipio)
-        return
-    if ctx.uf is not None:
+    elif ctx.uf is not None:
         yield Tentativa(Passo.UF, uc=ctx.uf)
-        return
-    if ctx.homonimos and e.texto:
+    elif ctx.homonimos and e.texto:
         palavras = e.texto.split()[: 2 * fields.MAX_PALAVRAS]
         yield Tentativa(
             Passo.TEXTO_LIVRE,
@@ -352,6 +367,7 @@ def geocodificar(
     desfechos = [Desfecho(c) for c in contextos]
     escadas: dict[int, Escada] = {}
     atuais: dict[int, Tentativa] = {}
+    ambiguos: set[int] = set()  # some search found the street in several places
     for i, ctx in enumerate(contextos):
         escadas[i] = escada(ctx)
         try:
@@ -390,13 +406,13 @@ def geocodificar(
                 if desfecho.resolucao is not None:
                     continue
                 if avaliacao.ambiguo:
-                    desfecho.motivo = str(Reason.AMBIGUO)
+                    ambiguos.add(i)
             try:
                 proximos[i] = escadas[i].send(avaliacao)
             except StopIteration:
-                if desfecho.motivo is None:
-                    padrao = Reason.AMBIGUO if ctx.homonimos else Reason.NAO_ENCONTRADO
-                    desfecho.motivo = str(ctx.motivo or padrao)
+                ambiguo = i in ambiguos or bool(ctx.homonimos)
+                padrao = Reason.AMBIGUO if ambiguo else Reason.NAO_ENCONTRADO
+                desfecho.motivo = str(ctx.motivo or padrao)
         atuais = proximos
     return desfechos
 

@@ -146,6 +146,9 @@ def _cep(linha: dict[str, object]) -> Cep:
     )
 
 
+_CONECTORES = frozenset({"DA", "DAS", "DE", "DO", "DOS", "E"})
+
+
 def _cortar_cauda(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
     """Names found at the very end of a street's name are places, cut from it; other
     names inside a street's name are the street's ("Rua Bahia", "Avenida Campo Grande")."""
@@ -157,8 +160,12 @@ def _cortar_cauda(e: fields.Entendido, candidatos: list[Candidate]) -> list[Cand
     lugares: list[Candidate] = []
     while True:
         # The longest name ending where the street's name now ends; one word of the
-        # name is left to the street.
-        ali = [c for c in cauda if c.fim == fim and c.inicio >= 2]
+        # name is left to the street, and not a connector ("Rua das | Palmeiras").
+        ali = [
+            c
+            for c in cauda
+            if c.fim == fim and c.inicio >= 2 and palavras[c.inicio - 2] not in _CONECTORES
+        ]
         if not ali:
             break
         maior = min(ali, key=lambda c: c.inicio)
@@ -189,18 +196,7 @@ def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -
         if not coerentes:
             ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
             return ctx
-        pelo_cep = [
-            m
-            for m in coerentes
-            if cep_municipio and m.unidade_civica_id == cep_municipio.unidade_civica_id
-        ]
-        if len(coerentes) == 1 or pelo_cep:
-            ctx.municipio = (pelo_cep or coerentes)[0]
-        elif len({_chave(m.nome) for m in coerentes}) == 1:
-            ctx.homonimos = sorted(coerentes, key=lambda m: m.unidade_civica_id)
-        else:
-            ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two places named: no guess
-        if cep is not None and not pelo_cep:
+        if not _municipio_nomeado(ctx, coerentes, cep_municipio) and cep is not None:
             ctx.cep_contraditorio, cep = True, None
     elif cep is not None and cep_municipio is not None:
         if contradiz(cep_municipio):
@@ -225,5 +221,21 @@ def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -
     return ctx
 
 
-def _chave(nome: str) -> str:
-    return text.normalizar(nome)
+def _municipio_nomeado(
+    ctx: Contexto, coerentes: list[Candidate], cep_municipio: Candidate | None
+) -> bool:
+    """The município among those named (in the UF named): the only one, the CEP's, or
+    homonyms the street may tell apart; two different names are no guess. Whether the
+    CEP's município is among them."""
+    pelo_cep = [
+        m
+        for m in coerentes
+        if cep_municipio and m.unidade_civica_id == cep_municipio.unidade_civica_id
+    ]
+    if len(coerentes) == 1 or pelo_cep:
+        ctx.municipio = (pelo_cep or coerentes)[0]
+    elif len({text.normalizar(m.nome) for m in coerentes}) == 1:
+        ctx.homonimos = sorted(coerentes, key=lambda m: m.unidade_civica_id)
+    else:
+        ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two places named: no guess
+    return bool(pelo_cep)

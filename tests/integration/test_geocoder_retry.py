@@ -6,13 +6,7 @@ it never answers a query holding "VENENO" in time, and knows no street otherwise
 
 from __future__ import annotations
 
-import http.server
-import json
-import threading
-import time
-import urllib.parse
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -22,63 +16,10 @@ from psycopg.rows import dict_row
 from d2 import config
 from d2.eventlog import bus
 from d2.handler import handler
-from d2.importers import sample
 from d2.worker import loop
 from tests import events, invariants
+from tests.address_fixtures import FalsoNominatim
 from tests.support import Conn
-
-
-class _Nominatim(http.server.BaseHTTPRequestHandler):
-    vivo = True
-    pedidos: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        parametros = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
-        if self.path.startswith("/status"):
-            corpo: Any = {"status": 0, "message": "OK"} if self.vivo else {"status": 700}
-        else:
-            texto = " ".join(v for vs in parametros.values() for v in vs)
-            _Nominatim.pedidos.append(self.path)
-            if "VENENO" in texto.upper():
-                time.sleep(1.5)  # past D2_GEOCODER_TIMEOUT
-            corpo = []
-        dados = json.dumps(corpo).encode()
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(dados)))
-            self.end_headers()
-            self.wfile.write(dados)
-        except OSError:
-            pass  # the client gave up (its timeout)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def falso_nominatim() -> Iterator[str]:
-    servidor = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Nominatim)
-    _Nominatim.vivo = True
-    _Nominatim.pedidos = []
-    fio = threading.Thread(target=servidor.serve_forever, daemon=True)
-    fio.start()
-    try:
-        yield f"http://127.0.0.1:{servidor.server_address[1]}"
-    finally:
-        servidor.shutdown()
-        servidor.server_close()
-
-
-@pytest.fixture
-def url(db_url: str, falso_nominatim: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> str:
-    sample.load_sample(db_url)
-    monkeypatch.setenv("D2_NOMINATIM_URL", falso_nominatim)
-    monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("D2_GEOCODER_TIMEOUT", "1")
-    monkeypatch.setenv("D2_GEOCODER_TRIES_MAX", "3")
-    loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
-    return db_url
 
 
 def _publicar(conn: Conn, endereco: str) -> uuid.UUID:
@@ -101,9 +42,9 @@ def _estacionado(conn: Conn, event_id: uuid.UUID) -> dict[str, Any] | None:
 
 
 def test_geocoder_retry__an_address_failing_while_the_geocoder_answers_ends_in_dead_letters(
-    url: str,
+    geocoder_falso_url: str,
 ) -> None:
-    with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
+    with psycopg.connect(geocoder_falso_url, autocommit=True, row_factory=dict_row) as conn:
         veneno = _publicar(conn, "Rua do VENENO, 10, Vila Aurora")
         boa = _publicar(conn, "Rua das Palmeiras, 10, Vila Aurora")
         for _ in range(6):
@@ -125,9 +66,11 @@ def test_geocoder_retry__an_address_failing_while_the_geocoder_answers_ends_in_d
         invariants.verificar(conn)
 
 
-def test_geocoder_retry__a_geocoder_that_is_down_costs_no_address_its_tries(url: str) -> None:
-    with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
-        _Nominatim.vivo = False
+def test_geocoder_retry__a_geocoder_that_is_down_costs_no_address_its_tries(
+    geocoder_falso_url: str,
+) -> None:
+    with psycopg.connect(geocoder_falso_url, autocommit=True, row_factory=dict_row) as conn:
+        FalsoNominatim.vivo = False
         veneno = _publicar(conn, "Rua do VENENO, 10, Vila Aurora")
         for _ in range(4):
             _drenar()
@@ -139,13 +82,13 @@ def test_geocoder_retry__a_geocoder_that_is_down_costs_no_address_its_tries(url:
 
 
 def test_geocoder_retry__a_retried_address_does_not_block_the_head_of_the_round(
-    url: str, monkeypatch: pytest.MonkeyPatch
+    geocoder_falso_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One address per round: the one due longest goes first, not the oldest event."""
     monkeypatch.setenv("D2_GEOCODER_BATCH", "1")
     settings = config.load()
     servico = handler.Handler(settings)
-    with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
+    with psycopg.connect(geocoder_falso_url, autocommit=True, row_factory=dict_row) as conn:
         veneno = _publicar(conn, "Rua do VENENO, 10, Vila Aurora")
         boas = [_publicar(conn, f"Rua das Palmeiras, {n}, Vila Aurora") for n in (1, 2)]
         lidos = bus.ler_desde(conn, handler.TIPO_ENTRADA, servico.cursor(conn), 100)
