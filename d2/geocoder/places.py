@@ -80,38 +80,38 @@ class Contexto:
 
 
 def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[Contexto]:
-    """One Contexto per address, in order: one SQL statement for the names, one for
-    the CEPs."""
-    ordens: list[int] = []
-    segmentos: list[int] = []
-    textos: list[str] = []
+    """One Contexto per address, in order: one SQL statement for the names (each
+    distinct text once: a round's addresses share their municípios), one for the CEPs."""
+    onde: dict[str, list[tuple[int, int]]] = {}  # text → (address, segment) that hold it
     for i, e in enumerate(entendidos):
         for j, lugar in enumerate(e.lugares):
-            ordens.append(i)
-            segmentos.append(j)
-            textos.append(lugar)
+            onde.setdefault(lugar, []).append((i, j))
         if e.rua_sem_fim and e.logradouro and len(e.logradouro.split()) > 1:
-            ordens.append(i)
-            segmentos.append(CAUDA)
-            textos.append(e.logradouro)
+            onde.setdefault(e.logradouro, []).append((i, CAUDA))
+    textos = list(onde)
     candidatos: list[list[Candidate]] = [[] for _ in entendidos]
     with db.mapped_errors(), conn.cursor(row_factory=dict_row) as cur:
         if textos:
             for linha in cur.execute(
                 db.q("geocoder_candidates"),
-                {"ordens": ordens, "segmentos": segmentos, "textos": textos},
+                {
+                    "ordens": list(range(len(textos))),
+                    "segmentos": [0] * len(textos),
+                    "textos": textos,
+                },
             ):
-                candidatos[linha["ordem"]].append(
-                    Candidate(
-                        linha["unidade_civica_id"],
-                        linha["nivel"],
-                        linha["nome"],
-                        tuple(linha["cadeia_ucs"] or ()),
-                        linha["segmento"],
-                        linha["inicio"],
-                        linha["fim"],
+                for i, j in onde[textos[linha["ordem"]]]:
+                    candidatos[i].append(
+                        Candidate(
+                            linha["unidade_civica_id"],
+                            linha["nivel"],
+                            linha["nome"],
+                            tuple(linha["cadeia_ucs"] or ()),
+                            j,
+                            linha["inicio"],
+                            linha["fim"],
+                        )
                     )
-                )
         pedidos = sorted({e.cep for e in entendidos if e.cep})
         ceps: dict[str, Cep] = {}
         if pedidos:
