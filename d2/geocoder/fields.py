@@ -202,6 +202,8 @@ def _ler_complemento(e: Entendido, palavras: list[str], i: int) -> int:
 def _ler_rua(e: Entendido, palavras: list[str], com_tipo: bool) -> list[str]:
     """A street segment: tipo, name, number, complements; returns what follows them
     (places, when nothing separated them)."""
+    if not palavras:
+        return []
     i = 0
     tipo = _tipo(palavras[0]) if com_tipo else None
     if tipo is not None:

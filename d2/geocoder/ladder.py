@@ -30,6 +30,7 @@ SQL answers are inferences: bairro, municipio, uf.
 from __future__ import annotations
 
 import enum
+import logging
 from collections import Counter
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -58,6 +59,8 @@ class Passo(enum.StrEnum):
     UF = "uf"
     TEXTO_LIVRE = "texto_livre"
 
+
+log = logging.getLogger(__name__)
 
 _SQL = {Passo.BAIRRO: "bairro", Passo.MUNICIPIO: "municipio", Passo.UF: "uf"}
 # Matches wanted per search: enough to see a street's homonyms in other places.
@@ -362,7 +365,7 @@ def geocodificar(
     parar: Callable[[], bool] = lambda: False,
 ) -> list[Desfecho]:
     """One Desfecho per address, in order: climbs the ladder for all of them together."""
-    entendidos = [fields.entender(e) for e in enderecos]
+    entendidos = [_entender(e) for e in enderecos]
     contextos = places.contextos(conn, entendidos)
     desfechos = [Desfecho(c) for c in contextos]
     escadas: dict[int, Escada] = {}
@@ -415,6 +418,16 @@ def geocodificar(
                 desfecho.motivo = str(ctx.motivo or padrao)
         atuais = proximos
     return desfechos
+
+
+def _entender(endereco: text.Endereco) -> fields.Entendido:
+    """The address's fields; a parser failure (a bug) leaves this one address not
+    understood (then discarded) instead of failing its whole round again and again."""
+    try:
+        return fields.entender(endereco)
+    except Exception as exc:
+        log.error("Endereço não entendido: falha do parser", extra={"erro": type(exc).__name__})
+        return fields.Entendido()
 
 
 def _perguntar(

@@ -4,9 +4,12 @@ from the ways citizens write, complements that never reach a search, the place r
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from d2.bench import adversarial
 from d2.geocoder import fields, ladder, nominatim, places, text
@@ -268,3 +271,21 @@ def test_fields__the_ladders_fields_are_bounded_whatever_the_text() -> None:
         for consulta in _consultas(contexto):
             for valor in consulta.campos().values():
                 assert len(valor) <= 120 and len(valor.split()) <= 2 * fields.MAX_PALAVRAS
+
+
+_PEDACOS = st.sampled_from(
+    ["Rua", "R.", "Av", "nº", "N°", "1.500", "S/N", "apto", "12", "bl", "B", "qd", "lt",
+     "Centro", "Campo Grande", "MS", "-", "/", ",", "esquina com", "em frente ao", "próximo à",
+     "79002-220", "km", "Bairro", "(", ")", "º", "\u2013", "Jd", "da", "de"]
+)  # fmt: skip
+
+
+@given(st.lists(st.one_of(_PEDACOS, st.text(max_size=12)), max_size=40).map(" ".join))
+@settings(max_examples=int(os.environ.get("D2_CORPUS_EXAMPLES", "200")), deadline=None)
+def test_fields__any_text_is_understood_without_failing(texto: str) -> None:
+    """Whatever a citizen (or an attacker) writes, understanding it never raises and the
+    ladder's questions stay bounded."""
+    e = _entender(endereco=texto, nomeRua=texto[:40], cep=texto[-9:])
+    contexto = places.decidir(e, [], None)
+    for consulta in _consultas(places.Contexto(e, municipio=_municipio())) + _consultas(contexto):
+        assert all(len(v) <= 120 for v in consulta.campos().values())
