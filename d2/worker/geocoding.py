@@ -7,9 +7,9 @@ A demand whose query the geocoder did not answer stays parked with a backoff
 else waits for it: the handler parks and moves on, and this stage runs on its own
 thread and connection. Due rows are taken by due time, so one that keeps failing waits
 behind those parked meanwhile; one the geocoder fails D2_GEOCODER_TRIES_MAX times while
-it is answering (its status, or its answers to other addresses, say so) goes to the dead
-letters, where `d2 dlq retry` can send it back. A geocoder that is down costs no address
-its tries.
+it is answering (it answered other addresses, or failed only this one and its status says
+it is fine) goes to the dead letters, where `d2 dlq retry` can send it back. A geocoder
+that is down, or slow for everyone, costs no address its tries.
 
 Decision, with D2_GEOCODER_LADDER=on (the default): the address ladder
 (d2.geocoder.ladder: the fields understood, the place known, named steps from the house
@@ -195,7 +195,7 @@ class GeocodingStage:
             adiados = self._geocodificar_escada(conn, enderecos, rodada)
         else:
             adiados = self._geocodificar(conn, enderecos, rodada)
-        proprias = bool(adiados) and (rodada.respondeu or self.geocodificador.saudavel())
+        proprias = self._falhas_proprias(adiados, rodada)
         if proprias:
             self._esgotar(enderecos, adiados, falhas, rodada)
         prontos = [p for p in planos if p.evento.event_id not in adiados]
@@ -258,6 +258,15 @@ class GeocodingStage:
             else:
                 self._descartar(plano, d.motivo or str(inference.Reason.NAO_ENCONTRADO), rodada)
         return adiados
+
+    def _falhas_proprias(self, adiados: dict[uuid.UUID, str], rodada: Round) -> bool:
+        """Whether the searches left unanswered are their addresses' own failures: the
+        geocoder answered others in the round, or it failed only this one address and
+        its status says it is fine. Not when the worker stops, nor when it failed every
+        address of a round (down, or slow for everyone)."""
+        if not adiados or self.parar.is_set():
+            return False
+        return rodada.respondeu or (len(adiados) == 1 and self.geocodificador.saudavel())
 
     def _esgotar(
         self,
