@@ -215,11 +215,16 @@ def _ler_rua(e: Entendido, palavras: list[str], com_tipo: bool) -> list[str]:
         i += 1
     if not nome:
         return palavras
+    sigla: list[str] = []
+    if i == len(palavras) and len(nome) > 1 and enderecobr.padronizar_estados_para_sigla(
+        nome[-1]
+    ) == nome[-1]:
+        sigla = [nome.pop()]  # "Rua Bahia Campo Grande MS": a UF, not the street's
     e.tipo = tipo
     e.logradouro = _padrao(enderecobr.padronizar_logradouros, nome)
     if i == len(palavras):
         e.rua_sem_fim = True  # unless the next segment is its number (the caller sees)
-        return []
+        return sigla
     i = _ler_numero(e, palavras, i)
     resto = enderecobr.padronizar_complementos(" ".join(palavras[i:])).split()
     return resto[_ler_complemento(e, resto, 0) :]

@@ -205,6 +205,14 @@ CASOS = [
         None,
         "contraditorio",
     ),
+    (
+        "no separator, no number: the places glued to the street are cut from it",
+        {"endereco": "Rua Antonio Maria Coelho Centro Campo Grande MS"},
+        CG,
+        "logradouro",
+        "rua",
+        None,
+    ),
 ]
 
 
