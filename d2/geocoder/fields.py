@@ -216,9 +216,11 @@ def _ler_rua(e: Entendido, palavras: list[str], com_tipo: bool) -> list[str]:
     if not nome:
         return palavras
     sigla: list[str] = []
-    if i == len(palavras) and len(nome) > 1 and enderecobr.padronizar_estados_para_sigla(
-        nome[-1]
-    ) == nome[-1]:
+    if (
+        i == len(palavras)
+        and len(nome) > 1
+        and enderecobr.padronizar_estados_para_sigla(nome[-1]) == nome[-1]
+    ):
         sigla = [nome.pop()]  # "Rua Bahia Campo Grande MS": a UF, not the street's
     e.tipo = tipo
     e.logradouro = _padrao(enderecobr.padronizar_logradouros, nome)
