@@ -41,6 +41,7 @@ def upgrade() -> None:
             CONSTRAINT ceps_pkey PRIMARY KEY (cep),
             CONSTRAINT ceps_cep_check CHECK (cep ~ '^[0-9]{8}$')
         );
+        CREATE INDEX ceps_localidade_id_idx ON d2.ceps (localidade_id);
         """,
     )
     # Grants: sql/grants.sql, re-applied at head.

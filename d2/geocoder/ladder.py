@@ -10,6 +10,7 @@ The steps, in order (a step runs only where it can succeed; docs/geocoding.md):
     rua           the street without its number (a number Nominatim cannot read)
     rua_sem_tipo  the street's name without its tipo ("Av." where OSM says "Rua")
     rua_bairro    the street, city = the bairro named (OSM files it under the bairro)
+    rua_corrigida a misspelt street: the one CEP street of the município it most resembles
     esquina       the crossing street of "esquina com"
     referencia    the POI of "próximo à Escola Y" (Nominatim's amenity)
     cep_rua       the CEP's street (d2.ceps), city = the CEP's município
@@ -50,6 +51,7 @@ class Passo(enum.StrEnum):
     RUA = "rua"
     RUA_SEM_TIPO = "rua_sem_tipo"
     RUA_BAIRRO = "rua_bairro"
+    RUA_CORRIGIDA = "rua_corrigida"
     ESQUINA = "esquina"
     REFERENCIA = "referencia"
     CEP_RUA = "cep_rua"
@@ -66,6 +68,10 @@ _SQL = {Passo.BAIRRO: "bairro", Passo.MUNICIPIO: "municipio", Passo.UF: "uf"}
 # Matches wanted per search: enough to see a street's homonyms in other places.
 _LIMITE = 5
 _LIMITE_SEM_CIDADE = 10
+# A misspelt street is corrected to a CEP street of its município only when that one is
+# this similar (pg_trgm) and clearly more than the next.
+_SEMELHANCA = 0.6
+_MARGEM = 0.1
 
 
 class Cache(Protocol):
@@ -76,20 +82,23 @@ class Cache(Protocol):
 
 @dataclass(frozen=True)
 class Tentativa:
-    """One rung for one address: a search, or (consulta None) an SQL inference."""
+    """One rung for one address: a search; or, with no consulta, an SQL inference (uc)
+    or the SQL correction of a misspelt street (corrigir)."""
 
     passo: Passo
     consulta: nominatim.Consulta | None = None
     com_numero: bool = False
     uc: Candidate | None = None  # the SQL step's UC
+    corrigir: str | None = None  # the street to correct, in ctx.municipio
 
 
 @dataclass(frozen=True)
 class Avaliacao:
-    """What a search gave one address."""
+    """What a rung gave one address."""
 
     vazio: bool = False  # nothing at all: another form of the question may find it
     ambiguo: bool = False  # credible matches in several places
+    rua: str | None = None  # the correction found for a misspelt street
 
 
 @dataclass
@@ -194,6 +203,16 @@ def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
             ),
             com_numero=bool(e.numero),
         )
+    if r.vazio and ctx.municipio is not None and e.logradouro and _nome_de_rua_bom(e.logradouro):
+        correcao = yield Tentativa(Passo.RUA_CORRIGIDA, corrigir=e.rua)
+        if correcao.rua is not None:
+            r = yield Tentativa(
+                Passo.RUA_CORRIGIDA,
+                nominatim.Consulta(
+                    rua=_rua_da_consulta(correcao.rua, e.numero), cidade=cidade, limite=limite
+                ),
+                com_numero=bool(e.numero),
+            )
     return r
 
 
@@ -380,14 +399,19 @@ def geocodificar(
     while atuais:
         buscas = {i: t for i, t in atuais.items() if t.consulta is not None}
         respostas = _perguntar(geocodificador, cache, buscas, desfechos, bloco, parar)
-        inferencias = _inferir(conn, {i: t for i, t in atuais.items() if t.consulta is None})
+        inferencias = _inferir(conn, {i: t for i, t in atuais.items() if t.uc is not None})
+        correcoes = _corrigir(
+            conn, {i: t for i, t in atuais.items() if t.corrigir is not None}, contextos
+        )
         # Every match of the rung placed in one statement, in the order read below.
         achados = {i: r for i, r in respostas.items() if not isinstance(r, nominatim.Unavailable)}
         lugares = iter(_lugares(conn, [m for i in buscas if i in achados for m in achados[i]]))
         proximos: dict[int, Tentativa] = {}
         for i, tentativa in atuais.items():
             desfecho, ctx = desfechos[i], contextos[i]
-            if tentativa.consulta is None:
+            if tentativa.corrigir is not None:
+                avaliacao = Avaliacao(vazio=True, rua=correcoes.get(i))
+            elif tentativa.consulta is None:
                 ponto = inferencias.get(i)
                 if ponto is not None and tentativa.uc is not None:
                     desfecho.resolucao = resolver.Resolucao(
@@ -470,6 +494,33 @@ def _perguntar(
             for i in faltam[chave]:
                 respostas[i] = resultado
     return respostas
+
+
+def _corrigir(
+    conn: db.Connection, pedidos: dict[int, Tentativa], contextos: list[places.Contexto]
+) -> dict[int, str]:
+    """The CEP street each misspelt street most resembles in its município, where one is
+    similar enough and clearly ahead of the next (one statement)."""
+    ordens: list[int] = []
+    municipios: list[str] = []
+    ruas: list[str | None] = []
+    for i, tentativa in pedidos.items():
+        municipio = contextos[i].municipio
+        if municipio is not None:
+            ordens.append(i)
+            municipios.append(municipio.unidade_civica_id)
+            ruas.append(tentativa.corrigir)
+    if not ordens:
+        return {}
+    saida: dict[int, str] = {}
+    with db.mapped_errors():
+        for row in conn.execute(
+            db.q("geocoder_street_fix"), {"ordens": ordens, "municipios": municipios, "ruas": ruas}
+        ):
+            nota, segunda = float(row["nota"]), row["segunda"]
+            if nota >= _SEMELHANCA and (segunda is None or nota - float(segunda) >= _MARGEM):
+                saida[row["ordem"]] = str(row["logradouro"]).split(",")[0]
+    return saida
 
 
 def _inferir(conn: db.Connection, sql: dict[int, Tentativa]) -> dict[int, tuple[float, float]]:

@@ -24,6 +24,35 @@ SELECT r.ordem, r.unidade_civica_id::text AS unidade_civica_id, r.nivel_minimo_r
         ORDER BY m.unidade_civica_id LIMIT 1) AS municipio
 FROM d2.resolver_territorios(%(lats)b::double precision[], %(lngs)b::double precision[]) r;
 
+-- name: geocoder_street_fix
+-- A street the geocoder does not know as written, among the CEP streets of the município
+-- decided (d2.ceps): the most similar by trigrams (names as d2.nome_busca writes them),
+-- its score and the next best's, per address asked.
+WITH pedidos AS (
+    SELECT p.ordem, p.municipio, d2.nome_busca(p.rua) AS rua
+    FROM unnest(%(ordens)s::integer[], %(municipios)s::uuid[], %(ruas)s::text[])
+        AS p (ordem, municipio, rua)
+),
+ruas AS (
+    SELECT DISTINCT p.ordem, p.rua, c.logradouro
+    FROM pedidos p
+    JOIN d2.cep_localidades l ON l.municipio_uc_id = p.municipio
+    JOIN d2.ceps c ON c.localidade_id = l.id
+    WHERE c.logradouro <> ''
+),
+notas AS (
+    SELECT r.ordem, r.logradouro,
+           similarity(d2.nome_busca(split_part(r.logradouro, ',', 1)), r.rua) AS nota
+    FROM ruas r
+),
+ordenadas AS (
+    SELECT n.ordem, n.logradouro, n.nota,
+           row_number() OVER w AS pos, lead(n.nota) OVER w AS segunda
+    FROM notas n
+    WINDOW w AS (PARTITION BY n.ordem ORDER BY n.nota DESC, n.logradouro)
+)
+SELECT ordem, logradouro, nota, segunda FROM ordenadas WHERE pos = 1;
+
 -- name: geocoder_park
 -- Address demands the handler parks for the geocoding stage (a replay parks nothing twice).
 INSERT INTO d2.geocodificacoes_pendentes (event_id, demanda_id, sequence_number)

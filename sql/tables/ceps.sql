@@ -17,3 +17,7 @@ CREATE TABLE d2.ceps (
     CONSTRAINT ceps_pkey PRIMARY KEY (cep),
     CONSTRAINT ceps_cep_check CHECK (cep ~ '^[0-9]{8}$')
 );
+
+-- A município's streets (the ladder's correction of a misspelt street, d2/geocoder/ladder.py;
+-- the import's removal of localities left without CEPs).
+CREATE INDEX ceps_localidade_id_idx ON d2.ceps (localidade_id);

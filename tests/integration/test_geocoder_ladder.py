@@ -182,8 +182,16 @@ CASOS = [
         None,
     ),
     (
-        "a misspelt street: the município, never a wrong street",
+        "a misspelt street: corrected to the município's CEP street it resembles",
         {"endereco": "Rua Antonio Maria Coelo 1500, Campo Grande, MS"},
+        CG,
+        "numero",
+        "rua_corrigida",
+        None,
+    ),
+    (
+        "a street nobody knows: the município, never a wrong street",
+        {"endereco": "Rua Xyzwv Qrstu 1500, Campo Grande, MS"},
         CG,
         "municipio",
         "municipio",
