@@ -363,7 +363,15 @@ def _avaliar(
             crediveis.append((recipiente, m, lugar, precisao))
     if not crediveis:
         return Avaliacao()
-    if len({c[0] for c in crediveis}) > 1:
+    # Where the place is not one município (homonyms, a UF), matches in one of them
+    # decide only if Nominatim showed them all: a full page may hide the others.
+    pagina_cheia = (
+        ctx.municipio is None
+        and tentativa.passo != Passo.CEP
+        and tentativa.consulta is not None
+        and len(achados) >= tentativa.consulta.limite
+    )
+    if len({c[0] for c in crediveis}) > 1 or pagina_cheia:
         return Avaliacao(ambiguo=True)
     _, m, lugar, precisao = crediveis[0]
     desfecho.resolucao = lugar.resolucao

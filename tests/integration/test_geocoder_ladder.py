@@ -214,6 +214,14 @@ CASOS = [
         "contraditorio",
     ),
     (
+        "only the UF: the street is in one município of it",
+        {"endereco": "Rua Hayel Bon Faker 2000, MS"},
+        DOURADOS,
+        "numero",
+        "rua_numero",
+        None,
+    ),
+    (
         "no separator, no number: the places glued to the street are cut from it",
         {"endereco": "Rua Antonio Maria Coelho Centro Campo Grande MS"},
         CG,
