@@ -36,6 +36,7 @@ def upgrade() -> None:
             localidade_id INTEGER      NOT NULL,
             bairro        VARCHAR(150) NOT NULL DEFAULT '',
             logradouro    VARCHAR(255) NOT NULL DEFAULT '',
+            logradouro_busca VARCHAR(255) NOT NULL DEFAULT '',
             bairro_uc_id  UUID,
             fonte         VARCHAR(100) NOT NULL,
             CONSTRAINT ceps_pkey PRIMARY KEY (cep),

@@ -43,6 +43,7 @@ from psycopg.rows import dict_row
 from d2 import db
 from d2.geocoder import fields, nominatim, places, text
 from d2.geocoder.inference import Candidate, Reason
+from d2.importers.cep import busca
 from d2.territorio import resolver
 
 
@@ -511,13 +512,13 @@ def _corrigir(
     similar enough and clearly ahead of the next (one statement)."""
     ordens: list[int] = []
     municipios: list[str] = []
-    ruas: list[str | None] = []
+    ruas: list[str] = []
     for i, tentativa in pedidos.items():
         municipio = contextos[i].municipio
         if municipio is not None:
             ordens.append(i)
             municipios.append(municipio.unidade_civica_id)
-            ruas.append(tentativa.corrigir)
+            ruas.append(busca(tentativa.corrigir or ""))
     if not ordens:
         return {}
     saida: dict[int, str] = {}

@@ -15,10 +15,13 @@ source again changes nothing.
 from __future__ import annotations
 
 import csv
+import functools
 import importlib.metadata
 import logging
+import re
 import sqlite3
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -188,6 +191,20 @@ def ler_dump(caminho: Path) -> Iterator[Linha]:
             yield cep.zfill(8), uf, cidade, row[3].strip(), row[1].strip()
 
 
+_APOSTROFOS = re.compile("['`\u00b4\u2019]")
+_NAO_ALFANUMERICO = re.compile(r"[^a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=65536)
+def busca(nome: str) -> str:
+    """A street's name as d2.ceps.logradouro_busca keeps it, and as a misspelt street is
+    compared with it: what d2.nome_busca does in SQL (lower case, no accents, apostrophes
+    dropped, other punctuation a space), the part before a comma ("Rua X, s/n")."""
+    sem_acento = unicodedata.normalize("NFKD", nome.split(",")[0].lower())
+    texto = "".join(c for c in sem_acento if not unicodedata.combining(c))
+    return _NAO_ALFANUMERICO.sub(" ", _APOSTROFOS.sub("", texto)).strip()[:255]
+
+
 def _texto_copy(valor: str) -> str:
     """A value as COPY's text format reads it (its special characters escaped)."""
     return valor.replace("\\", "\\\\").replace("\t", " ").replace("\n", " ").replace("\r", " ")
@@ -211,7 +228,7 @@ def importar(url: str, arquivo: Path | None = None, *, progresso: bool = False) 
             for cep, uf, cidade, bairro, logradouro in linhas:
                 bloco.append(
                     f"{cep}\t{uf}\t{_texto_copy(cidade)}\t{_texto_copy(bairro)}\t"
-                    f"{_texto_copy(logradouro)}\n"
+                    f"{_texto_copy(logradouro)}\t{_texto_copy(busca(logradouro))}\n"
                 )
                 if len(bloco) >= _BLOCO:
                     copy.write("".join(bloco))

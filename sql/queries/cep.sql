@@ -5,12 +5,13 @@ CREATE TEMP TABLE cep_staging (
     uf         text NOT NULL,
     cidade     text NOT NULL,
     bairro     text NOT NULL,
-    logradouro text NOT NULL
+    logradouro text NOT NULL,
+    busca      text NOT NULL
 ) ON COMMIT DROP;
 
 -- name: cep_staging_copy
 -- Streams the rows read into the staging table.
-COPY cep_staging (cep, uf, cidade, bairro, logradouro) FROM STDIN;
+COPY cep_staging (cep, uf, cidade, bairro, logradouro, busca) FROM STDIN;
 
 -- name: cep_staging_index
 -- The staging rows by CEP (the upsert's DISTINCT ON, the removal of CEPs gone).
@@ -26,18 +27,20 @@ ON CONFLICT (uf, nome) DO NOTHING;
 -- name: cep_upsert
 -- The source's CEPs, new or changed (a CEP listed twice: its first row). Unchanged rows
 -- are not rewritten, so importing the same source again writes nothing.
-INSERT INTO d2.ceps (cep, localidade_id, bairro, logradouro, fonte)
+INSERT INTO d2.ceps (cep, localidade_id, bairro, logradouro, logradouro_busca, fonte)
 SELECT DISTINCT ON (s.cep) s.cep, l.id, left(s.bairro, 150), left(s.logradouro, 255),
-       %(fonte)s
+       s.busca, %(fonte)s
 FROM cep_staging s
 JOIN d2.cep_localidades l ON l.uf = s.uf AND l.nome = s.cidade
 ORDER BY s.cep
 ON CONFLICT (cep) DO UPDATE
 SET localidade_id = EXCLUDED.localidade_id, bairro = EXCLUDED.bairro,
-    logradouro = EXCLUDED.logradouro, fonte = EXCLUDED.fonte
-WHERE (d2.ceps.localidade_id, d2.ceps.bairro, d2.ceps.logradouro, d2.ceps.fonte)
+    logradouro = EXCLUDED.logradouro, logradouro_busca = EXCLUDED.logradouro_busca,
+    fonte = EXCLUDED.fonte
+WHERE (d2.ceps.localidade_id, d2.ceps.bairro, d2.ceps.logradouro, d2.ceps.logradouro_busca,
+       d2.ceps.fonte)
       IS DISTINCT FROM (EXCLUDED.localidade_id, EXCLUDED.bairro, EXCLUDED.logradouro,
-                        EXCLUDED.fonte);
+                        EXCLUDED.logradouro_busca, EXCLUDED.fonte);
 
 -- name: cep_delete_gone
 -- CEPs an earlier import of this same source loaded and this one no longer has.

@@ -26,23 +26,22 @@ FROM d2.resolver_territorios(%(lats)b::double precision[], %(lngs)b::double prec
 
 -- name: geocoder_street_fix
 -- A street the geocoder does not know as written, among the CEP streets of the município
--- decided (d2.ceps): the most similar by trigrams (names as d2.nome_busca writes them),
--- its score and the next best's, per address asked.
+-- decided (d2.ceps, through its locality): the most similar by trigrams (names as
+-- d2.ceps.logradouro_busca keeps them), its score and the next best's, per address.
 WITH pedidos AS (
-    SELECT p.ordem, p.municipio, d2.nome_busca(p.rua) AS rua
+    SELECT p.ordem, p.municipio, p.rua
     FROM unnest(%(ordens)s::integer[], %(municipios)s::uuid[], %(ruas)s::text[])
         AS p (ordem, municipio, rua)
 ),
 ruas AS (
-    SELECT DISTINCT p.ordem, p.rua, c.logradouro
+    SELECT DISTINCT p.ordem, p.rua, c.logradouro, c.logradouro_busca
     FROM pedidos p
     JOIN d2.cep_localidades l ON l.municipio_uc_id = p.municipio
     JOIN d2.ceps c ON c.localidade_id = l.id
-    WHERE c.logradouro <> ''
+    WHERE c.logradouro_busca <> ''
 ),
 notas AS (
-    SELECT r.ordem, r.logradouro,
-           similarity(d2.nome_busca(split_part(r.logradouro, ',', 1)), r.rua) AS nota
+    SELECT r.ordem, r.logradouro, similarity(r.logradouro_busca, r.rua) AS nota
     FROM ruas r
 ),
 ordenadas AS (

