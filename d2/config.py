@@ -77,6 +77,27 @@ class Settings:
     # How long a command that answers from the mirror may spend bringing it up to date
     # (waiting for the appliers' lock, applying, following up stored answers).
     sync_timeout_s: float = 30.0
+    # statement_timeout of the territory stage's connection (drawings, replica, mirror,
+    # follow-up): a bound on top of the caps of the geometry functions.
+    territorio_timeout_s: float = 30.0
+    # Who may publish what D-2 consumes (issue 29 items 3 and 7): any colony can write
+    # core.event_log under any origem, so these lists are a first filter, not a proof.
+    demanda_origens: tuple[str, ...] = ("D-1b",)
+    replica_origens: tuple[str, ...] = ("D-2",)
+    # The replica's breaker: past this many polygons removed or taken by producers other
+    # than D-2's importers within the window, the replica stops until `d2 mirror resume`.
+    replica_breaker_max: int = 20
+    replica_breaker_janela_s: int = 3600
+
+
+def _lista(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    itens = tuple(dict.fromkeys(i.strip() for i in raw.split(",") if i.strip()))
+    if not itens:
+        raise errors.ConfigError(f"{name} must list at least one origem, got {raw!r}")
+    return itens
 
 
 def load() -> Settings:
@@ -112,6 +133,11 @@ def load() -> Settings:
         geocoder_tentativas_max=_int("D2_GEOCODER_TRIES_MAX", 5),
         nominatim_web_user=os.environ.get("NOMINATIM_DATABASE_WEBUSER") or "www-data",
         sync_timeout_s=_float("D2_SYNC_TIMEOUT", 30.0),
+        territorio_timeout_s=_float("D2_TERRITORIO_TIMEOUT", 30.0),
+        demanda_origens=_lista("D2_DEMANDA_ORIGENS", ("D-1b",)),
+        replica_origens=_lista("D2_REPLICA_ORIGENS", ("D-2",)),
+        replica_breaker_max=_int("D2_REPLICA_BREAKER_MAX", 20),
+        replica_breaker_janela_s=_int("D2_REPLICA_BREAKER_WINDOW", 3600),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
@@ -129,8 +155,14 @@ def load() -> Settings:
         raise errors.ConfigError("D2_GEOCODER_TRIES_MAX must be at least 1")
     if settings.cache_max_entries < 0:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
+    if settings.territorio_timeout_s <= 0:
+        raise errors.ConfigError("D2_TERRITORIO_TIMEOUT must be positive")
     if settings.sync_timeout_s <= 0:
         raise errors.ConfigError("D2_SYNC_TIMEOUT must be positive")
+    if settings.replica_breaker_max < 1 or settings.replica_breaker_janela_s < 1:
+        raise errors.ConfigError(
+            "D2_REPLICA_BREAKER_MAX and D2_REPLICA_BREAKER_WINDOW must be at least 1"
+        )
     if settings.territorio_alerta_a_cada < 0:
         raise errors.ConfigError("D2_TERRITORIO_ALERTA_A_CADA must not be negative (0: no alerts)")
     return settings

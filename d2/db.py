@@ -155,7 +155,7 @@ def connect(
     **kw: Any,
 ) -> psycopg.Connection[dict[str, Any]]:
     """A psycopg connection with dict rows; a clear DatabaseUnavailable when unreachable.
-    The URL is decided by the caller (the CLI: d2/ambiente.py)."""
+    The URL is decided by the caller (the CLI: d2/cli/database_url.py)."""
     target = url
     try:
         conn = psycopg.connect(

@@ -58,9 +58,32 @@ class InvalidEvent(D2Error):
     """The event payload does not satisfy its schema."""
 
 
+class ConsumerPaused(D2Error):
+    """A consumer stopped before an event on purpose; its cursor holds until an operator
+    resumes it."""
+
+
 class PublishError(D2Error):
     """Publishing to the event log failed."""
 
 
 class ImportFailed(D2Error):
     """The import failed."""
+
+
+def texto_seguro(exc: BaseException) -> str:
+    """An unexpected failure as an error text for the dead letters and the logs: d2's own
+    errors in full (their texts name fields and rules, never a payload's values); any
+    other exception by its type and where it was raised, since Python's and libraries'
+    messages quote the value they choked on, which may be a citizen's address."""
+    if isinstance(exc, D2Error):
+        return f"{type(exc).__name__}: {exc}"
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    onde = (
+        f" (raised at {tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno})"
+        if tb is not None
+        else ""
+    )
+    return f"{type(exc).__name__}{onde}"

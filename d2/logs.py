@@ -1,8 +1,11 @@
 """Structured logs: one JSON object per line on stderr (spec 8.1).
 
 Fields passed with `extra=` (demanda_id, event_id, correlacao_id, unidade_civica_id, ...)
-become top-level keys. GPS coordinates are logged only where the spec asks (invalid
-coordinates, at ERROR): a citizen's position is personal data (LGPD).
+become top-level keys. GPS coordinates and addresses are never logged, not even on the
+spec's "Coordenadas inválidas" line (which names the field and the rule): a citizen's
+position is personal data (LGPD), and the event_id leads to it for whoever may read the
+event. Characters a terminal would act on (C1 controls, bidi overrides) are escaped in
+the JSON like the C0 ones json.dumps escapes itself.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import sys
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+
+from d2.terminal import json_seguro
 
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
 
@@ -38,7 +43,7 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = _jsonable(value)
         if record.exc_info and record.exc_info[1] is not None:
             entry["erro"] = f"{type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        return json_seguro(json.dumps(entry, ensure_ascii=False, default=str))
 
 
 def configure(level: str = "INFO") -> None:

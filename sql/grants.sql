@@ -76,13 +76,15 @@ GRANT EXECUTE
                 d2.candidatos_territorio(integer[], integer[], text[]),
                 d2.nome_busca(text),
                 -- SECURITY DEFINER: the worker applies what writers of core.uc_polygons
-                -- recorded (d2/mirror.py); it may not write the mirror itself.
+                -- recorded (d2/territorio/mirror.py); it may not write the mirror itself.
                 d2.mirror_aplicar(),
                 d2.mirror_faixas_construir(),
-                -- SECURITY DEFINER: the worker's only way to add a UC to core.uc_polygons,
-                -- and only one that passed validation and consensus (citizen drawings).
-                d2.territorio_submeter(uuid, uuid, uuid, text, integer, jsonb, uuid, uuid,
-                                       uuid, integer),
+                -- SECURITY DEFINER, given only an event id: count an attempt, evaluate
+                -- (every geometry step, before any transaction id), then the worker's only
+                -- way to add a UC to core.uc_polygons, as the evaluation decided.
+                d2.territorio_tentar(uuid),
+                d2.territorio_avaliar(uuid),
+                d2.territorio_submeter(uuid, integer),
                 -- The log, for D-2's types only (below): the views' own condition, and
                 -- the SECURITY DEFINER reads in (transacao, sequence_number) order.
                 d2.eventos_tipos_lidos(),
@@ -91,10 +93,12 @@ GRANT EXECUTE
                 d2.eventos_cerca(varchar),
                 d2.eventos_apos(varchar, xid8, bigint),
                 d2.eventos_ultimo_visivel(varchar),
-                -- The event-synced replica: the mirror's source, and the one way the
-                -- worker writes the replica (SECURITY DEFINER).
+                -- The event-synced replica: the mirror's source, the one way the
+                -- worker writes the replica, and the stop of its breaker (SECURITY
+                -- DEFINER).
                 d2.mirror_fonte(),
-                d2.replica_aplicar(uuid, varchar, jsonb)
+                d2.replica_aplicar(uuid, varchar[], integer, integer),
+                d2.replica_parar(uuid, text)
     TO d2_worker;
 
 GRANT USAGE ON SCHEMA core, d2 TO d2_worker;
@@ -143,11 +147,18 @@ GRANT SELECT, INSERT ON d2.geocodificacoes TO d2_worker;
 GRANT SELECT ON d2.v_geocodificacoes TO d2_worker;
 -- Citizen drawings: read back what d2.territorio_submeter decided, to publish it.
 GRANT SELECT ON d2.territorio_submissoes, d2.territorio_ucs TO d2_worker;
--- The re-georeferencing follow-up (d2/regeo.py). UPDATE on the queues only because taking
+-- The re-georeferencing follow-up (d2/ops/regeo.py). UPDATE on the queues only because taking
 -- a chunk locks it (FOR UPDATE SKIP LOCKED); the history is written, never read back.
 GRANT SELECT, INSERT, DELETE ON d2.regeo_areas TO d2_worker;
 GRANT SELECT, INSERT, UPDATE, DELETE ON d2.regeo_fila, d2.regeo_fila_revisoes TO d2_worker;
 GRANT INSERT ON d2.resolucoes_geo_historico TO d2_worker;
--- The event-synced replica (d2/replica.py): read back its outcomes; the polygons the
+-- The event-synced replica (d2/territorio/replica.py): read back its outcomes; the polygons the
 -- mirror functions read (d2.cadeia_ucs runs as the worker).
 GRANT SELECT ON d2.replica_uc, d2.replica_eventos, d2.uc_fonte TO d2_worker;
+-- Whether the replica's breaker holds it (the worker skips the drain meanwhile). The
+-- importers' record of their events (d2.poligonos_eventos) stays the owner's alone.
+GRANT SELECT ON d2.replica_paradas TO d2_worker;
+-- Demands in conflict (issue 29 item 7): the handler records the events, and reads which
+-- demands are undecided to hold their publications; deciding is the owner's
+-- (`d2 conflicts aceitar`).
+GRANT SELECT, INSERT ON d2.conflitos_demanda TO d2_worker;

@@ -239,7 +239,9 @@ def nominatim_ms(
     dsn = pg_server.url(f"nominatim_ms_{os.getpid()}")
     settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=dsn)
     nominatim_import.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
-    nominatim_import.construir(settings, dsn, arquivo, threads=1)
+    nominatim_import.construir(
+        settings, dsn, arquivo, database_url=pg_server.url("postgres"), threads=1
+    )
     yield NominatimAmostra(dsn, home / "nominatim")
 
 

@@ -2,7 +2,7 @@
 outcome D-2 gives each, documented case by case.
 
 Outcomes: the handler's terminal states (georreferenciada, sem_coordenadas,
-coordenadas_invalidas, revisao_pendente, dead_letter) plus refused_by_event_log: the
+coordenadas_invalidas, revisao_pendente, conflito, dead_letter) plus refused_by_event_log: the
 event cannot even be published, because core.event_log's INSERT fails (jsonb refuses
 bare NaN/Infinity tokens, "\\u0000", lone UTF-16 surrogates and JSON nested beyond
 PostgreSQL's stack; the uuid PK refuses a repeated event_id; versao_schema is
@@ -28,6 +28,7 @@ GEORREFERENCIADA = "georreferenciada"
 SEM_COORDENADAS = "sem_coordenadas"
 COORDENADAS_INVALIDAS = "coordenadas_invalidas"
 REVISAO_PENDENTE = "revisao_pendente"
+CONFLITO = "conflito"
 DEAD_LETTER = "dead_letter"
 REFUSED_BY_EVENT_LOG = "refused_by_event_log"
 
@@ -36,6 +37,7 @@ DESFECHOS = (
     SEM_COORDENADAS,
     COORDENADAS_INVALIDAS,
     REVISAO_PENDENTE,
+    CONFLITO,
     DEAD_LETTER,
     REFUSED_BY_EVENT_LOG,
 )
@@ -58,6 +60,7 @@ class Caso:
     versao: str = "1.2.0"
     event_id: uuid.UUID | None = None
     correlacao_id: uuid.UUID | None = None
+    origem: str = "D-1b"
 
 
 def _valido(nome: str, lat: Any = -27.0, lng: Any = -49.0, **extra: Any) -> dict[str, Any]:
@@ -608,18 +611,25 @@ CASOS: tuple[Caso, ...] = (
         event_id=DUP_EVENT_ID,
     ),
     Caso(
+        "duplicate_retry_same_content",
+        payload_normalizada(-27.0, -49.0, demanda_id=DUP),
+        DEAD_LETTER,
+        "same demanda_id and place under another event_id: a producer's retry (decision 7)",
+        ("repeated under event", "already resolved by event"),
+    ),
+    Caso(
         "duplicate_demanda_id_new_event_id",
         payload_normalizada(-26.0, -42.0, demanda_id=DUP),
-        DEAD_LETTER,
-        "same demanda_id under another event_id (decision 7)",
-        ("repeated under event", "already resolved by event"),
+        CONFLITO,
+        "same demanda_id, another place: never first-wins, an operator decides (issue 29)",
+        ("with other coordinates or address",),
     ),
     Caso(
         "duplicate_demanda_id_outside_polygons",
         payload_normalizada(10.0, 10.0, demanda_id=DUP),
-        DEAD_LETTER,
-        "already resolved: no review row for it",
-        ("repeated under event", "already resolved or pending"),
+        CONFLITO,
+        "another place, outside every polygon: a conflict too, no review row",
+        ("with other coordinates or address",),
     ),
     Caso(
         "duplicate_event_id",
@@ -635,13 +645,37 @@ CASOS: tuple[Caso, ...] = (
         "",
     ),
     Caso(
-        "duplicate_review_then_valid",
-        payload_normalizada(-27.0, -49.0, demanda_id=DUP_REVISAO),
+        "duplicate_review_retry_same_content",
+        payload_normalizada(10.0, 10.0, demanda_id=DUP_REVISAO),
         DEAD_LETTER,
-        "the demanda waits for a human under its first event",
+        "the demanda waits for a human under its first event; a retry changes nothing",
         ("repeated under event", "pending review under another event"),
     ),
+    Caso(
+        "duplicate_review_then_valid",
+        payload_normalizada(-27.0, -49.0, demanda_id=DUP_REVISAO),
+        CONFLITO,
+        "another place for a demanda in review: a conflict, not a dead letter",
+        ("with other coordinates or address",),
+    ),
     # --- event envelope -----------------------------------------------------------------
+    # --- who may publish it --------------------------------------------------------------
+    Caso(
+        "origem_not_allowed",
+        _valido("origem_outra"),
+        DEAD_LETTER,
+        "only D2_DEMANDA_ORIGENS (D-1b) publishes demanda.normalizada (issue 29)",
+        ("may not publish demanda.normalizada",),
+        origem="D-4",
+    ),
+    Caso(
+        "origem_empty",
+        _valido("origem_vazia"),
+        DEAD_LETTER,
+        "",
+        ("origem '' may not publish",),
+        origem="",
+    ),
     Caso(
         "correlacao_id_propagated",
         _valido("correlacao"),

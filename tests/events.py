@@ -60,18 +60,21 @@ def inserir_evento(
     correlacao_id: uuid.UUID | None = None,
     versao: str = "1.2.0",
     tipo: str = TIPO,
+    origem: str = "D-1b",
 ) -> uuid.UUID:
-    """Publish like an upstream producer: a plain INSERT, autocommitted."""
+    """Publish like an upstream producer (D-1b by default): a plain INSERT, autocommitted."""
     event_id = event_id or uuid.uuid4()
     conn.execute(
         """
         INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
-        VALUES (%(event_id)s, %(tipo)s, %(versao)s, 'D-1b', %(correlacao_id)s, %(payload)s::jsonb)
+        VALUES (%(event_id)s, %(tipo)s, %(versao)s, %(origem)s, %(correlacao_id)s,
+                %(payload)s::jsonb)
         """,
         {
             "event_id": event_id,
             "tipo": tipo,
             "versao": versao,
+            "origem": origem,
             "correlacao_id": correlacao_id,
             "payload": payload if isinstance(payload, JsonBruto) else json.dumps(payload),
         },
@@ -96,15 +99,17 @@ def submeter_desenho(
     nivel: int = 2,
     nome: str = "Vila Nova",
     tipo_lugar: str = "poligono_uc",
+    autor_id: uuid.UUID | None = None,
 ) -> uuid.UUID:
-    """Publish one lugar.cadastrado (a citizen's drawing) as L-1 would; returns its event_id."""
+    """Publish one lugar.cadastrado (a citizen's drawing) as L-1 would; returns its event_id.
+    Each drawing has an author of its own unless autor_id is given."""
     payload: dict[str, Any] = {
         "lugar_id": str(uuid.uuid4()),
         "tipo_lugar": tipo_lugar,
         "geometria": geometria,
         "nivel": nivel,
         "nome": nome,
-        "autor_id": str(uuid.uuid4()),
+        "autor_id": str(autor_id or uuid.uuid4()),
     }
     if geometria is None:  # another kind of place: L-1 sends no drawing
         payload = {k: payload[k] for k in ("lugar_id", "tipo_lugar", "nome")}

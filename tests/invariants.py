@@ -41,7 +41,12 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
         r["event_id"] for r in conn.execute("SELECT event_id FROM d2.geocodificacoes_pendentes")
     }
     assert not estacionados & processados, "a parked address demand marked processed"
-    # Terminal: resolution (+ processed), processed discard, pending review (+ processed), DLQ.
+    # A demanda_id held by another event with other content (issue 29 item 7): the row is
+    # the event's terminal state while it holds no resolution or review (an event the
+    # operator decided against keeps its row, and its processed mark if it had one).
+    conflitos = {r["event_id"] for r in conn.execute("SELECT event_id FROM d2.conflitos_demanda")}
+    # Terminal: resolution (+ processed), processed discard, pending review (+ processed),
+    # conflict, DLQ.
     perdidos = 0
     duplicados = 0
     for event_id in eventos:
@@ -50,7 +55,10 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
             estados += 1
         if event_id in pendentes:
             estados += 1
-        if event_id in processados and not resolvidos[event_id] and event_id not in pendentes:
+        detem = resolvidos[event_id] or event_id in pendentes
+        if event_id in conflitos and not detem:
+            estados += 1  # in conflict, or decided against
+        if event_id in processados and not detem and event_id not in conflitos:
             estados += 1  # a discard
         if event_id in mortos:
             estados += 1
@@ -87,9 +95,18 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
             == []
         )
         saidas.setdefault(r["payload"]["demanda_id"], []).append(r)
+    # A conflict decided for another event replaced what was published for the first.
+    substituidas = {
+        str(r["demanda_id"])
+        for r in conn.execute(
+            "SELECT demanda_id FROM d2.conflitos_demanda WHERE resolucao_anterior IS NOT NULL"
+        )
+    }
     for r in conn.execute("SELECT demanda_id, correlacao_id FROM d2.resolucoes_geo"):
         publicados = saidas.get(str(r["demanda_id"]), [])
         assert publicados, f"resolution of {r['demanda_id']} never published"
+        if str(r["demanda_id"]) in substituidas:
+            publicados = publicados[-1:]
         assert all(p["correlacao_id"] == r["correlacao_id"] for p in publicados)
     resolvidas = {
         str(r["demanda_id"]) for r in conn.execute("SELECT demanda_id FROM d2.resolucoes_geo")
@@ -129,4 +146,5 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
         "pendentes": len(pendentes),
         "dead_letters": len(mortos),
         "geocodificacoes_pendentes": len(estacionados),
+        "conflitos": len(conflitos),
     }

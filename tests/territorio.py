@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 import psycopg
+from shapely.geometry import shape
 
 from d2.territorio import mirror
 
@@ -113,7 +114,8 @@ def resolver_ingenuo(
 ) -> dict[int, tuple[Any, ...]]:
     """The resolver's definition written the plainest way, as the oracle the resolver is
     held to: every piece of the mirror that holds the point (boundary-inclusive,
-    coordinates rounded to 5 decimals), smallest nivel, then unidade_civica_id; the chain
+    coordinates rounded to 5 decimals), smallest nivel, official before community, then
+    unidade_civica_id; the chain
     by the recursive d2.cadeia_ucs. No clean interval, no tier, no precomputed chain.
     Returns {1-based position: (unidade_civica_id, nivel, cadeia)} for points that resolve."""
     rows = conn.execute(
@@ -128,7 +130,7 @@ def resolver_ingenuo(
                 m.geom,
                 ST_SetSRID(ST_MakePoint(round(p.lng::numeric, 5)::float8,
                                         round(p.lat::numeric, 5)::float8), 4326))
-            ORDER BY m.nivel, m.unidade_civica_id
+            ORDER BY m.nivel, m.prioridade, m.unidade_civica_id
             LIMIT 1
         ) a
         """,
@@ -150,3 +152,47 @@ def resolver_lote(
         r["ordem"]: (r["unidade_civica_id"], r["nivel_minimo_resolvido"], r["cadeia_ucs"])
         for r in rows
     }
+
+
+# A município of ~11 km by 11 km at latitude -22, its neighbour, and the chain above them:
+# where the citizen-drawn polygons of the tests are drawn.
+M = (-55.0, -22.1, -54.9, -22.0)
+N = (-54.9, -22.1, -54.8, -22.0)
+LADO = 0.01  # a drawn bairro: ~1 km², inside the bounds of level 2
+
+
+class TerritorioDesenhos:
+    """País ⊃ região ⊃ UF ⊃ {município M with an IBGE bairro, município N}, all IBGE."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        pais = inserir_uc(conn, 7, "País", poligono(quadrado(-56, -23, -54, -21)), fonte="ibge")
+        regiao = inserir_uc(conn, 6, "Região", poligono(quadrado(-56, -23, -54, -21)), pais)
+        self.uf = inserir_uc(conn, 5, "UF", poligono(quadrado(-56, -23, -54, -21)), regiao)
+        self.municipio = inserir_uc(
+            conn, 4, "Município M", poligono(quadrado(*M)), self.uf, fonte="ibge"
+        )
+        self.vizinho = inserir_uc(
+            conn, 4, "Município N", poligono(quadrado(*N)), self.uf, fonte="ibge"
+        )
+        self.bairro_ibge = inserir_uc(
+            conn,
+            2,
+            "Bairro IBGE",
+            poligono(quadrado(-54.99, -22.09, -54.98, -22.08)),
+            self.municipio,
+            fonte="ibge",
+        )
+
+
+def quadrado_em(x0: float, y0: float, lado: float = LADO) -> dict[str, Any]:
+    return poligono(quadrado(x0, y0, x0 + lado, y0 + lado))
+
+
+def mesma_forma(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal up to the 7 decimals (~1 cm) GeoJSON is written with."""
+    return bool(shape(a).symmetric_difference(shape(b)).area < 1e-12)
+
+
+def iou(a: dict[str, Any], b: dict[str, Any]) -> float:
+    ga, gb = shape(a), shape(b)
+    return float(ga.intersection(gb).area / ga.union(gb).area)

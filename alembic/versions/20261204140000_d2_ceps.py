@@ -12,7 +12,7 @@ from alembic import op
 from d2 import migrations
 
 revision = "20261204140000_d2_ceps"
-down_revision = "20261204100000_d2_mirror_aviso"
+down_revision = "20261204120100_d2_demandas_conflito"
 branch_labels = None
 depends_on = None
 

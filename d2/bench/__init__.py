@@ -18,12 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from d2 import errors
-from d2.bench import adversarial, capture, common, data, drain, event_log, geocode, pip, regeo
+from d2.bench import (
+    adversarial,
+    capture,
+    common,
+    data,
+    drain,
+    event_log,
+    geocode,
+    geocode_quality,
+    pip,
+    regeo,
+)
 from d2.importers import ibge
 
 NAMES = (
     "pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo", "geocode",
-    "adversarial",
+    "geocode-quality", "adversarial",
 )  # fmt: skip
 
 # Sizes: (full run, --quick).
@@ -43,6 +54,8 @@ _ENDERECOS_UM = (300, 100)
 _GPS_MISTO = (20_000, 5_000)
 # adversarial: hostile address texts (and as many ordinary ones for the baseline).
 _ADVERSARIOS = (500, 100)
+# geocode on the address corpus: demands decided with no Nominatim call.
+_SEM_NOMINATIM = (2_000, 500)
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
 
@@ -55,7 +68,8 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
         raise errors.InvalidInput(
             f"unknown benchmark {desconhecidos[0]!r}; choose from {', '.join(NAMES)}"
         )
-    # geocode and adversarial run on the sample territory: they need no shared data.
+    # geocode (on the sample territory; and, where the shared data is, on the address
+    # corpus too) and adversarial need no shared data.
     if (
         not set(escolhidos) <= {"geocode", "adversarial"}
         and not (common.SHARED_DATA / "br_municipios.geojson.gz").exists()
@@ -65,7 +79,7 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
     with common.server(url) as srv, contextlib.ExitStack() as pilha:
         template: str | None = None
         for nome in escolhidos:
-            if nome in ("import", "eventlog", "geocode", "adversarial"):
+            if nome in ("import", "eventlog", "geocode", "geocode-quality", "adversarial"):
                 yield from _sem_modelo(nome, srv, url, quick)
                 continue
             if nome == "capture":
@@ -90,7 +104,11 @@ def _sem_modelo(nome: str, srv: Any, url: str | None, quick: bool) -> Iterator[d
         # throw-away cluster without fsync say nothing about producers.
         yield from event_log.run(url, quick)
     elif nome == "geocode":
-        yield from geocode.medir(srv, _ENDERECOS[i], _ENDERECOS_UM[i], _GPS_MISTO[i])
+        yield from geocode.medir(
+            srv, _ENDERECOS[i], _ENDERECOS_UM[i], _GPS_MISTO[i], _SEM_NOMINATIM[i]
+        )
+    elif nome == "geocode-quality":
+        yield from geocode_quality.medir(srv, quick)
     elif nome == "adversarial":
         yield from adversarial.medir(srv, _ADVERSARIOS[i])
 

@@ -82,7 +82,9 @@ def medir(srv: common.Server, n: int) -> Iterator[dict[str, Any]]:
         )
         nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
         try:
-            nominatim_import.construir(settings, nominatim_url, arquivo, threads=2)
+            nominatim_import.construir(
+                settings, nominatim_url, arquivo, database_url=srv.admin_url, threads=2
+            )
             with common.scratch_db(srv, "adv") as url:
                 sample.load_sample(url)
                 loop.Worker(settings, url=url).executar(drain=True)  # boot: seeds the cursor

@@ -12,7 +12,7 @@ code says only why it does them; these are the figures behind them):
   young walks and then set off full collections, each walking the whole geo cache:
   12 µs per event over a 100,000-event drain (15 full collections) at 700, 1.3 µs at
   20,000. The worker makes almost no cycles (168 objects in them over 10,000 events).
-- The interpreter's switch interval at 1 ms while the read-ahead runs (d2.leitura.ReadAhead):
+- The interpreter's switch interval at 1 ms while the read-ahead runs (d2.worker.reading.ReadAhead):
   the writing thread waits on the database and needs the GIL back from the reading
   thread, which keeps it up to 5 ms by default: 5,000 → 6,400 events/s on the
   10,000-event backlog.

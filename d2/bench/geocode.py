@@ -1,4 +1,5 @@
-"""geocode: address demands through the worker against the sample Nominatim (issue 14).
+"""geocode: address demands through the worker, against the sample Nominatim (issue 14)
+and, where ../shared/data is, against the address corpus's (issue 26, item 5).
 
 The sample Nominatim is built once (Nominatim's own importer over the sample OSM file)
 in a d2_bench_nominatim_* database; each run drains a clone of the same prepared D-2
@@ -11,6 +12,19 @@ database. Figures, each with its same-run baseline:
 * GPS events/s of the handler's pass over a backlog where 10% of the events carry only
   an address, against the same GPS events alone (the stage runs after that pass in a
   drain, so this is what the addresses cost the GPS demands: parking them).
+
+On the address corpus (d2.bench.geocode_quality's environment, D2_GEOCODER_LADDER=on):
+
+* Nominatim searches per cache-missing address (each demand of the corpus without GPS,
+  through a fresh worker), against the target of 1.5; their distribution where
+  d2.v_geocodificacoes gives each address's searches;
+* D-2's own cost around each search: cache-missing addresses/s of the geocoding stage times
+  searches per address (= the stage's searches/s), against nominatim-api called bare in
+  the same process, with the same concurrency, on the very searches D-2 made (recorded
+  as it made them); the target is a ratio of at least 0.8;
+* addresses decided with no Nominatim call (a place named in the text, a locality's CEP:
+  the names in SQL, the CEP table) per second through the worker, against GPS demands
+  through the same worker (target: 1,000/s).
 """
 
 from __future__ import annotations
@@ -22,12 +36,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from d2 import config, db
-from d2.bench import common
+from d2 import config, db, errors
+from d2.bench import common, geocode_quality
 from d2.geocoder import nominatim_import
-from d2.handler import handler
 from d2.importers import sample, sample_osm
 from d2.worker import loop
+
+ALVO_BUSCAS = 1.5  # Nominatim searches per cache-missing address (issue 26)
+ALVO_CUSTO = 0.8  # D-2's searches/s against nominatim-api's bare
+ALVO_SEM_NOMINATIM = 1000.0  # addresses/s decided with no Nominatim call
 
 
 def enderecos(n: int) -> list[str]:
@@ -47,7 +64,9 @@ def construir_nominatim(srv: common.Server, home: Path) -> tuple[str, float]:
     url = common.with_dbname(srv.admin_url, f"d2_bench_nominatim_{int(time.time())}")
     settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=url)
     nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
-    return url, nominatim_import.construir(settings, url, arquivo, threads=2)
+    return url, nominatim_import.construir(
+        settings, url, arquivo, database_url=srv.admin_url, threads=2
+    )
 
 
 def _publicar(url: str, textos: list[str], pontos: list[tuple[float, float]]) -> int:
@@ -75,21 +94,14 @@ def _settings(nominatim_url: str, home: Path, **mudar: Any) -> config.Settings:
     )
 
 
-def _drenar(runner: loop.Worker) -> tuple[float, float, handler.Result]:
-    """(seconds of the whole drain, seconds of the handler's pass, result)."""
-    ultimo = [0.0]
-
-    def marcar(_: handler.Result) -> None:
-        ultimo[0] = time.perf_counter()
-
-    runner._on_batch = marcar
-    inicio = time.perf_counter()
-    resultado = runner.executar(drain=True)
-    fim = time.perf_counter()
-    return fim - inicio, (ultimo[0] or fim) - inicio, resultado
+def medir(
+    srv: common.Server, n: int, n_um: int, n_gps: int, n_sem_nominatim: int
+) -> Iterator[dict[str, Any]]:
+    yield from _medir_amostra(srv, n, n_um, n_gps)
+    yield from medir_corpus(srv, n_sem_nominatim)
 
 
-def medir(srv: common.Server, n: int, n_um: int, n_gps: int) -> Iterator[dict[str, Any]]:
+def _medir_amostra(srv: common.Server, n: int, n_um: int, n_gps: int) -> Iterator[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="d2-bench-geo-") as tmp:
         home = Path(tmp)
         nominatim_url, import_s = construir_nominatim(srv, home)
@@ -112,9 +124,9 @@ def _medir(
         with common.scratch_db(srv, "geolote", template=template) as url:
             _publicar(url, textos, [])
             runner = loop.Worker(_settings(nominatim_url, home), url=url, batch_size=500)
-            s_lote, _, r = _drenar(runner)
+            s_lote, _, r = geocode_quality.drenar(runner)
             _publicar(url, textos, [])
-            s_cache, _, _ = _drenar(runner)
+            s_cache, _, _ = geocode_quality.drenar(runner)
             with common.connect(url) as conn:
                 metodos = {row["metodo_resolucao"]: row["n"] for row in conn.execute(
                     db.q("bench_geocode_results"))}  # fmt: skip
@@ -123,7 +135,7 @@ def _medir(
             um = _settings(
                 nominatim_url, home, geocoder_concorrencia=1, geocoder_lote=1, geocoder_cache_max=0
             )
-            s_um, _, _ = _drenar(loop.Worker(um, url=url, batch_size=1))
+            s_um, _, _ = geocode_quality.drenar(loop.Worker(um, url=url, batch_size=1))
         yield common.figure(
             "geocode", "cache-missing addresses through the batch path", n / s_lote,
             "addresses/s", n_um / s_um, "one request at a time, no cache (batch size 1)",
@@ -138,12 +150,106 @@ def _medir(
         pontos = sample.sample_points(n_gps, seed=3)
         with common.scratch_db(srv, "geogps", template=template) as url:
             _publicar(url, [], pontos)
-            _, s_gps, _ = _drenar(loop.Worker(_settings(nominatim_url, home), url=url))
+            _, s_gps, _ = geocode_quality.drenar(
+                loop.Worker(_settings(nominatim_url, home), url=url)
+            )
         with common.scratch_db(srv, "geomisto", template=template) as url:
             _publicar(url, enderecos(n_gps // 9), pontos)
-            _, s_misto, _ = _drenar(loop.Worker(_settings(nominatim_url, home), url=url))
+            _, s_misto, _ = geocode_quality.drenar(
+                loop.Worker(_settings(nominatim_url, home), url=url)
+            )
         yield common.figure(
             "geocode", "GPS events/s, handler pass, 10% of events address-only",
             n_gps / s_misto, "events/s", n_gps / s_gps, "the same GPS events alone",
             gps_events=n_gps, address_events=n_gps // 9,
         )  # fmt: skip
+
+
+# --- on the address corpus (issue 26) ---------------------------------------------------------
+
+
+def medir_corpus(srv: common.Server, n_sem_nominatim: int) -> Iterator[dict[str, Any]]:
+    if not (common.SHARED_DATA / "br_municipios.geojson.gz").exists():
+        yield {"bench": "geocode", "figure": "skipped: the address corpus figures",
+               "note": f"they need the shared data at {common.SHARED_DATA}"}  # fmt: skip
+        return
+    with geocode_quality.ambiente(srv) as amb:
+        yield {"bench": "setup", "figure": "address corpus environment",
+               "seconds": {k: round(v, 1) for k, v in amb.segundos.items()},
+               "cep_import": amb.cep_import}  # fmt: skip
+        casos = [c for c in amb.corpus.casos if c["payload"]["coordenadas_validadas"] is None]
+        concorrencia = amb.settings().geocoder_concorrencia
+        # The first pass warms PostgreSQL's caches for both sides; the second is measured.
+        primeira = geocode_quality.executar(amb, "on", casos)
+        geocode_quality.repetir_buscas(primeira.gravacao, concorrencia)
+        segunda = geocode_quality.executar(amb, "on", casos)
+        nua_s = geocode_quality.repetir_buscas(segunda.gravacao, concorrencia)
+        buscas = geocode_quality.buscas_por_endereco(segunda)
+        yield common.figure(
+            "geocode", "Nominatim searches per cache-missing address, address corpus",
+            buscas["mean"] or 0.0, "searches", ALVO_BUSCAS, "target", higher_is_better=False,
+            **{k: v for k, v in buscas.items() if k != "mean"},
+        )  # fmt: skip
+        n_buscas = len(segunda.gravacao.buscas)
+        if n_buscas and nua_s > 0:
+            enderecos_s = segunda.enderecos / segunda.segundos_estagio
+            yield common.figure(
+                "geocode",
+                "D-2's searches/s (cache-missing addresses/s x searches per address), "
+                "address corpus", n_buscas / segunda.segundos_estagio, "searches/s",
+                n_buscas / nua_s, "nominatim-api called bare on the same searches",
+                target_ratio=ALVO_CUSTO, addresses_per_s=round(enderecos_s, 1),
+                searches_per_address=buscas["mean"], stage_seconds=round(
+                    segunda.segundos_estagio, 2), bare_seconds=round(nua_s, 2),
+                concurrency=concorrencia,
+            )  # fmt: skip
+        yield from _sem_nominatim(amb, n_sem_nominatim)
+
+
+def textos_sem_nominatim(amb: geocode_quality.Ambiente, n: int) -> list[dict[str, Any]]:
+    """n distinct demands that name only a place (bairro and município, município and
+    UF) or carry only a locality's CEP: what the names in SQL and the CEP table decide."""
+    t = amb.corpus.territorio
+    bairros = []
+    for b in sorted(t.bairros.values(), key=lambda b: b.codigo):
+        m = t.municipios.get(b.municipio)
+        if m is not None:
+            bairros.append((f"{b.nome}, {m.nome} - {m.uf}", f"Bairro {b.nome}, {m.nome}/{m.uf}"))
+    municipios = [
+        (f"{m.nome} - {m.uf}", f"{m.nome}/{m.uf}", f"município de {m.nome}, {m.uf}")
+        for m in sorted(t.municipios.values(), key=lambda m: m.codigo)
+    ]
+    fontes: list[list[dict[str, str]]] = [
+        [{"endereco": texto} for formas in bairros for texto in formas],
+        [{"endereco": texto} for formas in municipios for texto in formas],
+        [{"cep": cep} for cep in amb.corpus.ceps_gerais],
+    ]
+    entidades: list[dict[str, str]] = []
+    for k in range(max(len(f) for f in fontes)):
+        entidades += [f[k] for f in fontes if k < len(f)]
+    if len(entidades) < n:
+        raise errors.InvalidInput(f"only {len(entidades)} place-only demands; asked {n}")
+    return [
+        {"id": f"sem-nominatim-{k:05d}", "payload": {"entidades_extraidas": e}}
+        for k, e in enumerate(entidades[:n])
+    ]
+
+
+def _sem_nominatim(amb: geocode_quality.Ambiente, n: int) -> Iterator[dict[str, Any]]:
+    lugares = textos_sem_nominatim(amb, n)
+    ruas = amb.corpus.ruas
+    gps: list[dict[str, Any]] = []
+    for k in range(n):  # points along the corpus's streets, inside the territory
+        lng, lat = ruas[k % len(ruas)].ponto((k // len(ruas)) % 10 / 10)
+        payload = {"entidades_extraidas": {}, "coordenadas_validadas": {"lat": lat, "lng": lng}}
+        gps.append({"id": f"gps-{k:05d}", "payload": payload})
+    sem = geocode_quality.executar(amb, "on", lugares)
+    com_gps = geocode_quality.executar(amb, "on", gps)
+    decididos = sum(1 for r in sem.respostas.values() if r.get("unidade_civica_id"))
+    yield common.figure(
+        "geocode", "addresses decided with no Nominatim call (names in SQL, CEP table)",
+        n / sem.segundos, "addresses/s", n / com_gps.segundos,
+        "GPS demands through the same worker", target=ALVO_SEM_NOMINATIM, addresses=n,
+        resolved=decididos, nominatim_searches=len(sem.gravacao.buscas),
+        seconds=round(sem.segundos, 2),
+    )  # fmt: skip

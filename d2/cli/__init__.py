@@ -14,6 +14,7 @@ from d2 import errors
 from d2.cli import (
     bench,
     cep,
+    conflicts,
     database_url,
     db,
     demo,
@@ -31,10 +32,11 @@ from d2.cli import (
     worker,
 )
 from d2.cli.common import Command, Parser
+from d2.terminal import visivel
 
 AREAS = (
-    db, resolve, mirror, imports, worker, status, dlq, revisoes, regeorreferenciar, html_map,
-    territorio, nominatim, geocoding, cep, demo, bench,
+    db, resolve, mirror, imports, worker, status, dlq, revisoes, conflicts, regeorreferenciar,
+    html_map, territorio, nominatim, geocoding, cep, demo, bench,
 )  # fmt: skip
 
 
@@ -62,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except errors.D2Error as exc:
-        print(f"d2: error: {exc}", file=sys.stderr)
+        # One line, whatever a name or a database message inside it holds.
+        print(f"d2: error: {visivel(str(exc))}", file=sys.stderr)
         return 2 if isinstance(exc, errors.InvalidInput | errors.ConfigError) else 1
     except KeyboardInterrupt:
         return 130

@@ -48,7 +48,15 @@ def registrar(sub: Any) -> None:
             "changes (rows examined against rows inside, seconds). "
             "geocode: addresses/s through the handler against the sample Nominatim, against "
             "one request at a time with no cache, the cache's effect, and GPS throughput "
-            "with 10% address-only events (needs no shared data). "
+            "with 10% address-only events (needs no shared data); with the shared data, on "
+            "the address corpus: Nominatim searches per cache-missing address, D-2's "
+            "searches/s against nominatim-api called bare on the same searches, and "
+            "addresses/s decided with no Nominatim call against GPS demands. "
+            "geocode-quality: the address corpus (d2/bench/address_corpus.jsonl, from CEP "
+            "Aberto and the shared data) through the worker with D2_GEOCODER_LADDER=off and "
+            "=on side by side: right, wrong UC, missed, resolved where none was expected, "
+            "over- and under-confident, per category and in total, and the issue's targets "
+            "(--quick: 5 cases per category; D2_BENCH_CASES=FILE writes every case's answers). "
             "adversarial: milliseconds per hostile address text (100 kB, hundreds of "
             "segments, names or numbers) against an ordinary address, same run (needs no "
             "shared data)."
@@ -59,6 +67,6 @@ def registrar(sub: Any) -> None:
         nargs="*",
         metavar="NAME",
         help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode, "
-        "adversarial (default: all)",
+        "geocode-quality, adversarial (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")

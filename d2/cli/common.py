@@ -14,6 +14,7 @@ from typing import Any
 
 from d2 import config, db, errors
 from d2.ops import freshness
+from d2.terminal import json_seguro, limpar, visivel
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -119,28 +120,41 @@ def event_ids(args: argparse.Namespace) -> list[uuid.UUID] | None:
 
 def emitir(args: argparse.Namespace, dados: Any, texto: Callable[[Any], str] | None = None) -> None:
     """The one renderer: JSON when the command has no text form or --json was given,
-    otherwise `texto(dados)`."""
+    otherwise `texto(dados)`. Names, error texts and ids come from citizens and other
+    colonies: the text form shows their control, bidi and zero-width characters as
+    escapes (d2/terminal.py), both in the data handed to `texto` and in what it returns
+    (but its own line feeds and tabs); the JSON form escapes them as \\uXXXX, which
+    decodes to the same value."""
     if texto is None or getattr(args, "json", False):
-        print(json.dumps(dados, ensure_ascii=False, indent=2, default=str))
+        print(json_seguro(json.dumps(dados, ensure_ascii=False, indent=2, default=str)))
     else:
-        print(texto(dados))
+        print(visivel(texto(limpar(dados)), manter="\n\t"))
 
 
 def emitir_linha(dados: Any) -> None:
     """One JSON object per line, flushed: for streams another program reads as they come."""
-    print(json.dumps(dados, ensure_ascii=False, default=str), flush=True)
+    print(json_seguro(json.dumps(dados, ensure_ascii=False, default=str)), flush=True)
+
+
+def dizer(linha: str) -> None:
+    """One line for a person on stderr (progress, warnings), its controls escaped."""
+    print(visivel(linha), file=sys.stderr, flush=True)
 
 
 def chave_valor(dados: dict[str, Any]) -> str:
-    largura = max((len(k) for k in dados), default=0) + 2
-    return "\n".join(f"{k:{largura}}{v}" for k, v in dados.items())
+    """key  value, one pair a line; keys and values shown with their controls escaped."""
+    pares = [(visivel(str(k)), visivel(str(v))) for k, v in dados.items()]
+    largura = max((len(k) for k, _ in pares), default=0) + 2
+    return "\n".join(f"{k:{largura}}{v}" for k, v in pares)
 
 
 def tabela(linhas: Sequence[dict[str, Any]], colunas: Iterable[str]) -> str:
+    """Rows under a header, columns aligned; every cell shown with its controls escaped,
+    so a value can neither forge a row nor drive the terminal."""
     colunas = tuple(colunas)
     if not linhas:
         return "(nothing)"
-    texto = [[("" if r[c] is None else str(r[c])) for c in colunas] for r in linhas]
+    texto = [[("" if r[c] is None else visivel(str(r[c]))) for c in colunas] for r in linhas]
     larguras = [max(len(c), *(len(t[i]) for t in texto)) for i, c in enumerate(colunas)]
     cabecalho = "  ".join(c.ljust(w) for c, w in zip(colunas, larguras, strict=True))
     corpo = ["  ".join(v.ljust(w) for v, w in zip(t, larguras, strict=True)) for t in texto]
@@ -187,5 +201,5 @@ def em_dia(conn: db.Connection, *, seguir: bool = False) -> freshness.Freshness:
     stderr what was done, or what still waits and why. conn must be autocommit."""
     estado = freshness.atualizar(conn, config.load().sync_timeout_s, seguir=seguir)
     for linha in estado.linhas():
-        print(linha, file=sys.stderr)
+        dizer(linha)
     return estado

@@ -38,10 +38,17 @@ ENDERECOS: list[dict[str, str]] = [
     {"endereco": "Rua das Palmeiras, 123, Vila Aurora, BO"},
 ]
 
-# The drawn bairro: a square of 0.1 degree (~120 km² here), then a confirmation shifted
-# by 2% of its side and an alternative shifted by 25% (overlap ~0.6).
-_MEIO_LADO = 0.05
-_DESENHOS = (("Jardim Desenhado", 0.0), ("Jardim Desenhado", 0.02), ("Jardim Desenhado II", 0.25))
+# The drawn bairro: a square of 0.03 degree (~11 km² here).
+_MEIO_LADO = 0.015
+# (name, shift as a share of the side, size as a multiple of the side): the bairro, a
+# confirmation shifted by 2% of its side, an alternative shifted by 25% (overlap ~0.6), and
+# a drawing four times the side over all of them, which a moderator must see first.
+_DESENHOS = (
+    ("Jardim Desenhado", 0.0, 1),
+    ("Jardim Desenhado", 0.02, 1),
+    ("Jardim Desenhado II", 0.25, 1),
+    ("Jardim Enorme", -1.5, 4),
+)
 
 
 def _payload(rng: random.Random, lat: Any, lng: Any) -> dict[str, Any]:
@@ -196,10 +203,10 @@ def _desenhar(url: str) -> list[uuid.UUID]:
                         "payload": json.dumps(_payload(rng, round(lat, 6), round(lng, 6))),
                     },
                 )
-            for nome, deslocamento in _DESENHOS:
+            for nome, deslocamento, tamanho in _DESENHOS:
                 x0 = centro["lng"] - _MEIO_LADO + deslocamento * 2 * _MEIO_LADO
-                y0 = centro["lat"] - _MEIO_LADO
-                x1, y1 = x0 + 2 * _MEIO_LADO, y0 + 2 * _MEIO_LADO
+                y0 = centro["lat"] - _MEIO_LADO * tamanho
+                x1, y1 = x0 + 2 * _MEIO_LADO * tamanho, y0 + 2 * _MEIO_LADO * tamanho
                 anel = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]
                 desenho = {
                     "lugar_id": str(uuid.uuid4()),
@@ -265,6 +272,7 @@ def formatar(report: dict[str, Any]) -> str:
         "endereco_nao_resolvido": "discarded: no credible place",
         "coordenadas_invalidas": "discarded: invalid coordinates",
         "revisao_pendente": "pending manual review",
+        "conflito": "in conflict (d2 conflicts list)",
         "dead_letter": "dead letters",
     }
     for chave, nome in nomes.items():

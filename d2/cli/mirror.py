@@ -1,5 +1,5 @@
-"""`d2 mirror rebuild|sync|source|publish-state`: the PostGIS mirror of core.uc_polygons and
-the event-synced replica of spec Phase 2."""
+"""`d2 mirror rebuild|sync|source|publish-state|resume`: the PostGIS mirror of
+core.uc_polygons and the event-synced replica of spec Phase 2."""
 
 from __future__ import annotations
 
@@ -72,6 +72,24 @@ def cmd_mirror_publish_state(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mirror_resume(args: argparse.Namespace) -> int:
+    with db.connect(database_url.url(), autocommit=True) as conn:
+        feito = replica.retomar(conn, por=args.by, descartar_remocoes=args.drop_removals)
+    emitir(
+        args,
+        feito,
+        lambda f: (
+            f"the replica resumed at event {f['event_id']}"
+            + (
+                f"; {f['descartados']} held removals dropped"
+                if args.drop_removals
+                else "; it applies what it held"
+            )
+        ),
+    )
+    return 0
+
+
 def registrar(sub: Any) -> None:
     grupo_mirror = grupo(sub, "mirror", help="the PostGIS mirror of core.uc_polygons")
     comando(
@@ -130,3 +148,24 @@ def registrar(sub: Any) -> None:
             "a second run publishes nothing. The importers do the same in their transaction."
         ),
     )
+    p_resume = comando(
+        grupo_mirror,
+        "resume",
+        cmd_mirror_resume,
+        json_flag=True,
+        help="resume the event-synced replica its breaker stopped (see d2 status)",
+        description=(
+            "The replica stops before an event when more than D2_REPLICA_BREAKER_MAX "
+            "polygons were removed or taken within D2_REPLICA_BREAKER_WINDOW seconds by "
+            "producers other than D-2's importers. Check those events first (d2 status "
+            "names the one it holds). Resuming applies what it held and counts again from "
+            "now; --drop-removals first ends every such removal still waiting as "
+            "'descartado' (the mirror keeps those polygons)."
+        ),
+    )
+    p_resume.add_argument(
+        "--drop-removals",
+        action="store_true",
+        help="drop the waiting removals that D-2's importers did not publish",
+    )
+    p_resume.add_argument("--by", required=True, help="who resumes it (recorded)")

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from d2 import config
 from d2.cli import database_url
-from d2.cli.common import chave_valor, comando, emitir, flag, grupo
+from d2.cli.common import chave_valor, comando, dizer, emitir, flag, grupo
 from d2.geocoder import nominatim_import
+from d2.terminal import visivel
 
 
 def cmd_nominatim_import(args: argparse.Namespace) -> int:
@@ -18,17 +18,18 @@ def cmd_nominatim_import(args: argparse.Namespace) -> int:
 
     def progresso(linha: str) -> None:
         if not args.quiet:
-            print(linha, file=sys.stderr, flush=True)
+            dizer(linha)
 
     resumo = nominatim_import.importar(
         settings,
         database_url.url_do_banco(settings),
         Path(args.file),
         criar_papel_web=args.create_web_role,
+        forcar=args.force,
         threads=args.threads,
         progresso=progresso,
     )
-    print(f"nominatim: {resumo['arquivo']} imported in {resumo['segundos']:.1f} s")
+    print(visivel(f"nominatim: {resumo['arquivo']} imported in {resumo['segundos']:.1f} s"))
     return 0
 
 
@@ -50,9 +51,11 @@ def registrar(sub: Any) -> None:
         help="build (or rebuild) the Nominatim database from an OSM file",
         description=(
             "Builds the database `nominatim` on DATABASE_URL's server (D2_NOMINATIM_DSN for "
-            "another) with Nominatim's importer; an existing one is dropped first. Needs "
-            "osm2pgsql and Nominatim's web role (NOMINATIM_DATABASE_WEBUSER, default "
-            "www-data). Empties the workers' address caches."
+            "another) with Nominatim's importer. An existing one is dropped first only when "
+            "an earlier import built it (D-2's mark), or with --force; DATABASE_URL's own "
+            "database never. Needs osm2pgsql and Nominatim's web role "
+            "(NOMINATIM_DATABASE_WEBUSER, default www-data). Empties the workers' address "
+            "caches."
         ),
     )
     p_imp.add_argument("file", help=".osm, .osm.pbf or .osm.bz2")
@@ -62,6 +65,11 @@ def registrar(sub: Any) -> None:
         "--criar-papel-web",
         action="store_true",
         help="create the web role when missing (LOGIN, CONNECTION LIMIT 0)",
+    )
+    p_imp.add_argument(
+        "--force",
+        action="store_true",
+        help="drop an existing database that no earlier import built (never DATABASE_URL's)",
     )
     p_imp.add_argument("--threads", type=int, default=2, help="importer threads (default 2)")
     p_imp.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -1,6 +1,7 @@
 """Consumers of the event log that take one event per transaction with a cursor of their
-own: the citizen drawings (d2/territorio.py) and the event-synced replica
-(d2/replica.py). The demand worker batches instead (d2/service.py, d2/worker.py).
+own: the citizen drawings (d2/territorio/comunitario.py) and the event-synced replica
+(d2/territorio/replica.py). The demand worker batches instead (d2/handler/handler.py,
+d2/worker/loop.py).
 
 Each event's transaction starts by locking the cursor row, so two consumers never handle
 the same event; one that finds the cursor already past the event leaves it. An event
@@ -61,7 +62,8 @@ class Cursor:
         ('aplicado', what aplicar returned); 'passou' when another consumer had it
         already. An invalid event or a permanent database error ends it as a dead letter
         ('dead_letter'); a transient one propagates, and the caller retries later from the
-        same cursor."""
+        same cursor, as does errors.ConsumerPaused (aplicar refused to go on: nothing of
+        the event is written, the cursor stays before it)."""
         try:
             with db.mapped_errors(), conn.transaction():
                 if self.ja_passou(conn, evento):
@@ -71,6 +73,8 @@ class Cursor:
             return "aplicado", efeito
         except errors.InvalidEvent as exc:
             motivo = str(exc)
+        except errors.ConsumerPaused:
+            raise
         except errors.D2Error as exc:
             if db.is_transient(exc):
                 raise

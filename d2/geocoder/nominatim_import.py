@@ -1,9 +1,15 @@
 """`d2 nominatim import FILE` and `d2 nominatim status`: the Nominatim database beside
 D-2's (by default `nominatim` on DATABASE_URL's server; D2_NOMINATIM_DSN for another),
-built by Nominatim's own importer (osm2pgsql underneath)."""
+built by Nominatim's own importer (osm2pgsql underneath).
+
+A rebuild drops the database first, so what it may drop is narrow: a database D-2 built
+for Nominatim (it carries D-2's mark, a comment written after the import), or any other
+when the operator passes --force; never DATABASE_URL's own database, nor one holding
+D-2's schema or a monolith's event log, --force or not."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -20,6 +26,11 @@ from d2 import config, db, errors
 from d2.geocoder import nominatim
 
 SUFIXOS = (".osm", ".osm.pbf", ".pbf", ".osm.bz2")
+
+# The comment on a database D-2 built for Nominatim; only such a database is dropped by
+# the next import without --force.
+MARCA = "d2:nominatim"
+COMENTARIO = f"{MARCA} built by `d2 nominatim import`, which drops and rebuilds it"
 
 
 def dsn(settings: config.Settings, database_url: str) -> str:
@@ -78,13 +89,23 @@ def importar(
     arquivo: Path,
     *,
     criar_papel_web: bool = False,
+    forcar: bool = False,
     threads: int = 2,
     progresso: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Build (or rebuild) the Nominatim database from an OSM file; record the import in
-    D-2's database, which empties the workers' address caches."""
+    D-2's database, which empties the workers' address caches. forcar: drop an existing
+    database D-2 did not build (never DATABASE_URL's)."""
     alvo = verificar(settings, database_url, arquivo, criar_papel_web=criar_papel_web)
-    duracao = construir(settings, alvo, arquivo, threads=threads, progresso=progresso)
+    duracao = construir(
+        settings,
+        alvo,
+        arquivo,
+        database_url=database_url,
+        forcar=forcar,
+        threads=threads,
+        progresso=progresso,
+    )
     with db.connect(database_url, autocommit=True) as conn, db.mapped_errors():
         row = conn.execute(
             db.q("nominatim_import_record"),
@@ -93,19 +114,124 @@ def importar(
     return {"importacao": row["id"] if row else None, "arquivo": arquivo.name, "segundos": duracao}
 
 
+def _cluster(conn: db.Connection) -> str | None:
+    """The cluster's system identifier, or None where the role may not read it."""
+    try:
+        with db.mapped_errors():
+            row = conn.execute(db.q("nominatim_cluster_id")).fetchone()
+    except errors.PermissionDenied:
+        return None
+    return str(row["sistema"]) if row else None
+
+
+def _e_o_banco_do_d2(manutencao: db.Connection, banco: str, database_url: str) -> bool:
+    """Whether banco, on manutencao's cluster, is DATABASE_URL's database, however the two
+    URLs spell the server. Where either cluster cannot be identified, the same name counts
+    as the same database."""
+    with db.connect(database_url, autocommit=True) as conn, db.mapped_errors():
+        row = conn.execute("SELECT current_database() AS banco").fetchone()
+        proprio = str(row["banco"]) if row else ""
+        sistema_d2 = _cluster(conn)
+    if proprio != banco:
+        return False
+    sistema = _cluster(manutencao)
+    return sistema is None or sistema_d2 is None or sistema == sistema_d2
+
+
+def _ocupado(alvo: str) -> bool:
+    """Whether the database at alvo holds D-2's schema or a monolith's event log. A
+    database D-2 cannot enter is not looked into: the mark or --force decides."""
+    try:
+        with db.connect(alvo, autocommit=True, connect_timeout=5) as conn, db.mapped_errors():
+            row = conn.execute(db.q("nominatim_database_check")).fetchone()
+    except errors.D2Error:
+        return False
+    return bool(row and row["ocupado"])
+
+
+def checar_alvo(
+    manutencao: db.Connection, alvo: str, banco: str, *, database_url: str, forcar: bool
+) -> bool:
+    """Whether banco exists and may be dropped for a rebuild; ConfigError in one line
+    when it may not: DATABASE_URL's database or one holding D-2's schema or an event log
+    (never), or a database without D-2's mark (only with --force)."""
+    with db.mapped_errors():
+        estado = manutencao.execute(db.q("nominatim_database_state"), {"banco": banco}).fetchone()
+    if estado is None:
+        return False
+    if _e_o_banco_do_d2(manutencao, banco, database_url):
+        raise errors.ConfigError(
+            f"refusing to drop database {banco!r}: it is DATABASE_URL's own database; point "
+            "D2_NOMINATIM_DSN at a database of its own (default: nominatim)"
+        )
+    if estado["modelo"] or _ocupado(alvo):
+        raise errors.ConfigError(
+            f"refusing to drop database {banco!r}: it holds D-2's schema or an event log "
+            "(or is a template), not a Nominatim database; check D2_NOMINATIM_DSN"
+        )
+    if not str(estado["comentario"]).startswith(MARCA) and not forcar:
+        raise errors.ConfigError(
+            f"database {banco!r} exists and was not built by `d2 nominatim import` (it has "
+            f"no {MARCA!r} comment); the import would drop it: check D2_NOMINATIM_DSN, or "
+            "pass --force if it is yours to replace"
+        )
+    return True
+
+
+def _marcar(manutencao: str, banco: str) -> None:
+    """D-2's mark on the database the importer created, when it belongs to the role that
+    ran it (not one another role created under the same name meanwhile)."""
+    with db.connect(manutencao, autocommit=True) as conn, db.mapped_errors():
+        estado = conn.execute(db.q("nominatim_database_state"), {"banco": banco}).fetchone()
+        if estado is None or estado["dono"] != estado["eu"]:
+            return
+        conn.execute(
+            sql.SQL(db.q("nominatim_mark_database")).format(
+                sql.Identifier(banco), sql.Literal(COMENTARIO)
+            )
+        )
+
+
 def construir(
     settings: config.Settings,
     alvo: str,
     arquivo: Path,
     *,
+    database_url: str,
+    forcar: bool = False,
     threads: int = 2,
     progresso: Callable[[str], None] | None = None,
 ) -> float:
-    """Drop the database at alvo and run Nominatim's importer into it; its seconds."""
+    """Drop the database at alvo (checar_alvo says whether it may) and run Nominatim's
+    importer into it; mark what it built; its seconds. database_url is D-2's own
+    database, never dropped."""
     manutencao, banco = _manutencao(alvo)
     inicio = time.monotonic()
-    with db.connect(manutencao, autocommit=True) as conn, db.mapped_errors():
-        conn.execute(sql.SQL(db.q("nominatim_drop_database")).format(sql.Identifier(banco)))
+    with db.connect(manutencao, autocommit=True) as conn:
+        if checar_alvo(conn, alvo, banco, database_url=database_url, forcar=forcar):
+            with db.mapped_errors():
+                conn.execute(sql.SQL(db.q("nominatim_drop_database")).format(sql.Identifier(banco)))
+    try:
+        _importar_osm(settings, alvo, arquivo, threads=threads, progresso=progresso)
+    except BaseException:
+        # Marked even when the importer failed half-way, so that the next import may drop
+        # what it left; the importer's failure is the one to report.
+        with contextlib.suppress(errors.D2Error):
+            _marcar(manutencao, banco)
+        raise
+    _marcar(manutencao, banco)
+    return time.monotonic() - inicio
+
+
+def _importar_osm(
+    settings: config.Settings,
+    alvo: str,
+    arquivo: Path,
+    *,
+    threads: int,
+    progresso: Callable[[str], None] | None,
+) -> None:
+    """Nominatim's importer into the (absent) database at alvo."""
     ambiente = os.environ | {
         "NOMINATIM_DATABASE_DSN": nominatim.dsn_nominatim(alvo),
         "NOMINATIM_DATABASE_WEBUSER": settings.nominatim_web_user,
@@ -138,7 +264,6 @@ def construir(
             ultimas[-1] if ultimas else "no output",
         )
         raise errors.ImportFailed(f"nominatim import failed: {motivo}")
-    return time.monotonic() - inicio
 
 
 def status(settings: config.Settings, database_url: str) -> dict[str, Any]:
@@ -157,9 +282,12 @@ def status(settings: config.Settings, database_url: str) -> dict[str, Any]:
     resultado["banco"] = banco
     with db.connect(manutencao, autocommit=True) as conn, db.mapped_errors():
         existe = conn.execute(db.q("nominatim_database_exists"), {"banco": banco}).fetchone()
+        estado = conn.execute(db.q("nominatim_database_state"), {"banco": banco}).fetchone()
     if existe is None:
         resultado["carregado"] = False
         return resultado
+    # Only a marked database is rebuilt by the next import without --force.
+    resultado["marcado"] = bool(estado and str(estado["comentario"]).startswith(MARCA))
     try:
         with db.connect(alvo) as conn, db.mapped_errors():
             contagens = conn.execute(db.q("nominatim_counts")).fetchone()

@@ -33,6 +33,9 @@ class Outcome(enum.StrEnum):
     GEOCODIFICACAO_PENDENTE = "geocodificacao_pendente"
     # The geocoding stage found nothing credible: discarded like sem_coordenadas.
     ENDERECO_NAO_RESOLVIDO = "endereco_nao_resolvido"
+    # The demanda_id is held by another event with other coordinates or address: an
+    # operator decides (d2.conflitos_demanda); never first-wins, never a dead letter.
+    CONFLITO = "conflito"
 
 
 @dataclass
@@ -53,6 +56,8 @@ class Plan:
     confianca: str = "alta"
     endereco_geocodificado: str | None = None
     da_fila: bool = False  # from d2.geocodificacoes_pendentes: leaves it when concluded
+    titular: uuid.UUID | None = None  # the event holding the demanda, for a CONFLITO
+    retida: bool = False  # a replay of a demanda in conflict: nothing is republished
     # What the geocoding stage understood and how it answered: its d2.geocodificacoes row
     # (event_id, demanda_id, precisao, passo, entendido, consultas, motivo).
     geocodificacao: dict[str, Any] | None = None
@@ -111,6 +116,14 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
     """Steps 2-3 and the dead-letter checks, without touching the database."""
     plano = Plan(evento)
     payload = evento.payload
+    if evento.origem not in settings.demanda_origens:
+        # Declared by the producer, so only a first filter (issue 29 item 7); the
+        # conflict review below does not depend on it.
+        return morto(
+            plano,
+            f"origem {evento.origem[:40]!r} may not publish {evento.tipo} "
+            f"(D2_DEMANDA_ORIGENS: {', '.join(settings.demanda_origens)})",
+        )
     if isinstance(payload, wire.UnreadablePayload):
         return morto(plano, f"payload unreadable: {payload.motivo}")
     profundidade_max = evento.profundidade_max
@@ -133,7 +146,9 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
             raise ValueError
         plano.demanda_id = uuid.UUID(bruto)
     except ValueError:
-        return morto(plano, f"demanda_id is not a UUID: {str(bruto)[:60]!r}")
+        # Its type and length only: a producer's bug may put a citizen's text there.
+        comprimento = f" of {len(bruto)} characters" if isinstance(bruto, str) else ""
+        return morto(plano, f"demanda_id is not a UUID ({_tipo_json(bruto)}{comprimento})")
 
     coordenadas = payload.get("coordenadas_validadas")
     if coordenadas is None:
@@ -157,11 +172,47 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
     return plano
 
 
+def _tipo_json(valor: object) -> str:
+    """A JSON value's type as JSON names it."""
+    if isinstance(valor, bool):
+        return "boolean"
+    nomes = {str: "string", int: "integer", float: "number", list: "array", dict: "object"}
+    return nomes.get(type(valor), "null")
+
+
 def morto(plano: Plan, motivo: str) -> Plan:
     """The plan of an event bound for the dead letters, for motivo."""
     plano.desfecho = Outcome.DEAD_LETTER
     plano.motivo = motivo
     return plano
+
+
+def em_conflito(plano: Plan, titular: uuid.UUID) -> Plan:
+    """The plan of an event whose demanda titular holds with other content."""
+    plano.desfecho = Outcome.CONFLITO
+    plano.titular = titular
+    plano.motivo = (
+        f"demanda_id {plano.demanda_id} held by event {titular} with other coordinates "
+        "or address: an operator decides (d2 conflicts list)"
+    )
+    return plano
+
+
+# What a demand says about where it is: two events of one demanda that agree on these are
+# the same demand (a producer's retry); that disagree, a conflict.
+_ENDERECO = ("endereco", "nomeRua", "cep")
+
+
+def conteudo(payload: Any) -> str:
+    """The part of a demanda.normalizada payload D-2 acts on (coordinates, address), as a
+    comparable text."""
+    if not isinstance(payload, dict):
+        return json.dumps(payload, sort_keys=True, default=str)
+    entidades = payload.get("entidades_extraidas")
+    endereco = (
+        {k: entidades.get(k) for k in _ENDERECO} if isinstance(entidades, dict) else entidades
+    )
+    return json.dumps([payload.get("coordenadas_validadas"), endereco], sort_keys=True, default=str)
 
 
 def classificar_lote(
@@ -170,22 +221,28 @@ def classificar_lote(
     settings: config.Settings,
 ) -> list[Plan]:
     """Each event's plan: republished when existentes (resolutions by event_id) holds it
-    (step 1), else classificar's; a demanda claimed by an earlier event of the batch makes
-    the later one a dead letter."""
+    (step 1; held back while its demanda is in conflict), else classificar's; a demanda
+    claimed by an earlier event of the batch makes the later one a dead letter when both
+    say the same (a retry), a conflict when they do not."""
     planos: list[Plan] = []
-    dono: dict[uuid.UUID, uuid.UUID] = {}
+    dono: dict[uuid.UUID, Plan] = {}
     for evento in eventos:
         if evento.event_id in existentes:
             existente = existentes[evento.event_id]
             plano = Plan(evento, Outcome.REPUBLICADA, existente["demanda_id"])
             plano.gravada = existente
+            plano.retida = bool(existente.get("em_conflito"))
         else:
             plano = classificar(evento, settings)
         # Only events that will write a resolution or a review claim their demanda
         # (event by event, a discard never meets the unique constraints either).
         if plano.demanda_id is not None and plano.desfecho in (None, Outcome.REPUBLICADA):
-            primeiro = dono.setdefault(plano.demanda_id, evento.event_id)
-            if primeiro != evento.event_id:
-                morto(plano, f"demanda_id {plano.demanda_id} repeated under event {primeiro}")
+            primeiro = dono.setdefault(plano.demanda_id, plano)
+            if primeiro is not plano:
+                titular = primeiro.evento.event_id
+                if conteudo(evento.payload) == conteudo(primeiro.evento.payload):
+                    morto(plano, f"demanda_id {plano.demanda_id} repeated under event {titular}")
+                else:
+                    em_conflito(plano, titular)
         planos.append(plano)
     return planos

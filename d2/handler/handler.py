@@ -4,12 +4,15 @@ per-event path, with the same outcome for every event).
 Order per event: (1) idempotency by event_id → republish; (2) no coordinates → discard;
 (3) invalid coordinates → discard; (4) cache, else d2.resolver_territorio → no polygon:
 review queue; (5) store the resolution in its own commit; (6)+(7) publish, mark processed
-and move the cursor in one transaction (DESIGN decision 5). Malformed events go to the
-dead letters and the cursor moves on (decision 7). Every event ends in exactly one of:
-resolution, processed discard, pending review, dead letter.
+and move the cursor in one transaction (DESIGN decision 5). Malformed events, and events
+from an origem outside D2_DEMANDA_ORIGENS, go to the dead letters and the cursor moves on
+(decision 7). A demanda_id another event holds is a dead letter when both events say the
+same (a producer's retry) and a conflict for an operator when they do not (issue 29 item
+7: never first-wins). Every event ends in exactly one of: resolution, processed discard,
+pending review, conflict, dead letter.
 
-This module decides (steps 1-4; what needs no database is d2.classificacao's) and
-concludes (steps 5-7); the rows and events it writes are built by d2.saidas, the log
+This module decides (steps 1-4; what needs no database is d2.handler.classification's) and
+concludes (steps 5-7); the rows and events it writes are built by d2.handler.outputs, the log
 line of each outcome by d2.outcome_logs. When a batch fails as a whole, retrying it
 event by event is the worker's (d2.worker.processar), each event through Handler.tratar.
 """
@@ -27,7 +30,14 @@ from psycopg.rows import tuple_row
 from d2 import config, db, errors
 from d2.eventlog import bus, dead_letters, wire
 from d2.handler import cache, outcome_logs, outputs
-from d2.handler.classification import Outcome, Plan, classificar_lote, morto
+from d2.handler.classification import (
+    Outcome,
+    Plan,
+    classificar_lote,
+    conteudo,
+    em_conflito,
+    morto,
+)
 from d2.handler.outputs import TIPO_SAIDA
 from d2.territorio import resolver
 
@@ -159,7 +169,7 @@ class Handler:
 
     def classificar(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[Plan]:
         """Steps 1-3: an event already resolved is republished (its stored resolution
-        read here), any other classified (d2.classificacao)."""
+        read here), any other classified (d2.handler.classification)."""
         with db.mapped_errors():
             existentes = {
                 row["event_id"]: row
@@ -229,23 +239,57 @@ class Handler:
             gravados = {row[0] for row in cur.execute(db.q("resolucoes_insert"), colunas)}
             _registrar_geocodificacoes(conn, [p for p in novos if p.event_id_texto in gravados])
         recusados = [p for p in novos if p.event_id_texto not in gravados]
-        if not recusados:
-            return
+        for plano, (motivo, titular) in zip(
+            recusados, self._disputar(conn, recusados), strict=True
+        ):
+            if titular is not None:
+                em_conflito(plano, titular)
+            else:
+                morto(plano, motivo)
+
+    def _disputar(
+        self, conn: db.Connection, planos: list[Plan]
+    ) -> list[tuple[str, uuid.UUID | None]]:
+        """Events whose demanda another event holds (its resolution or review): a dead
+        letter when both events say the same about where the demand is (a producer's
+        retry), a conflict when they do not. Reads the holders' events from the log.
+        Returns, per plan: (the dead letter's reason, None), or ("", the holding event)."""
+        if not planos:
+            return []
         with db.mapped_errors():
             donos = {
-                row["demanda_id"]: row["event_id"]
+                row["demanda_id"]: (row["event_id"], row["como"])
                 for row in conn.execute(
-                    db.q("resolucoes_by_demanda_ids"),
-                    {"ids": [p.demanda_id for p in recusados]},
+                    db.q("demanda_holders"), {"ids": [p.demanda_id for p in planos]}
                 )
             }
-        for plano in recusados:
-            outro = donos.get(plano.demanda_id) if plano.demanda_id else None
-            morto(
-                plano,
-                f"demanda_id {plano.demanda_id} already "
-                + (f"resolved by event {outro}" if outro else "pending review under another event"),
+        eventos = {
+            e.event_id: e
+            for e in bus.ler_eventos(
+                conn,
+                list({dono for dono, _ in donos.values()}),
+                max_payload_bytes=self.settings.max_payload_bytes,
             )
+        }
+        decisoes: list[tuple[str, uuid.UUID | None]] = []
+        for plano in planos:
+            dono, como = donos.get(plano.demanda_id, (None, None))
+            if dono is None:
+                motivo = "already resolved or pending under another event"
+            elif como == "resolucao":
+                motivo = f"already resolved by event {dono}"
+            else:
+                motivo = "already pending review under another event"
+            evento = eventos.get(dono) if dono is not None else None
+            if (
+                evento is not None
+                and not isinstance(evento.payload, wire.UnreadablePayload)
+                and conteudo(evento.payload) != conteudo(plano.evento.payload)
+            ):
+                decisoes.append(("", dono))
+            else:
+                decisoes.append((f"demanda_id {plano.demanda_id} {motivo}", None))
+        return decisoes
 
     def _fechar(
         self, conn: db.Connection, planos: list[Plan], ultima: bus.Position, mover_cursor: bool
@@ -271,14 +315,32 @@ class Handler:
                         db.q("revisoes_insert"), {"rows": wire.json_texto(linhas)}
                     )
                 }
-            mortos = [p for p in planos if p.desfecho == Outcome.DEAD_LETTER] + [
-                p for p in revisao if p.evento.event_id not in aceitos
+            # A review refused: another event holds the demanda (a retry, or a conflict).
+            recusadas = [p for p in revisao if p.evento.event_id not in aceitos]
+            disputa = dict(
+                zip(
+                    (p.evento.event_id for p in recusadas),
+                    self._disputar(conn, recusadas),
+                    strict=True,
+                )
+            )
+            conflitos = [p for p in planos if p.desfecho == Outcome.CONFLITO] + [
+                p for p in recusadas if disputa[p.evento.event_id][1] is not None
             ]
-            motivos = {
-                p.evento.event_id: p.motivo
-                or f"demanda_id {p.demanda_id} already resolved or pending under another event"
-                for p in mortos
-            }
+            mortos = [p for p in planos if p.desfecho == Outcome.DEAD_LETTER] + [
+                p for p in recusadas if disputa[p.evento.event_id][1] is None
+            ]
+            motivos = {p.evento.event_id: p.motivo or disputa[p.evento.event_id][0] for p in mortos}
+            em_disputa = {p.evento.event_id for p in conflitos}
+            if conflitos:
+                conn.execute(
+                    db.q("conflicts_insert"),
+                    {
+                        "event_ids": [p.event_id_texto for p in conflitos],
+                        "demanda_ids": [p.demanda_id_texto for p in conflitos],
+                        "seqs": [p.evento.sequence_number for p in conflitos],
+                    },
+                )
             estacionados = [p for p in planos if p.desfecho == Outcome.GEOCODIFICACAO_PENDENTE]
             if estacionados:
                 conn.execute(
@@ -299,6 +361,7 @@ class Handler:
                 p
                 for p in planos
                 if p.evento.event_id not in motivos
+                and p.evento.event_id not in em_disputa
                 and p.demanda_id is not None
                 and p.desfecho != Outcome.GEOCODIFICACAO_PENDENTE
             ]
@@ -325,9 +388,12 @@ class Handler:
             ]
             if resolvidas:
                 dead_letters.resolver(conn, CONSUMIDOR, resolvidas)
-        for plano in mortos:
-            if plano.desfecho != Outcome.DEAD_LETTER:
-                morto(plano, motivos[plano.evento.event_id])
+        for plano in recusadas:
+            motivo, titular = disputa[plano.evento.event_id]
+            if titular is not None:
+                em_conflito(plano, titular)
+            else:
+                morto(plano, motivo)
         self.falhas_publicacao.difference_update(resolvidas)
         return aceitos
 
@@ -362,7 +428,7 @@ class Handler:
     ) -> Result:
         """Conclude one event the handler itself failed on (exc, not transient): its dead
         letter, and the cursor past it."""
-        motivo = f"handler failed: {type(exc).__name__}: {exc}"
+        motivo = f"handler failed: {errors.texto_seguro(exc)}"
         with db.mapped_errors(), conn.transaction():
             _registrar_dead_letter(conn, evento, motivo[:2000])
             if mover_cursor:

@@ -1,6 +1,6 @@
 """The log line of each outcome of the handler (structured JSON: event_id, demanda_id,
-correlacao_id and the resolved UC where there is one). Addresses are never logged: they
-are personal data (LGPD)."""
+correlacao_id and the resolved UC where there is one). Addresses and coordinates are never
+logged: they are personal data (LGPD)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ NIVEL: dict[Outcome, int] = {
     Outcome.DEAD_LETTER: logging.ERROR,
     Outcome.GEOCODIFICACAO_PENDENTE: logging.DEBUG,
     Outcome.ENDERECO_NAO_RESOLVIDO: logging.WARNING,
+    Outcome.CONFLITO: logging.WARNING,
 }
 
 
@@ -53,8 +54,16 @@ def registrar(conn: db.Connection, planos: list[Plan], novos_pendentes: set[uuid
             case Outcome.REPUBLICADA:
                 assert plano.gravada is not None
                 log.info(
-                    "Evento já processado, republicando saída",
+                    "Evento já processado; demanda em conflito, nada republicado"
+                    if plano.retida
+                    else "Evento já processado, republicando saída",
                     extra=base | {"unidade_civica_id": plano.gravada["unidade_civica_id"]},
+                )
+            case Outcome.CONFLITO:
+                log.warning(
+                    "Demanda em conflito — mesmo demanda_id com outro conteúdo; "
+                    "aguardando decisão do operador",
+                    extra=base | {"titular": plano.titular, "motivo": plano.motivo},
                 )
             case Outcome.SEM_COORDENADAS:
                 log.warning("Demanda sem coordenadas — descartando", extra=base)
@@ -67,15 +76,9 @@ def registrar(conn: db.Connection, planos: list[Plan], novos_pendentes: set[uuid
                     extra=base | {"motivo": plano.motivo},
                 )
             case Outcome.COORDENADAS_INVALIDAS:
-                coordenadas = (
-                    plano.evento.payload.get("coordenadas_validadas")
-                    if isinstance(plano.evento.payload, dict)
-                    else None
-                )
-                log.error(
-                    "Coordenadas inválidas",
-                    extra=base | {"motivo": plano.motivo, "coordenadas": repr(coordenadas)[:200]},
-                )
+                # The field and the rule, not the values: an invalid pair may still place
+                # the citizen; the event_id leads whoever may read the event to them.
+                log.error("Coordenadas inválidas", extra=base | {"motivo": plano.motivo})
             case Outcome.REVISAO_PENDENTE:
                 if pendentes_total is None:
                     with db.mapped_errors():

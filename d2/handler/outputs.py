@@ -20,7 +20,7 @@ def preparar(planos: list[Plan]) -> None:
     for plano in planos:
         if plano.desfecho == Outcome.GEORREFERENCIADA:
             plano.gravada = linha_resolucao(plano)
-        elif plano.desfecho != Outcome.REPUBLICADA or plano.gravada is None:
+        elif plano.desfecho != Outcome.REPUBLICADA or plano.gravada is None or plano.retida:
             continue
         plano.saida = bus.preparar(
             TIPO_SAIDA,

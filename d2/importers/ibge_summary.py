@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from d2.importers import ibge_read
+from d2.terminal import visivel
 from d2.territorio import mirror
 
 
@@ -92,8 +93,13 @@ class Summary:
                 for f in camada.fontes
             )
             linhas.append(f"{nome}: {fontes}; simplification: {camada.simplificacao}")
-            linhas += [f"  repaired {o.codigo} {o.nome}: {o.motivo}" for o in camada.repaired]
-            linhas += [f"  DROPPED {o.codigo} {o.nome}: {o.motivo}" for o in camada.dropped]
+            # Names as the files wrote them: a line feed in one must not forge a line.
+            linhas += [
+                f"  repaired {visivel(f'{o.codigo} {o.nome}: {o.motivo}')}" for o in camada.repaired
+            ]
+            linhas += [
+                f"  DROPPED {visivel(f'{o.codigo} {o.nome}: {o.motivo}')}" for o in camada.dropped
+            ]
             if camada.orphan_codes:
                 amostra = ", ".join(camada.orphan_codes[:10])
                 mais = len(camada.orphan_codes) - 10

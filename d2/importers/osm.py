@@ -27,6 +27,7 @@ import shapely.geometry
 
 from d2 import config, db, errors
 from d2.importers import ibge
+from d2.terminal import visivel
 from d2.territorio import mirror, replica
 
 FONTE = "osm"
@@ -94,7 +95,7 @@ class Summary:
         for motivo, quantidade in sorted(self.skipped.items()):
             linhas.append(f"  skipped {quantidade:>6}  {motivo}")
         for o in self.exemplos:
-            linhas.append(f"    {o.osm_id} {o.nome}: {o.motivo}")
+            linhas.append(f"    {visivel(f'{o.osm_id} {o.nome}: {o.motivo}')}")
         if self.simplificacao:
             linhas.append(f"simplification: {self.simplificacao}")
         if self.espelho is not None:

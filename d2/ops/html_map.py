@@ -25,6 +25,7 @@ import folium
 from d2 import db, errors
 from d2.handler import handler
 from d2.ops import revisoes
+from d2.terminal import visivel
 
 _LEAFLET = Path(__file__).resolve().parent / "_leaflet"
 _EXTERNO = re.compile(r"<(?:script|link)\b[^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//", re.I)
@@ -51,14 +52,16 @@ def _cor(nivel: int) -> str:
 def _texto(valor: Any) -> Any:
     """A property as the popups and tooltips show it. folium's GeoJsonPopup/GeoJsonTooltip
     write property values into innerHTML as they are: every text is HTML-escaped here, since
-    names and ids come from files and events anyone upstream could write."""
+    names and ids come from files and events anyone upstream could write. Bidi overrides,
+    zero-width and control characters are shown as escapes (d2/terminal.py) first: inside
+    a popup they would reorder or hide the text around them."""
     if valor is None:
         return "—"
     if isinstance(valor, datetime):
         return f"{valor:%Y-%m-%d %H:%M:%S}"
     if isinstance(valor, int | float) and not isinstance(valor, bool):
         return valor
-    return html.escape(str(valor), quote=True)
+    return html.escape(visivel(str(valor)), quote=True)
 
 
 def _uuid_ou_aviso(valor: Any) -> str:

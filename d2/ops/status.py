@@ -51,6 +51,9 @@ def status(conn: db.Connection) -> dict[str, Any]:
         acompanhamento = conn.execute(db.q("regeo_pending")).fetchone()
         territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
         enderecos = conn.execute(db.q("geocoder_summary")).fetchone()
+        replica = conn.execute(db.q("replica_status")).fetchone()
+        conflitos = conn.execute(db.q("conflicts_count")).fetchone()
+        parada = conn.execute(db.q("replica_stop_open")).fetchone()
     cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
     assert geral is not None and acompanhamento is not None
     por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
@@ -77,6 +80,11 @@ def status(conn: db.Connection) -> dict[str, Any]:
         "revisoes_pendentes": {
             "total": geral["revisoes_pendentes"],
             "mais_antiga": geral["revisao_mais_antiga"],
+        },
+        # Demandas whose demanda_id came again with other content: an operator decides.
+        "conflitos": {
+            "demandas": int(conflitos["demandas"]) if conflitos else 0,
+            "eventos": int(conflitos["eventos"]) if conflitos else 0,
         },
         "dead_letters": {
             "pendente": dead.get("pendente", 0),
@@ -118,6 +126,20 @@ def status(conn: db.Connection) -> dict[str, Any]:
         },
         "territorio": {r["decisao"]: int(r["quantidade"]) for r in territorio}
         | {"alternativas_pendentes": sum(int(r["pendentes"]) for r in territorio)},
+        "replica": {
+            "fonte": replica["fonte"] if replica else "core",
+            "poligonos": int(replica["poligonos"]) if replica else 0,
+            "eventos": int(replica["eventos"]) if replica else 0,
+            "ultimo_evento_em": replica["ultimo_evento_em"] if replica else None,
+            # The breaker holds the replica before this event until `d2 mirror resume`.
+            "parada": None
+            if parada is None
+            else {
+                "event_id": parada["event_id"],
+                "motivo": parada["motivo"],
+                "parada_em": parada["parada_em"],
+            },
+        },
     }
 
 
@@ -144,6 +166,23 @@ def _linha_geocodificacoes(g: dict[str, Any]) -> str:
         f"addresses {g['total']} waiting for the geocoder, oldest {_quando(g['mais_antiga'])}, "
         f"up to {g['tentativas_max']} tries  → d2 geocoding list / retry"
     )
+
+
+def _linhas_replica(r: dict[str, Any]) -> list[str]:
+    linhas = []
+    if r["fonte"] == "eventos" or r["eventos"]:
+        linhas.append(
+            f"replica   {r['poligonos']} polygons from {r['eventos']} uc.poligono_* events, "
+            f"last {_quando(r['ultimo_evento_em'])}"
+            + ("" if r["fonte"] == "eventos" else " (the mirror reads core)")
+        )
+    p = r["parada"]
+    if p is not None:
+        linhas.append(
+            f"          STOPPED by its breaker since {_quando(p['parada_em'])}, before event "
+            f"{p['event_id']}: {p['motivo']}  → d2 mirror resume [--drop-removals]"
+        )
+    return linhas
 
 
 def formatar_status(d: dict[str, Any]) -> str:
@@ -181,6 +220,10 @@ def formatar_status(d: dict[str, Any]) -> str:
         + (f", oldest {_quando(rv['mais_antiga'])}" if rv["total"] else "")
         + ("  → d2 revisoes list / d2 revisoes reprocessar" if rv["total"] else ""),
         _linha_geocodificacoes(d["geocodificacoes_pendentes"]),
+        f"conflict  {d['conflitos']['demandas']} demandas await an operator "
+        f"({d['conflitos']['eventos']} events with another place)  → d2 conflicts list"
+        if d["conflitos"]["demandas"]
+        else "conflict  0 demandas with two versions",
         f"dead      {dl['pendente']} pending, {dl['reprocessado']} retried, "
         f"{dl['descartado']} dropped" + ("  → d2 dlq list" if dl["pendente"] else ""),
         "",
@@ -192,6 +235,7 @@ def formatar_status(d: dict[str, Any]) -> str:
         if m["mudancas_pendentes"]
         else "          every change of core.uc_polygons applied",
         f"          {ucs}" if ucs else "          no UC polygons loaded",
+        *_linhas_replica(d["replica"]),
         f"re-geo    {g['alteracoes']} changes, last {_quando(g['ultima_em'])}; follow-up: "
         + (
             f"{g['areas_pendentes']} changed areas, {g['resolucoes_na_fila']} resolutions and "

@@ -3,14 +3,18 @@
 Consumes `lugar.cadastrado` events of tipo_lugar 'poligono_uc' from the event log with
 the demand worker's guarantees: a cursor of its own in d2.consumer_offset, idempotency by
 event_id (d2.territorio_submissoes), and each event in exactly one terminal state — a
-submission row (nova, confirmacao, alternativa or rejeitada, with the reason) or a dead
-letter — written in one transaction with the events it publishes and the cursor.
+submission row (nova, confirmacao, alternativa, retida or rejeitada, with the reason) or
+a dead letter — written in one transaction with the events it publishes and the cursor.
 
-The decisions are SQL over PostGIS (sql/functions/territorio_*.sql); this module reads
-events, hands them to d2.territorio_submeter, and publishes what happened:
-`uc.poligono_adicionado` for a new UC, `uc.poligono_atualizado` when the consensus moves
-a UC's canonical geometry, and `uc.moderacao_solicitada` every N conflicting drawings of
-one place (D2_TERRITORIO_ALERTA_A_CADA).
+The decisions are SQL over PostGIS (sql/functions/territorio_*.sql), in three steps given
+only the event's id: count the attempt (its own short transaction, so a drawing whose
+evaluation never returns is dead-lettered after TENTATIVAS_MAX instead of evaluated
+forever), evaluate (every geometry operation, in a statement that holds no transaction
+id until its last row: no event-log fence held meanwhile), then submit and publish in
+the cursor's transaction: `uc.poligono_adicionado` for a new UC, `uc.poligono_atualizado`
+when the consensus moves a UC's canonical geometry, and `uc.moderacao_solicitada` every
+N conflicting drawings of one place (D2_TERRITORIO_ALERTA_A_CADA). Runs on the worker's
+territory stage (d2/worker/territorio.py), never in the demand loop.
 """
 
 from __future__ import annotations
@@ -31,20 +35,10 @@ CONSUMIDOR = "D-2/territorio"
 CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMIDOR)
 ORIGEM = "D-2"
 FONTE = "comunitario"
-DECISOES = ("nova", "confirmacao", "alternativa", "rejeitada")
-
-# uuid5 namespace of community ids: the same submission gives the same UC id everywhere.
-_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://d2.local/territorio/comunitario")
-
-
-def ids_da_submissao(event_id: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID, uuid.UUID]:
-    """(submissão, unidade_civica_id, uc_polygon_id) of the drawing sent in event_id."""
-    base = str(event_id)
-    return (
-        uuid.uuid5(_NAMESPACE, f"submissao:{base}"),
-        uuid.uuid5(_NAMESPACE, f"uc:{base}"),
-        uuid.uuid5(_NAMESPACE, f"uc_polygon:{base}"),
-    )
+DECISOES = ("nova", "confirmacao", "alternativa", "retida", "rejeitada")
+# Evaluations begun of one drawing before it goes to the dead letters: one that never
+# returned (a killed worker's backend still in GEOS, a crash) is not begun forever.
+TENTATIVAS_MAX = 3
 
 
 @dataclass
@@ -117,36 +111,74 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -
 def _um_evento(
     conn: db.Connection, evento: bus.Evento, settings: config.Settings, resultado: Result
 ) -> None:
-    fim, _ = CURSOR.tratar(conn, evento, lambda: _decidir(conn, evento, settings, resultado))
+    try:
+        desenho = _desenho(evento)
+        if desenho:
+            _avaliar(conn, evento)
+    except (errors.InvalidEvent, _Abandonado) as exc:
+        if CURSOR.dead_letter(conn, evento, str(exc)[:2000]):
+            resultado.dead_letters += 1
+        return
+    fim, _ = CURSOR.tratar(
+        conn, evento, lambda: _decidir(conn, evento, settings, resultado, desenho)
+    )
     if fim == "dead_letter":
         resultado.dead_letters += 1
 
 
-def _decidir(
-    conn: db.Connection, evento: bus.Evento, settings: config.Settings, resultado: Result
-) -> None:
+class _Abandonado(errors.D2Error):
+    """The drawing's evaluation failed or was begun too many times."""
+
+
+def _desenho(evento: bus.Evento) -> bool:
+    """True for a drawing to evaluate; False for another kind of place, which passes
+    without its payload being validated (its fields may be anyone's personal data, which
+    a validation error would carry into the dead letters); InvalidEvent otherwise."""
     payload = evento.payload
     if isinstance(payload, wire.UnreadablePayload):
         raise errors.InvalidEvent(payload.motivo)
+    # The kind first: a place of another kind (a citizen's home, a shop) is none of D-2's
+    # business, whatever else it holds, so it is never validated, dead-lettered or logged.
+    tipo_lugar = payload.get("tipo_lugar") if isinstance(payload, dict) else None
+    if isinstance(tipo_lugar, str) and tipo_lugar != TIPO_LUGAR:
+        return False
     registry.validar(TIPO_ENTRADA, payload, evento.versao_schema)
-    if payload["tipo_lugar"] != TIPO_LUGAR:
+    return True
+
+
+def _avaliar(conn: db.Connection, evento: bus.Evento) -> None:
+    """Count the attempt, then evaluate: two autocommit statements, outside the cursor's
+    transaction. A failure that is not transient ends the drawing as a dead letter."""
+    try:
+        with db.mapped_errors():
+            if conn.execute(db.q("territorio_submitted"), {"event_id": evento.event_id}).fetchone():
+                return  # another consumer submitted it: the cursor's transaction says so
+            row = conn.execute(db.q("territorio_tentar"), {"event_id": evento.event_id}).fetchone()
+            tentativas = int(row["tentativas"]) if row and row["tentativas"] else 0
+            if tentativas > TENTATIVAS_MAX:
+                raise _Abandonado(
+                    f"avaliação abandonada após {TENTATIVAS_MAX} tentativas sem terminar"
+                )
+            conn.execute(db.q("territorio_avaliar"), {"event_id": evento.event_id})
+    except errors.StatementTimeout as exc:
+        raise _Abandonado(f"avaliação interrompida pelo limite de tempo: {exc}") from exc
+    except (errors.InvalidInput, errors.PermissionDenied) as exc:
+        raise _Abandonado(str(exc)) from exc
+
+
+def _decidir(
+    conn: db.Connection,
+    evento: bus.Evento,
+    settings: config.Settings,
+    resultado: Result,
+    desenho: bool,
+) -> None:
+    if not desenho:
         resultado.ignorados += 1
         return
-    submissao_id, uc_id, uc_polygon_id = ids_da_submissao(evento.event_id)
     row = conn.execute(
         db.q("territorio_submeter"),
-        {
-            "event_id": evento.event_id,
-            "lugar_id": uuid.UUID(payload["lugar_id"]),
-            "autor_id": uuid.UUID(payload["autor_id"]),
-            "nome": payload["nome"],
-            "nivel": payload["nivel"],
-            "geometria": wire.json_texto(payload["geometria"]),
-            "submissao_id": submissao_id,
-            "uc_id": uc_id,
-            "uc_polygon_id": uc_polygon_id,
-            "alerta_a_cada": settings.territorio_alerta_a_cada,
-        },
+        {"event_id": evento.event_id, "alerta_a_cada": settings.territorio_alerta_a_cada},
     ).fetchone()
     assert row is not None  # the function always answers one row
     if row["ja_registrada"]:
@@ -157,12 +189,12 @@ def _decidir(
     extra = {
         "event_id": str(evento.event_id),
         "correlacao_id": str(evento.correlacao_id) if evento.correlacao_id else None,
-        "submissao_id": str(submissao_id),
+        "submissao_id": str(row["submissao_id"]),
         "decisao": decisao,
         "unidade_civica_id": str(row["unidade_civica_id"]) if row["unidade_civica_id"] else None,
     }
-    if decisao == "rejeitada":
-        log.warning("Polígono comunitário rejeitado: %s", row["motivo"], extra=extra)
+    if decisao in ("rejeitada", "retida"):
+        log.warning("Polígono comunitário %s: %s", decisao, row["motivo"], extra=extra)
         return
     log.info("Polígono comunitário: %s", decisao, extra=extra)
     if decisao == "nova":
@@ -182,7 +214,7 @@ def _decidir(
             {
                 "unidade_civica_id": str(row["unidade_civica_id"]),
                 "municipio_uc_id": str(row["municipio_uc_id"]),
-                "nivel": payload["nivel"],
+                "nivel": row["nivel"],
                 "submissoes_conflitantes": row["conflitos"],
                 "pendentes": pendentes["pendentes"] if pendentes else 0,
             },
@@ -254,7 +286,9 @@ def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -
             db.q("territorio_moderar"), {"id": submissao_id, "acao": acao, "por": por}
         ).fetchone()
         assert row is not None
-        if row["efeito"] == "canonica":
+        if row["efeito"] == "criada":  # a held drawing, accepted: a new community UC
+            _publicar_uc(conn, None, "uc.poligono_adicionado", row["unidade_civica_id"], {})
+        elif row["efeito"] == "canonica":
             _publicar_uc(
                 conn,
                 None,

@@ -6,19 +6,23 @@ core.uc_polygons, and d2.replica_uc is fed only by `uc.poligono_adicionado`,
 one stream (their order matters: an atualizado after its adicionado). The guarantees are
 the demand worker's: a cursor of its own in d2.consumer_offset, idempotency by event_id
 (d2.replica_eventos), and each event in exactly one terminal state — its outcome in
-d2.replica_eventos (aplicado, removido, ausente) or a dead letter of consumer
+d2.replica_eventos (aplicado, removido, ausente, descartado) or a dead letter of consumer
 'D-2/replica' — written in one transaction with the cursor. The apply itself is SQL
 (sql/functions/replica_aplicar.sql); the mirror then follows through the same path as
-for core (d2/mirror.py), so the chains, the clean intervals and the re-georeferencing
+for core (d2/territorio/mirror.py), so the chains, the clean intervals and the re-georeferencing
 follow-up are the same under both sources.
+
+Any colony can write core.event_log under any origem (issue 29 item 3), so the apply
+admits only the origins of D2_REPLICA_ORIGENS, knows D-2's importers' events by their
+own record (d2.poligonos_eventos), refuses anyone else's changes to imported UCs and
+polygons that would take other UCs' places, and stops (the breaker, d2.replica_paradas)
+past D2_REPLICA_BREAKER_MAX removals or takings in a window, until `d2 mirror resume`.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-
-from psycopg.types.json import Jsonb
 
 from d2 import config, db, errors
 from d2.eventlog import bus, consumer, registry, wire
@@ -30,7 +34,7 @@ CURSOR_CHAVE = "uc.poligono_*"  # the stream's key in d2.consumer_offset
 CONSUMIDOR = "D-2/replica"
 CURSOR = consumer.Cursor(CURSOR_CHAVE, CONSUMIDOR)
 FONTES = ("core", "eventos")
-DESFECHOS = ("aplicado", "removido", "ausente", "repetido")
+DESFECHOS = ("aplicado", "removido", "ausente", "repetido", "descartado")
 
 
 @dataclass
@@ -39,9 +43,11 @@ class Result:
 
     por_desfecho: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DESFECHOS, 0))
     dead_letters: int = 0
+    parada: str | None = None
+    """Why the breaker holds the replica (then the drain applied nothing past it)."""
 
-    def as_json(self) -> dict[str, int]:
-        return {**self.por_desfecho, "dead_letters": self.dead_letters}
+    def as_json(self) -> dict[str, int | str | None]:
+        return {**self.por_desfecho, "dead_letters": self.dead_letters, "parada": self.parada}
 
     @property
     def eventos(self) -> int:
@@ -70,6 +76,11 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) ->
     fetched (their size is checked in SQL) and batches stop at D2_MAX_BATCH_BYTES.
     """
     resultado = Result()
+    with db.mapped_errors():
+        aberta = conn.execute(db.q("replica_stop_open")).fetchone()
+    if aberta is not None:
+        resultado.parada = str(aberta["motivo"])
+        return resultado  # said when it stopped; d2 status says it while it lasts
     apos = cursor(conn)
     while True:
         eventos = bus.ler_desde(
@@ -83,20 +94,49 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) ->
         if not eventos:
             return resultado
         for evento in eventos:
-            _um_evento(conn, evento, resultado)
+            try:
+                _um_evento(conn, settings, evento, resultado)
+            except errors.ConsumerPaused as exc:
+                resultado.parada = str(exc)
+                _parar(conn, evento, str(exc))
+                return resultado
             apos = bus.posicao(evento)
 
 
-def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Result) -> None:
+def _parar(conn: db.Connection, evento: bus.Evento, motivo: str) -> None:
+    with db.mapped_errors():
+        row = conn.execute(
+            db.q("replica_stop"), {"event_id": evento.event_id, "motivo": motivo}
+        ).fetchone()
+    if row is not None and row["parou"]:
+        log.error(
+            "Réplica parada pelo disjuntor: remoções ou tomadas em massa; "
+            "confira os eventos e rode d2 mirror resume",
+            extra={"event_id": str(evento.event_id), "tipo": evento.tipo, "motivo": motivo},
+        )
+
+
+def _um_evento(
+    conn: db.Connection, settings: config.Settings, evento: bus.Evento, resultado: Result
+) -> None:
     def aplicar() -> str:
         if isinstance(evento.payload, wire.UnreadablePayload):
             raise errors.InvalidEvent(str(evento.payload))
         registry.validar(evento.tipo, evento.payload, evento.versao_schema)
         row = conn.execute(
             db.q("replica_aplicar"),
-            {"event_id": evento.event_id, "tipo": evento.tipo, "payload": Jsonb(evento.payload)},
+            {
+                "event_id": evento.event_id,
+                "origens": list(settings.replica_origens),
+                "maximo": settings.replica_breaker_max,
+                "janela_s": settings.replica_breaker_janela_s,
+            },
         ).fetchone()
         assert row is not None
+        if row["desfecho"] == "recusado":
+            raise errors.InvalidEvent(str(row["motivo"]))
+        if row["desfecho"] == "parado":
+            raise errors.ConsumerPaused(str(row["motivo"]))
         return str(row["desfecho"])
 
     fim, desfecho = CURSOR.tratar(conn, evento, aplicar)
@@ -118,6 +158,12 @@ def definir_fonte(conn: db.Connection, settings: config.Settings, nova: str) -> 
     if nova not in FONTES:
         raise errors.InvalidInput(f"mirror source must be one of {', '.join(FONTES)}: {nova!r}")
     drenados = drenar(conn, settings).as_json() if nova == "eventos" else None
+    if drenados is not None and drenados["parada"] is not None:
+        # A mirror rebuilt from a replica its breaker stopped would lack what it holds.
+        raise errors.ConsumerPaused(
+            f"the replica stopped while catching up ({drenados['parada']}); the mirror still "
+            "reads core: check the events, d2 mirror resume, then switch again"
+        )
     with db.mapped_errors():
         conn.execute(db.q("replica_set_source"), {"fonte": nova})
     from d2.territorio import mirror  # the mirror module applies what this module feeds
@@ -134,3 +180,40 @@ def publicar_estado(conn: db.Connection, origem: str = "D-2") -> dict[str, int]:
         row = conn.execute(db.q("replica_publish_state"), {"origem": origem}).fetchone()
     assert row is not None
     return {k: int(v) for k, v in row.items()}
+
+
+def parada(conn: db.Connection) -> dict[str, object] | None:
+    """The breaker's stop in force (event_id, motivo, parada_em), or None."""
+    with db.mapped_errors():
+        row = conn.execute(db.q("replica_stop_open")).fetchone()
+    return dict(row) if row is not None else None
+
+
+def retomar(conn: db.Connection, *, por: str, descartar_remocoes: bool) -> dict[str, object]:
+    """End the breaker's stop (`d2 mirror resume`), as the owner: the count starts again.
+
+    With descartar_remocoes, every uc.poligono_removido waiting after the replica's
+    cursor that is not D-2's importers' ends as 'descartado' (the replica passes over
+    them); without, the replica applies what it held. conn must be in autocommit mode."""
+    with db.mapped_errors(), conn.transaction():
+        aberta = conn.execute(db.q("replica_stop_open_lock")).fetchone()
+        if aberta is None:
+            raise errors.InvalidInput("the replica is not stopped: nothing to resume")
+        descartados = 0
+        if descartar_remocoes:
+            posicao = cursor(conn)
+            row = conn.execute(
+                db.q("replica_drop_held_removals"),
+                {"transacao": posicao.transacao, "seq": posicao.sequencia},
+            ).fetchone()
+            descartados = int(row["n"]) if row else 0
+        conn.execute(
+            db.q("replica_resume"),
+            {"id": aberta["id"], "por": por, "descartados": descartados},
+        )
+    log.warning(
+        "Réplica retomada",
+        extra={"por": por, "descartados": descartados, "event_id": str(aberta["event_id"])},
+    )
+    return {"event_id": str(aberta["event_id"]), "motivo": aberta["motivo"],
+            "descartados": descartados, "por": por}  # fmt: skip

@@ -54,12 +54,12 @@ def coordenada(valor: object, nome: str, limite: float) -> float:
         numero = float(valor)
     except OverflowError:
         raise errors.InvalidInput(f"{nome} is too large to be a coordinate") from None
+    # The rule, not the value: these texts reach ERROR logs, and an out-of-range pair may
+    # still place a citizen (one half valid, a misplaced decimal point).
     if not math.isfinite(numero):
-        raise errors.InvalidInput(f"{nome} must be finite, got {numero}")
+        raise errors.InvalidInput(f"{nome} must be finite")
     if not -limite <= numero <= limite:
-        raise errors.InvalidInput(
-            f"{nome} must be between -{limite:g} and {limite:g}, got {numero}"
-        )
+        raise errors.InvalidInput(f"{nome} must be between -{limite:g} and {limite:g}")
     return numero
 
 

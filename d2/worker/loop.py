@@ -2,7 +2,7 @@
 
 Only one worker per database processes events: the active one holds a lock on
 d2.worker_lideranca that only d2_worker may take, in a transaction kept open on a
-connection of its own (d2.lideranca); the others wait as standbys and take over within
+connection of its own (d2.worker.leadership); the others wait as standbys and take over within
 about a poll interval when it dies (the lock goes with its connection). Claiming rows
 with SKIP LOCKED was the other choice; a single leader keeps the cursor a plain number
 and the log strictly in order.
@@ -12,7 +12,12 @@ the main connection, a second thread reads batch N+1 and decides it (idempotency
 classification, cache, resolver; all reads) on a connection of its own. Python and
 PostgreSQL then work at the same time instead of taking turns. A batch of one is the
 spec's per-event path and stays strictly sequential. Both ways of reading live in
-d2.leitura.
+d2.worker.reading.
+
+Beside it, while it leads, two stages run on threads and connections of their own: the
+geocoding of address demands (d2.worker.geocoding) and the territory (d2.worker.territorio:
+citizen drawings, the replica, the mirror's apply, the follow-up), so neither a slow
+geocoder nor a hostile drawing ever holds a GPS demand back.
 """
 
 from __future__ import annotations
@@ -36,9 +41,8 @@ from d2 import (
 from d2.eventlog import bus
 from d2.geocoder import nominatim
 from d2.handler import classification, handler
-from d2.ops import regeo
-from d2.territorio import comunitario, mirror, replica
-from d2.worker import geocoding, metrics
+from d2.territorio import mirror
+from d2.worker import geocoding, metrics, territorio
 from d2.worker.leadership import Leadership
 from d2.worker.reading import InTurnReading, ReadAhead, Reading
 
@@ -46,7 +50,6 @@ log = logging.getLogger(__name__)
 
 # Demands wait at most about this long for the re-georeferencing follow-up, which then
 # yields to them (spec 8.3: the follow-up never holds up the demand worker).
-FATIA_ACOMPANHAMENTO_S = 0.25
 
 
 @dataclass
@@ -73,7 +76,7 @@ class Worker:
         on_batch: Callable[[handler.Result], None] | None = None,
     ) -> None:
         self.settings = settings
-        self.url = url  # decided by the caller (the CLI: d2/ambiente.py)
+        self.url = url  # decided by the caller (the CLI: d2/cli/database_url.py)
         self.batch_size = batch_size or settings.batch_size
         self.servico = handler.Handler(settings)
         self.parar = threading.Event()
@@ -159,6 +162,7 @@ class Worker:
                     bus.Listener(self.url) as ouvinte,
                     self._leitura(conn) as leitura,
                     self._geocodificacao(drain=drain),
+                    self._territorio(drain=drain) as territorio_stage,
                 ):
                     mirror.acompanhar(conn)  # the mirror first: events resolve against it
                     self._replay(conn, leitura)
@@ -168,18 +172,11 @@ class Worker:
                         if self._estagio is not None:
                             rodada = self._estagio.drenar(conn)
                             self.estado.resultado.somar(rodada.resultado)
-                        self._acompanhar(conn, fatia_s=None)
+                        territorio_stage.drenar(conn)
                         return
                     espera, ultimo = _ESPERA_MIN_S, time.monotonic()
-                    resta, acompanhado = False, 0.0
                     while not self.parar.is_set():
-                        # Drawings, the mirror and the re-georeferencing follow-up at
-                        # most once a poll interval, unless the follow-up has work left.
-                        desde = time.monotonic() - acompanhado
-                        if resta or desde >= self.settings.poll_interval_s:
-                            resta = self._acompanhar(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
-                            acompanhado = time.monotonic()
-                        ouvinte.esperar(0.0 if resta else espera)
+                        ouvinte.esperar(espera)
                         lideranca.confirmar()
                         # Producers send no NOTIFY (it would serialise their commits):
                         # poll often while events come, less and less once none came
@@ -231,6 +228,27 @@ class Worker:
                 thread.join()
             geocodificador.fechar()
             self._estagio = None
+
+    @contextlib.contextmanager
+    def _territorio(self, *, drain: bool) -> Iterator[territorio.TerritorioStage]:
+        """The territory stage while this worker leads: drawings, the replica, the
+        mirror's apply and the follow-up, on a thread and connection of their own (with
+        drain, run by the caller after the log is drained)."""
+        parar = threading.Event()
+        stage = territorio.TerritorioStage(self.settings, parar)
+        thread = None
+        if not drain:
+            thread = threading.Thread(
+                target=stage.executar, args=(self.url,), name="d2-territorio", daemon=True
+            )
+            thread.start()
+        try:
+            yield stage
+        finally:
+            parar.set()
+            stage.acordar()
+            if thread is not None:
+                thread.join()
 
     def _aguardar_lideranca(self, lideranca: Leadership) -> None:
         avisado = False
@@ -294,24 +312,6 @@ class Worker:
             leitura.descartar()
         return veio
 
-    def _acompanhar(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
-        """Between batches of demands: citizen-drawn polygons, the replica's events (when
-        the mirror reads them), then a slice of the re-georeferencing follow-up. True when
-        follow-up work is left for the next turn."""
-        comunitario.drenar(conn, self.settings)
-        if replica.fonte(conn) == "eventos":
-            replica.drenar(conn, self.settings)  # the mirror's polygons, from the log
-        mirror.acompanhar(conn)  # a drawing just accepted is in force before the follow-up
-        feito = regeo.acompanhar(conn, prazo_s=fatia_s)
-        if feito["alteradas"] or feito["revisoes_resolvidas"]:
-            log.info(
-                "Re-georreferenciamento: respostas seguiram o território",
-                extra={k: feito[k] for k in ("areas", "examinadas", "alteradas",
-                                             "revisoes_resolvidas")},
-            )  # fmt: skip
-        pendente = regeo.pendencias(conn)
-        return bool(pendente["areas"] or pendente["resolucoes"] or pendente["revisoes"])
-
     def _purgar_cache(self) -> None:
         if time.monotonic() - self._ultimo_purge >= 3600:
             removidas = self.servico.cache.purgar_expirados()
@@ -357,7 +357,7 @@ def processar(
             return servico.concluir_em_dead_letter(conn, eventos[0], exc)
         log.warning(
             "Lote falhou; reprocessando evento a evento",
-            extra={"eventos": len(eventos), "erro": str(exc)},
+            extra={"eventos": len(eventos), "erro": errors.texto_seguro(exc)},
         )
     if leitura is not None:
         leitura.descartar()

@@ -8,7 +8,7 @@
 -- rectangle no boundary of level <= 4 crosses, so every level <= 4 UC either holds all
 -- of it or none of it, and the answer of d2.resolver_territorio is the same at every
 -- point in it. That answer is taken once, at the interval's middle, from the pieces
--- (same rule: the closed polygon holds the point, smallest nivel, then UC). An interval whose answer would be
+-- (same rule: the closed polygon holds the point, smallest nivel, official before community, then UC). An interval whose answer would be
 -- of level >= 5 (or none) is not stored: those levels' borders were not looked at.
 --
 -- Rounding: a segment's x-range in a band is interpolated only when the segment rises
@@ -90,7 +90,7 @@ BEGIN
         WHERE s.x0 > s.antes
     ),
     pedacos AS MATERIALIZED (
-        SELECT b.faixa, p.unidade_civica_id, p.nivel, p.geom, ST_XMin(p.geom::box3d) AS x_min,
+        SELECT b.faixa, p.unidade_civica_id, p.nivel, p.prioridade, p.geom, ST_XMin(p.geom::box3d) AS x_min,
                ST_XMax(p.geom::box3d) AS x_max, ST_YMin(p.geom::box3d) AS y_min,
                ST_YMax(p.geom::box3d) AS y_max
         FROM d2.mirror_pieces p
@@ -110,19 +110,19 @@ BEGIN
     -- predicate without its index support) keeps the planner from turning this back into
     -- a GIST search per interval.
     contidos AS (
-        SELECT l.faixa, l.x_inicio, l.x_fim, p.unidade_civica_id, p.nivel
+        SELECT l.faixa, l.x_inicio, l.x_fim, p.unidade_civica_id, p.nivel, p.prioridade
         FROM pedacos p
         JOIN limpos l ON l.faixa = p.faixa
         WHERE l.x_meio BETWEEN p.x_min AND p.x_max
           AND l.y_meio BETWEEN p.y_min AND p.y_max
           AND _ST_Covers(p.geom, ST_SetSRID(ST_MakePoint(l.x_meio, l.y_meio), 4326))
     )
-    -- The resolver's rule: the smallest nivel, then the smallest UC.
+    -- The resolver's rule: the smallest nivel, official before community, then the smallest UC.
     INSERT INTO d2.mirror_faixas (faixa, x_inicio, x_fim, unidade_civica_id, nivel)
     SELECT DISTINCT ON (c.faixa, c.x_inicio) c.faixa, c.x_inicio, c.x_fim,
            c.unidade_civica_id, c.nivel
     FROM contidos c
-    ORDER BY c.faixa, c.x_inicio, c.nivel, c.unidade_civica_id;
+    ORDER BY c.faixa, c.x_inicio, c.nivel, c.prioridade, c.unidade_civica_id;
 
     DELETE FROM d2.mirror_faixas_pendentes;
     GET DIAGNOSTICS construidas = ROW_COUNT;

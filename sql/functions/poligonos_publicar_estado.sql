@@ -11,7 +11,9 @@
 -- Their motivo is 'importacao' (the Registry's name for a change made by a writer of
 -- core.uc_polygons, beside the community's 'consenso' and 'moderacao').
 -- Runs as its caller (the importers and the CLI run as the owner): it inserts through
--- d2.eventos_publicar, whose check admits only D-2's output types.
+-- d2.eventos_publicar, whose check admits only D-2's output types, and records each event
+-- it publishes, with the md5 of its payload, in d2.poligonos_eventos: how the replica
+-- tells the importers' events from anyone's (d2.replica_aplicar), whatever their origem.
 CREATE OR REPLACE FUNCTION d2.poligonos_publicar_estado(p_origem varchar)
 RETURNS TABLE (adicionados bigint, atualizados bigint, removidos bigint, recusados bigint)
 LANGUAGE plpgsql
@@ -24,7 +26,8 @@ DECLARE
     n_recusados bigint;
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.d2_estado (
-        id uuid PRIMARY KEY, tipo varchar, hash text, payload jsonb
+        id uuid PRIMARY KEY, tipo varchar, hash text, payload jsonb,
+        event_id uuid NOT NULL DEFAULT gen_random_uuid()
     ) ON COMMIT DROP;
     TRUNCATE pg_temp.d2_estado;
 
@@ -62,9 +65,12 @@ BEGIN
     WHERE NOT EXISTS (SELECT 1 FROM core.uc_polygons u WHERE u.id = p.uc_polygon_id);
 
     INSERT INTO d2.eventos_publicar (event_id, tipo, versao_schema, origem, payload)
-    SELECT gen_random_uuid(), e.tipo, '1.0.0', p_origem, e.payload
+    SELECT e.event_id, e.tipo, '1.0.0', p_origem, e.payload
     FROM pg_temp.d2_estado e
     ORDER BY e.tipo = 'uc.poligono_removido', e.id;
+    INSERT INTO d2.poligonos_eventos (event_id, uc_polygon_id, hash)
+    SELECT e.event_id, e.id, md5(e.payload::text)
+    FROM pg_temp.d2_estado e;
 
     INSERT INTO d2.poligonos_publicados AS p (uc_polygon_id, unidade_civica_id, nivel, hash)
     SELECT e.id, (e.payload ->> 'unidade_civica_id')::uuid, (e.payload ->> 'nivel')::integer,

@@ -2,8 +2,9 @@
 -- civic unit containing the point and its parent chain; zero rows when no polygon
 -- contains it.
 --   * boundary-inclusive (a point on a border or on a subdivision cut line is inside,
---     decision 1); smallest nivel first, ties broken by unidade_civica_id: same point,
---     same answer; coordinates rounded to 5 decimals first, so the answer is a pure
+--     decision 1); smallest nivel first; at the same level an official polygon (IBGE,
+--     OSM) before a community one (prioridade), never an id chosen by a drawing; then
+--     unidade_civica_id: same point, same answer; coordinates rounded to 5 decimals first, so the answer is a pure
 --     function of the cache key (decision 2).
 --   * First the point's band in d2.mirror_faixas: one B-tree probe finds the clean
 --     interval left of the point; strictly inside it, that interval's answer is the
@@ -51,7 +52,7 @@ AS $$
             SELECT p.unidade_civica_id, p.nivel
             FROM d2.mirror_pieces p
             WHERE p.nivel <= 3 AND ST_Covers(p.geom, ST_SetSRID(ST_MakePoint(r.x, r.y), 4326))
-            ORDER BY p.nivel, p.unidade_civica_id
+            ORDER BY p.nivel, p.prioridade, p.unidade_civica_id
             LIMIT 1
         )
         UNION ALL
@@ -59,7 +60,7 @@ AS $$
             SELECT p.unidade_civica_id, p.nivel
             FROM d2.mirror_pieces p
             WHERE p.nivel = 4 AND ST_Covers(p.geom, ST_SetSRID(ST_MakePoint(r.x, r.y), 4326))
-            ORDER BY p.unidade_civica_id
+            ORDER BY p.prioridade, p.unidade_civica_id
             LIMIT 1
         )
         UNION ALL
@@ -67,7 +68,7 @@ AS $$
             SELECT p.unidade_civica_id, p.nivel
             FROM d2.mirror_pieces p
             WHERE p.nivel >= 5 AND ST_Covers(p.geom, ST_SetSRID(ST_MakePoint(r.x, r.y), 4326))
-            ORDER BY p.nivel, p.unidade_civica_id
+            ORDER BY p.nivel, p.prioridade, p.unidade_civica_id
             LIMIT 1
         )
         LIMIT 1

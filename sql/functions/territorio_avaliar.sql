@@ -1,165 +1,174 @@
--- Validation and consensus of one citizen-drawn polygon (spec 8.5, layer 2), read-only.
+-- Evaluates one citizen drawing, given only its event (spec 8.5, layer 2): reads the
+-- lugar.cadastrado from core.event_log itself, validates the geometry
+-- (d2.territorio_validar), decides against the territory, and keeps the verdict in
+-- d2.territorio_avaliacoes for d2.territorio_submeter, which acts on it.
 --
--- Validation, in order, each failure a 'rejeitada' with its reason: a GeoJSON Polygon or
--- MultiPolygon, coordinates in range, every ring closed, at most the level's vertex cap,
--- valid (a self-intersecting drawing is repaired only when the repair keeps the area as
--- drawn within 1%: a bowtie's halves cancel out as drawn, so it is refused), area between
--- the level's bounds (d2.territorio_limites), and at least 95% of it inside one município
--- of the mirror. Exterior rings are made counter-clockwise, so the order a client drew
--- the ring in does not matter.
+-- Why two steps: every geometry operation of a drawing happens here, in a statement
+-- that writes only at its very end, so the session holds no transaction id (and no
+-- event-log fence, no VACUUM horizon of the cluster) while GEOS works; the submission
+-- that follows is bookkeeping. The caller counts the attempt first
+-- (d2.territorio_tentar), in a transaction of its own, so a drawing whose evaluation
+-- never returns is not evaluated again forever.
 --
--- Consensus against the existing polygons of the same level it touches (the mirror's,
--- and the community UCs of d2.territorio_ucs, which are current even before the mirror
--- has caught up): overlap is intersection over union, so a small drawing inside a large
--- polygon is not "already mapped".
+-- Decisions, against the polygons of the same level it touches (d2.territorio_candidatas;
+-- for a community UC, measured against its anchor), by intersection over union:
 --   > 0.8        confirmacao of that polygon
 --   0.5 .. 0.8   alternativa of it (a moderator reviews it)
---   < 0.5        nova UC
--- The parent is the município for a bairro (level 2); for a micro-area (level 1) the
--- bairro holding 95% of it, else the município.
-CREATE OR REPLACE FUNCTION d2.territorio_avaliar(p_geometria jsonb, p_nivel integer)
-RETURNS TABLE (
-    decisao text,
-    motivo text,
-    geom geometry(MultiPolygon, 4326),
-    area_m2 double precision,
-    reparada boolean,
-    municipio_uc_id uuid,
-    parent_uc_id uuid,
-    alvo_uc_id uuid,
-    sobreposicao double precision
-)
+--   < 0.5        a new UC, unless a moderator must decide first ('retida'): when it
+--                covers more than the level's share of an official UC (IBGE, OSM) or of
+--                a community UC of its level, when it is larger than the level's
+--                moderation area, or when it would take more stored answers than the
+--                level allows (each would be re-georeferenced and republished at once).
+-- An author past the level's daily count is refused. The parent is the município for a
+-- bairro (level 2); for a micro-area (level 1) the bairro holding 95% of it, else the
+-- município.
+--
+-- SECURITY DEFINER: d2_worker may neither read core.event_log nor write the verdicts; it
+-- names an event, and nothing else, so a stolen login chooses no geometry and no id.
+CREATE OR REPLACE FUNCTION d2.territorio_avaliar(p_event_id uuid)
+RETURNS TABLE (decisao text, motivo text)
 LANGUAGE plpgsql
-STABLE
+SECURITY DEFINER
 SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
+    payload jsonb;
     lim d2.territorio_limites%ROWTYPE;
+    v record;
+    p_nivel integer;
+    nome_limpo text;
+    autor uuid;
     g geometry;
-    reparo geometry;
-    area_desenhada double precision;
-    detalhe text;
-    fracao double precision;
+    parent uuid;
+    alvo uuid;
+    alvo_comunitario boolean;
+    iou double precision;
+    oficial double precision;
+    comunitaria double precision;
+    tomadas bigint;
+    interseccoes jsonb;
+    -- Read first: a drawing submitted while this one is evaluated makes the verdict stale
+    -- (d2.territorio_submeter then evaluates it again).
+    geracao bigint := (SELECT t.geracao FROM d2.territorio_estado t);
 BEGIN
-    reparada := false;
-    SELECT * INTO lim FROM d2.territorio_limites l WHERE l.nivel = p_nivel;
+    SELECT e.payload INTO payload
+    FROM core.event_log e
+    WHERE e.event_id = p_event_id AND e.tipo = 'lugar.cadastrado';
     IF NOT FOUND THEN
-        decisao := 'rejeitada';
-        motivo := pg_catalog.format('nível %s não aceita polígonos desenhados (só 1 e 2)', p_nivel);
-        RETURN NEXT;
-        RETURN;
+        RAISE EXCEPTION 'evento % não é um lugar.cadastrado', p_event_id
+            USING ERRCODE = 'no_data_found';
     END IF;
-    IF jsonb_typeof(p_geometria) IS DISTINCT FROM 'object'
-       OR p_geometria ->> 'type' NOT IN ('Polygon', 'MultiPolygon') THEN
-        decisao := 'rejeitada';
-        motivo := pg_catalog.format('geometria não poligonal (%s)',
-                         coalesce(p_geometria ->> 'type', jsonb_typeof(p_geometria), 'nula'));
-        RETURN NEXT;
-        RETURN;
+    IF payload ->> 'tipo_lugar' IS DISTINCT FROM 'poligono_uc' THEN
+        RAISE EXCEPTION 'evento % não é um polígono desenhado', p_event_id
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    p_nivel := (payload ->> 'nivel')::integer;
+    autor := (payload ->> 'autor_id')::uuid;
+    -- Controls and direction overrides (ESC, CR, U+202E…) would travel to every colony
+    -- that reads the name and repaint an operator's terminal.
+    nome_limpo := left(btrim(regexp_replace(coalesce(payload ->> 'nome', ''),
+        '[\u0001-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF]', '', 'g')), 255);
+
+    SELECT * INTO v FROM d2.territorio_validar(payload -> 'geometria', p_nivel);
+    SELECT * INTO lim FROM d2.territorio_limites l WHERE l.nivel = p_nivel;
+    decisao := 'rejeitada';
+    motivo := v.motivo;
+    IF motivo IS NULL AND nome_limpo = '' THEN
+        motivo := 'nome vazio';
+    END IF;
+    IF motivo IS NULL AND autor IS NOT NULL AND (
+        SELECT count(*) FROM d2.territorio_submissoes s
+        WHERE s.autor_id = autor AND s.criado_em > clock_timestamp() - interval '1 day'
+    ) >= lim.max_por_autor_dia THEN
+        motivo := pg_catalog.format('o autor já enviou %s desenhos nas últimas 24 horas',
+                                    lim.max_por_autor_dia);
     END IF;
 
-    BEGIN
-        g := ST_SetSRID(ST_Force2D(ST_GeomFromGeoJSON(p_geometria::text)), 4326::integer);
-    EXCEPTION WHEN OTHERS THEN
-        decisao := 'rejeitada';
-        motivo := 'GeoJSON ilegível: ' || SQLERRM;
-        RETURN NEXT;
-        RETURN;
-    END;
-    IF g IS NULL OR ST_IsEmpty(g) THEN
-        decisao := 'rejeitada';
-        motivo := 'geometria vazia';
-        RETURN NEXT;
-        RETURN;
-    END IF;
-    IF ST_XMin(g) < -180 OR ST_XMax(g) > 180 OR ST_YMin(g) < -90 OR ST_YMax(g) > 90 THEN
-        decisao := 'rejeitada';
-        motivo := 'coordenadas fora de [-180, 180] × [-90, 90]';
-        RETURN NEXT;
-        RETURN;
-    END IF;
-    IF ST_NPoints(g) > lim.max_vertices THEN
-        decisao := 'rejeitada';
-        motivo := pg_catalog.format('%s vértices; o máximo do nível %s é %s',
-                         ST_NPoints(g), p_nivel, lim.max_vertices);
-        RETURN NEXT;
-        RETURN;
-    END IF;
-    IF EXISTS (
-        SELECT 1
-        FROM ST_Dump(g) AS parte, LATERAL ST_DumpRings(parte.geom) AS anel
-        WHERE NOT ST_IsClosed(ST_ExteriorRing(anel.geom))
-    ) THEN
-        decisao := 'rejeitada';
-        motivo := 'anel não fechado (o último ponto deve repetir o primeiro)';
-        RETURN NEXT;
-        RETURN;
-    END IF;
-
-    g := ST_ForcePolygonCCW(g);
-    IF NOT ST_IsValid(g) THEN
-        detalhe := (ST_IsValidDetail(g)).reason;
-        area_desenhada := abs(ST_Area(g));
-        reparo := ST_CollectionExtract(ST_MakeValid(g), 3::integer);
-        IF reparo IS NULL OR ST_IsEmpty(reparo) OR area_desenhada = 0
-           OR abs(ST_Area(reparo) - area_desenhada) > 0.01 * area_desenhada THEN
-            decisao := 'rejeitada';
-            motivo := 'geometria inválida sem reparo fiel: ' || coalesce(detalhe, 'desconhecido');
-            RETURN NEXT;
-            RETURN;
+    IF motivo IS NULL THEN
+        g := v.geom;
+        parent := v.municipio_uc_id;
+        IF p_nivel = 1 THEN
+            SELECT c.uc INTO parent
+            FROM d2.territorio_candidatas(g, 2) c
+            WHERE ST_Area(ST_Intersection(c.geom, g)) >= 0.95 * ST_Area(g)
+            ORDER BY ST_Area(ST_Intersection(c.geom, g)) DESC, c.uc
+            LIMIT 1;
+            parent := coalesce(parent, v.municipio_uc_id);
         END IF;
-        g := ST_ForcePolygonCCW(reparo);
-        reparada := true;
-    END IF;
-    g := ST_Multi(g);
-    area_m2 := ST_Area(g::geography);
-    IF area_m2 < lim.area_min_m2 OR area_m2 > lim.area_max_m2 THEN
-        decisao := 'rejeitada';
-        motivo := pg_catalog.format('área %s m² fora de [%s, %s] m² para o nível %s',
-                         round(area_m2::numeric), lim.area_min_m2, lim.area_max_m2, p_nivel);
-        RETURN NEXT;
-        RETURN;
-    END IF;
 
-    SELECT m.unidade_civica_id, ST_Area(ST_Intersection(m.geom, g)) / ST_Area(g)
-    INTO municipio_uc_id, fracao
-    FROM d2.mirror_uc m
-    WHERE m.nivel = 4 AND m.geom && g AND ST_Intersects(m.geom, g)
-    ORDER BY 2 DESC, m.unidade_civica_id
-    LIMIT 1;
-    IF municipio_uc_id IS NULL OR fracao < 0.95 THEN
-        decisao := 'rejeitada';
-        motivo := 'fora de um município da base (menos de 95% da área dentro de um só)';
-        municipio_uc_id := NULL;
-        RETURN NEXT;
-        RETURN;
-    END IF;
-    geom := g;
-
-    parent_uc_id := municipio_uc_id;
-    IF p_nivel = 1 THEN
-        SELECT c.uc INTO parent_uc_id
-        FROM d2.territorio_candidatas(g, 2) c
-        WHERE ST_Area(ST_Intersection(c.geom, g)) >= 0.95 * ST_Area(g)
-        ORDER BY ST_Area(ST_Intersection(c.geom, g)) DESC, c.uc
+        SELECT c.uc, c.comunitaria,
+               ST_Area(ST_Intersection(c.ancora, g)) / NULLIF(ST_Area(ST_Union(c.ancora, g)), 0)
+        INTO alvo, alvo_comunitario, iou
+        FROM d2.territorio_candidatas(g, p_nivel) c
+        ORDER BY 3 DESC NULLS LAST, c.uc
         LIMIT 1;
-        parent_uc_id := coalesce(parent_uc_id, municipio_uc_id);
+        iou := coalesce(iou, 0);
+        IF iou > 0.8 THEN
+            decisao := 'confirmacao';
+        ELSIF iou >= 0.5 THEN
+            decisao := 'alternativa';
+        ELSE
+            alvo := NULL;
+            SELECT coalesce(sum(ST_Area(ST_Intersection(c.geom, g))) FILTER (WHERE NOT c.comunitaria), 0) / ST_Area(g),
+                   coalesce(sum(ST_Area(ST_Intersection(c.geom, g))) FILTER (WHERE c.comunitaria), 0) / ST_Area(g)
+            INTO oficial, comunitaria
+            FROM d2.territorio_candidatas(g, p_nivel) c;
+            SELECT count(*) INTO tomadas
+            FROM d2.resolucoes_geo r
+            WHERE ST_Intersects(g, ST_SetSRID(ST_MakePoint(r.coordenadas_lng, r.coordenadas_lat), 4326));
+            decisao := 'retida';
+            IF oficial > lim.sobreposicao_max THEN
+                motivo := pg_catalog.format('cobre %s%% de UCs oficiais do nível %s',
+                                            round((100 * oficial)::numeric), p_nivel);
+            ELSIF comunitaria > lim.sobreposicao_max THEN
+                motivo := pg_catalog.format('cobre %s%% de UCs comunitárias do nível %s',
+                                            round((100 * comunitaria)::numeric), p_nivel);
+            ELSIF v.area_m2 > lim.area_moderacao_m2 THEN
+                motivo := pg_catalog.format('área %s m² acima de %s m²: um moderador decide',
+                                            round(v.area_m2::numeric), lim.area_moderacao_m2);
+            ELSIF tomadas > lim.max_resolucoes_tomadas THEN
+                motivo := pg_catalog.format('tomaria %s respostas já dadas (máximo %s sem moderador)',
+                                            tomadas, lim.max_resolucoes_tomadas);
+            ELSE
+                decisao := 'nova';
+            END IF;
+        END IF;
+        IF decisao IN ('confirmacao', 'alternativa') AND alvo_comunitario THEN
+            -- Its intersection with each version of the UC: the submission adds it to
+            -- their consensus scores without one more geometry operation.
+            SELECT coalesce(jsonb_object_agg(s.id::text, ST_Area(ST_Intersection(s.geom, g))), '{}')
+            INTO interseccoes
+            FROM (
+                SELECT s.id, s.geom
+                FROM d2.territorio_submissoes s
+                WHERE s.alvo_uc_id = alvo
+                  AND s.decisao IN ('nova', 'confirmacao', 'alternativa', 'retida')
+                  AND s.moderacao IS DISTINCT FROM 'rejeitada'
+                ORDER BY s.criado_em DESC, s.id
+                LIMIT 50
+            ) s
+            WHERE s.geom && g;
+        END IF;
     END IF;
 
-    SELECT c.uc, ST_Area(ST_Intersection(c.geom, g)) / NULLIF(ST_Area(ST_Union(c.geom, g)), 0)
-    INTO alvo_uc_id, sobreposicao
-    FROM d2.territorio_candidatas(g, p_nivel) c
-    ORDER BY 2 DESC NULLS LAST, c.uc
-    LIMIT 1;
-    sobreposicao := coalesce(sobreposicao, 0);
-    IF sobreposicao > 0.8 THEN
-        decisao := 'confirmacao';
-    ELSIF sobreposicao >= 0.5 THEN
-        decisao := 'alternativa';
-    ELSE
-        decisao := 'nova';
-        alvo_uc_id := NULL;
-    END IF;
+    INSERT INTO d2.territorio_avaliacoes AS a (
+        event_id, tentativas, decisao, motivo, geom, area_m2, reparada, municipio_uc_id,
+        parent_uc_id, alvo_uc_id, sobreposicao, interseccoes, nome, nivel, autor_id,
+        lugar_id, geracao, avaliada_em
+    ) VALUES (
+        p_event_id, 1, decisao, motivo, CASE WHEN decisao <> 'rejeitada' THEN g END,
+        v.area_m2, coalesce(v.reparada, false), v.municipio_uc_id, parent, alvo, iou,
+        interseccoes, nome_limpo, p_nivel, autor, (payload ->> 'lugar_id')::uuid,
+        geracao, clock_timestamp()
+    )
+    ON CONFLICT (event_id) DO UPDATE
+    SET decisao = EXCLUDED.decisao, motivo = EXCLUDED.motivo, geom = EXCLUDED.geom,
+        area_m2 = EXCLUDED.area_m2, reparada = EXCLUDED.reparada,
+        municipio_uc_id = EXCLUDED.municipio_uc_id, parent_uc_id = EXCLUDED.parent_uc_id,
+        alvo_uc_id = EXCLUDED.alvo_uc_id, sobreposicao = EXCLUDED.sobreposicao,
+        interseccoes = EXCLUDED.interseccoes, nome = EXCLUDED.nome, nivel = EXCLUDED.nivel,
+        autor_id = EXCLUDED.autor_id, lugar_id = EXCLUDED.lugar_id,
+        geracao = EXCLUDED.geracao, avaliada_em = EXCLUDED.avaliada_em;
     RETURN NEXT;
 END
 $$;

@@ -294,3 +294,43 @@ LIMIT 1000;
 -- name: bench_geocode_results
 -- How the address demands of a geocode bench ended, by method.
 SELECT metodo_resolucao, count(*) AS n FROM d2.resolucoes_geo GROUP BY 1;
+
+-- name: bench_quality_events_insert
+-- The address corpus's demands (issue 26), published as D-1b does (plain INSERT): one per element of the arrays, with the given event and demanda ids, entidades_extraidas and coordenadas_validadas (null: no GPS).
+INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
+SELECT e.event_id, 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
+       jsonb_build_object(
+           'demanda_id', e.demanda_id,
+           'titulo', 'Buraco na rua',
+           'descricao_limpa', 'Há um buraco grande na rua principal',
+           'tipo_midia_processada', 'texto',
+           'coordenadas_validadas', e.gps,
+           'confianca_normalizacao', 0.9,
+           'origem_normalizacao', 'automatico',
+           'conteudo_suspeito', false,
+           'entidades_extraidas', e.entidades
+       )
+FROM unnest(%(event_ids)s::uuid[], %(demanda_ids)s::uuid[], %(entidades)s::jsonb[],
+            %(gps)s::jsonb[]) AS e (event_id, demanda_id, entidades, gps);
+
+-- name: bench_quality_results
+-- What D-2 answered for each event of the corpus: its resolution (UC, method, confidence, chain), or nulls; and whether the event reached a terminal state.
+SELECT e.event_id, r.unidade_civica_id, r.metodo_resolucao, r.confianca_geo, r.cadeia_ucs,
+       r.endereco_geocodificado, u.nome AS uc_nome,
+       coalesce(u.metadados->>'codigo_bairro', u.metadados->>'codigo_municipio',
+                u.metadados->>'codigo_uf') AS uc_codigo,
+       p.event_id IS NOT NULL AS processado
+FROM unnest(%(event_ids)s::uuid[]) AS e (event_id)
+LEFT JOIN d2.resolucoes_geo r ON r.event_id = e.event_id
+LEFT JOIN core.uc_polygons u ON u.id = r.unidade_civica_id
+LEFT JOIN d2.eventos_processados p ON p.event_id = e.event_id;
+
+-- name: bench_quality_steps_exists
+-- Whether d2.v_geocodificacoes (precision, ladder step and searches of each address resolution) is installed.
+SELECT to_regclass('d2.v_geocodificacoes') IS NOT NULL AS existe;
+
+-- name: bench_quality_steps
+-- The precision, ladder step and Nominatim searches of the corpus's address resolutions.
+SELECT event_id, precisao, passo, consultas
+FROM d2.v_geocodificacoes
+WHERE event_id = ANY(%(event_ids)s::uuid[]);

@@ -1,5 +1,5 @@
 -- name: consumer_cursor_seed
--- A consumer's cursor (d2/consumidor.py), at the start of the log, where there is none yet.
+-- A consumer's cursor (d2/eventlog/consumer.py), at the start of the log, where there is none yet.
 WITH semeado AS (
     INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)
     VALUES (%(tipo)s, 0)

@@ -50,11 +50,15 @@ SET last_sequence = EXCLUDED.last_sequence, last_transacao = EXCLUDED.last_trans
 -- Idempotency (handler step 1): resolutions already stored for these events. The ids
 -- travel as a binary parameter: psycopg writes a text array of uuids element by element,
 -- with a regex each, several times slower for a batch of 500.
-SELECT id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
-       metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id,
-       correlacao_id
-FROM d2.resolucoes_geo
-WHERE event_id = ANY(%(ids)b::uuid[]);
+-- em_conflito: the demanda is in an undecided conflict (d2.conflitos_demanda), so its
+-- answer is not republished.
+SELECT g.id, g.demanda_id, g.unidade_civica_id, g.nivel_minimo_resolvido, g.cadeia_ucs,
+       g.metodo_resolucao, g.confianca_geo, g.coordenadas_lat, g.coordenadas_lng, g.event_id,
+       g.correlacao_id,
+       EXISTS (SELECT 1 FROM d2.conflitos_demanda c
+               WHERE c.demanda_id = g.demanda_id AND c.decidido_em IS NULL) AS em_conflito
+FROM d2.resolucoes_geo g
+WHERE g.event_id = ANY(%(ids)b::uuid[]);
 
 -- name: resolucoes_insert
 -- Handler step 5, set-based. A demanda already resolved or pending review under another
@@ -91,9 +95,23 @@ ON CONFLICT (demanda_id) DO NOTHING
 -- do so cost ~3 µs per event.
 RETURNING event_id::text AS event_id;
 
--- name: resolucoes_by_demanda_ids
--- Who holds these demandas (to tell a replay from a duplicate demanda_id).
-SELECT demanda_id, event_id FROM d2.resolucoes_geo WHERE demanda_id = ANY(%(ids)s::uuid[]);
+-- name: demanda_holders
+-- The event holding each of these demandas: its resolution, or its pending review (to
+-- tell a producer's retry from a conflict, by comparing the two events' content).
+SELECT demanda_id, event_id, 'resolucao' AS como
+FROM d2.resolucoes_geo WHERE demanda_id = ANY(%(ids)s::uuid[])
+UNION ALL
+SELECT demanda_id, event_id, 'revisao'
+FROM d2.revisoes_geo_pendentes WHERE demanda_id = ANY(%(ids)s::uuid[]);
+
+-- name: conflicts_insert
+-- Events whose demanda another event holds with other content: their terminal state
+-- (idempotent by event_id: a replay records nothing twice).
+INSERT INTO d2.conflitos_demanda (event_id, demanda_id, sequence_number)
+SELECT r.event_id, r.demanda_id, r.seq
+FROM unnest(%(event_ids)s::uuid[], %(demanda_ids)s::uuid[], %(seqs)s::bigint[])
+    AS r (event_id, demanda_id, seq)
+ON CONFLICT (event_id) DO NOTHING;
 
 -- name: revisoes_insert
 -- Handler step 4, no polygon: the manual review queue, set-based. RETURNING says which

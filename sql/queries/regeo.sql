@@ -98,12 +98,15 @@ WHERE f.demanda_id IN (
 RETURNING f.demanda_id;
 
 -- name: revisoes_lock_ids
--- The queued reviews still pending, locked; one another run holds is skipped.
-SELECT demanda_id, event_id, coordenadas_lat, coordenadas_lng
-FROM d2.revisoes_geo_pendentes
-WHERE demanda_id = ANY(%(ids)s::uuid[])
-ORDER BY demanda_id
-FOR UPDATE SKIP LOCKED;
+-- The queued reviews still pending, locked; one another run holds is skipped, and so is
+-- a demanda in an undecided conflict (nothing is published for it).
+SELECT p.demanda_id, p.event_id, p.coordenadas_lat, p.coordenadas_lng
+FROM d2.revisoes_geo_pendentes p
+WHERE p.demanda_id = ANY(%(ids)s::uuid[])
+  AND NOT EXISTS (SELECT 1 FROM d2.conflitos_demanda c
+                  WHERE c.demanda_id = p.demanda_id AND c.decidido_em IS NULL)
+ORDER BY p.demanda_id
+FOR UPDATE OF p SKIP LOCKED;
 
 -- name: regeo_pending
 -- What the follow-up still has to do (d2 status, metrics).
@@ -114,13 +117,16 @@ SELECT (SELECT count(*) FROM d2.regeo_areas) AS areas,
 
 -- name: revisoes_lock
 -- One chunk of the review queue, in demanda_id order after a key, locked; rows another
--- run (or the worker) holds are skipped, not waited for.
-SELECT demanda_id, event_id, coordenadas_lat, coordenadas_lng
-FROM d2.revisoes_geo_pendentes
-WHERE demanda_id > %(apos)s::uuid
-ORDER BY demanda_id
+-- run (or the worker) holds are skipped, not waited for, and so are demandas in an
+-- undecided conflict (nothing is published for them).
+SELECT p.demanda_id, p.event_id, p.coordenadas_lat, p.coordenadas_lng
+FROM d2.revisoes_geo_pendentes p
+WHERE p.demanda_id > %(apos)s::uuid
+  AND NOT EXISTS (SELECT 1 FROM d2.conflitos_demanda c
+                  WHERE c.demanda_id = p.demanda_id AND c.decidido_em IS NULL)
+ORDER BY p.demanda_id
 LIMIT %(lote)s
-FOR UPDATE SKIP LOCKED;
+FOR UPDATE OF p SKIP LOCKED;
 
 -- name: revisoes_store
 -- Resolutions for reviews that today's polygons resolve, as the handler writes them;
@@ -155,7 +161,9 @@ RETURNING p.demanda_id;
 
 -- name: regeo_apply
 -- Rewrites the given resolutions whose answer still differs today (checked again under
--- the row lock), returning the new row and the answer it replaced.
+-- the row lock), returning the new row and the answer it replaced. A demanda in an
+-- undecided conflict keeps its answer, and nothing is published for it (issue 29 item 7;
+-- deciding it queues the resolution again).
 WITH alvo AS (
     SELECT g.id,
            g.unidade_civica_id AS uc_anterior,
@@ -169,6 +177,8 @@ WITH alvo AS (
     WHERE g.id = ANY(%(ids)s::uuid[])
       AND (g.unidade_civica_id, g.nivel_minimo_resolvido, g.cadeia_ucs)
           IS DISTINCT FROM (n.unidade_civica_id, n.nivel_minimo_resolvido, n.cadeia_ucs)
+      AND NOT EXISTS (SELECT 1 FROM d2.conflitos_demanda c
+                      WHERE c.demanda_id = g.demanda_id AND c.decidido_em IS NULL)
     FOR UPDATE OF g
 )
 UPDATE d2.resolucoes_geo r

@@ -1,9 +1,18 @@
+-- name: territorio_submitted
+-- Whether a drawing was submitted already (by another consumer): nothing to evaluate.
+SELECT 1 AS sim FROM d2.territorio_submissoes WHERE event_id = %(event_id)s;
+
+-- name: territorio_tentar
+-- One more attempt at evaluating a drawing, committed before the evaluation begins.
+SELECT d2.territorio_tentar(%(event_id)s) AS tentativas;
+
+-- name: territorio_avaliar
+-- A drawing's evaluation: every geometry step, before any transaction id is taken.
+SELECT decisao, motivo FROM d2.territorio_avaliar(%(event_id)s);
+
 -- name: territorio_submeter
--- One drawing through validation and consensus (sql/functions/territorio_submeter.sql).
-SELECT * FROM d2.territorio_submeter(
-    %(event_id)s, %(lugar_id)s, %(autor_id)s, %(nome)s, %(nivel)s, %(geometria)s::jsonb,
-    %(submissao_id)s, %(uc_id)s, %(uc_polygon_id)s, %(alerta_a_cada)s
-);
+-- The drawing's submission, acting on its evaluation (sql/functions/territorio_submeter.sql).
+SELECT * FROM d2.territorio_submeter(%(event_id)s, %(alerta_a_cada)s);
 
 -- name: territorio_uc_for_event
 -- A community UC as its uc.poligono_* events carry it: canonical geometry as GeoJSON.
@@ -18,13 +27,14 @@ WHERE u.unidade_civica_id = %(uc)s;
 SELECT uc_polygon_id, nivel FROM d2.territorio_ucs WHERE unidade_civica_id = %(uc)s;
 
 -- name: territorio_pending_of_uc
--- Alternatives of one UC still waiting for a moderator.
+-- Versions of one UC still waiting for a moderator.
 SELECT count(*) AS pendentes
 FROM d2.territorio_submissoes
 WHERE alvo_uc_id = %(uc)s AND moderacao = 'pendente';
 
 -- name: territorio_list
--- Submissions newest first; with pendentes, only alternatives awaiting a moderator.
+-- Submissions newest first; with pendentes, only those awaiting a moderator
+-- (alternatives, and held new drawings).
 SELECT submissao_id, nome, nivel, decisao, motivo, unidade_civica_id, uc_nome, uc_fonte,
        municipio_nome, sobreposicao, area_m2, moderacao, canonica, criado_em
 FROM d2.v_territorio_submissoes

@@ -6,7 +6,9 @@ CREATE TABLE d2.mirror_pieces (
     uc_polygon_id     UUID NOT NULL,
     unidade_civica_id UUID NOT NULL,
     nivel             INTEGER NOT NULL,
-    geom              geometry(Polygon, 4326) NOT NULL
+    geom              geometry(Polygon, 4326) NOT NULL,
+    -- Its polygon's d2.mirror_uc.prioridade: the resolver orders by nivel, prioridade, UC.
+    prioridade        SMALLINT NOT NULL DEFAULT 0
 );
 
 CREATE INDEX mirror_pieces_geom_idx ON d2.mirror_pieces USING gist (geom);

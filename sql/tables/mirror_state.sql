@@ -9,10 +9,15 @@ CREATE TABLE d2.mirror_state (
     max_vertices  INTEGER NOT NULL DEFAULT 64,
     alterado_em   TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
     -- Where the mirror reads its polygons (the view d2.uc_fonte): 'core', the MVP's
-    -- core.uc_polygons, or 'eventos', the replica d2.replica_uc; d2 mirror fonte
+    -- core.uc_polygons, or 'eventos', the replica d2.replica_uc; d2 mirror source
     -- switches, and every worker follows the database's setting.
     fonte         VARCHAR(10) NOT NULL DEFAULT 'core',
+    -- An invalid polygon with more vertices is not repaired but rejected
+    -- (d2.mirror_rejected): GEOS cannot be interrupted, and repairing a self-crossing
+    -- ring costs more than n² (a 201-vertex star: 0.5 s; 401: 3.6 s).
+    max_vertices_reparo INTEGER NOT NULL DEFAULT 200,
     CONSTRAINT mirror_state_id_check CHECK (id),
     CONSTRAINT mirror_state_max_vertices_check CHECK (max_vertices >= 5),
-    CONSTRAINT mirror_state_fonte_check CHECK (fonte IN ('core', 'eventos'))
+    CONSTRAINT mirror_state_fonte_check CHECK (fonte IN ('core', 'eventos')),
+    CONSTRAINT mirror_state_max_vertices_reparo_check CHECK (max_vertices_reparo >= 0)
 );

@@ -1,6 +1,7 @@
 -- The PostGIS mirror of the territory (DESIGN decisions 1-4): one row per polygon of
 -- d2.uc_fonte (core.uc_polygons, or the event-synced replica d2.replica_uc), its GeoJSON
--- read as a valid MultiPolygon in 4326, repaired with ST_MakeValid where needed. Written
+-- read as a valid MultiPolygon in 4326, repaired with ST_MakeValid where needed (and
+-- small enough: d2.mirror_state.max_vertices_reparo). Written
 -- only by the mirror functions (d2.mirror_sync, d2.mirror_aplicar, d2.mirror_rebuild),
 -- outside the writers' transactions. Triggers on it invalidate the clean intervals and
 -- record the areas to re-georeference (sql/triggers/mirror_uc_faixas.sql,
@@ -15,7 +16,10 @@ CREATE TABLE d2.mirror_uc (
     reparada          BOOLEAN NOT NULL DEFAULT false,
     -- ST_NPoints of geom.
     n_vertices        INTEGER NOT NULL,
-    sincronizado_em   TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+    sincronizado_em   TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    -- 1 for a community polygon (fonte 'comunitario'), 0 for an official one: at the same
+    -- level the resolver takes the official one (d2.mirror_sync sets it).
+    prioridade        SMALLINT NOT NULL DEFAULT 0
 );
 
 CREATE INDEX mirror_uc_geom_idx ON d2.mirror_uc USING gist (geom);

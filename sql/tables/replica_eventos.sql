@@ -4,7 +4,15 @@ CREATE TABLE d2.replica_eventos (
     event_id      UUID PRIMARY KEY,
     tipo          VARCHAR(255) NOT NULL,
     uc_polygon_id UUID,
-    -- aplicado, removido or ausente (a removido of a polygon the replica never had).
+    -- aplicado, removido, ausente (a removido of a polygon the replica never had), or
+    -- descartado (a removal held by the breaker that the operator dropped).
     desfecho      TEXT,
-    aplicado_em   TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+    aplicado_em   TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    -- The event removed a polygon, or took the place of a coarser UC's interior point,
+    -- and was not the importers': it counts toward the breaker (migration 20261204120000).
+    disjuntor     BOOLEAN NOT NULL DEFAULT false
 );
+
+-- The breaker's count: its events of the last D2_REPLICA_BREAKER_WINDOW seconds.
+CREATE INDEX replica_eventos_disjuntor_idx ON d2.replica_eventos (aplicado_em)
+    WHERE disjuntor;

@@ -24,28 +24,35 @@ CREATE TABLE d2.territorio_submissoes (
     -- a micro-área.
     parent_uc_id    UUID,
     decisao         TEXT NOT NULL,
-    -- Why it was rejected; set exactly when decisao = 'rejeitada'.
+    -- Why it was rejected, or held for a moderator; set exactly then.
     motivo          TEXT,
     -- The UC it created (nova), confirms or offers an alternative to.
     alvo_uc_id      UUID,
     -- Intersection over union with the closest polygon of the same level.
     sobreposicao    DOUBLE PRECISION,
-    -- 'pendente' for an alternativa awaiting a moderator, then aceita or rejeitada
-    -- (d2 territorio aceitar / rejeitar); NULL when no moderation is asked.
+    -- 'pendente' for an alternativa or a retida awaiting a moderator, then aceita or
+    -- rejeitada (d2 territorio aceitar / rejeitar); NULL when no moderation is asked.
     moderacao       TEXT,
     moderado_em     TIMESTAMPTZ,
     moderado_por    VARCHAR(255),
     criado_em       TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    -- Its total intersection area with the UC's other versions (spec 8.5's consensus),
+    -- added to as versions arrive (d2.territorio_submeter), recomputed when a moderator
+    -- takes one out (d2.territorio_pontuar).
+    pontuacao       DOUBLE PRECISION NOT NULL DEFAULT 0,
     CONSTRAINT territorio_submissoes_event_id_key UNIQUE (event_id),
-    CONSTRAINT territorio_submissoes_decisao_check
-        CHECK (decisao IN ('nova', 'confirmacao', 'alternativa', 'rejeitada')),
     CONSTRAINT territorio_submissoes_moderacao_check
         CHECK (moderacao IN ('pendente', 'aceita', 'rejeitada')),
+    CONSTRAINT territorio_submissoes_decisao_check
+        CHECK (decisao IN ('nova', 'confirmacao', 'alternativa', 'retida', 'rejeitada')),
     CONSTRAINT territorio_submissoes_check
-        CHECK ((decisao = 'rejeitada') = (motivo IS NOT NULL)),
-    -- Anything but a rejection has a geometry and a target UC.
+        CHECK ((decisao IN ('rejeitada', 'retida')) = (motivo IS NOT NULL)),
+    -- Anything but a rejection has a geometry; anything but a rejection or a held drawing
+    -- a moderator has not accepted has a target UC.
     CONSTRAINT territorio_submissoes_check1
-        CHECK (decisao = 'rejeitada' OR (geom IS NOT NULL AND alvo_uc_id IS NOT NULL))
+        CHECK (decisao = 'rejeitada' OR geom IS NOT NULL),
+    CONSTRAINT territorio_submissoes_check2
+        CHECK (decisao IN ('rejeitada', 'retida') OR alvo_uc_id IS NOT NULL)
 );
 
 -- The versions of one UC: the canonical choice, d2 territorio mostrar.
@@ -53,3 +60,5 @@ CREATE INDEX territorio_submissoes_alvo_idx ON d2.territorio_submissoes (alvo_uc
 -- The moderators' queue (d2 territorio list), oldest first.
 CREATE INDEX territorio_submissoes_pendentes_idx ON d2.territorio_submissoes (criado_em)
     WHERE moderacao = 'pendente';
+-- The daily count per author (d2.territorio_avaliar).
+CREATE INDEX territorio_submissoes_autor_idx ON d2.territorio_submissoes (autor_id, criado_em);

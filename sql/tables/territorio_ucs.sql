@@ -16,6 +16,10 @@ CREATE TABLE d2.territorio_ucs (
     ativa              BOOLEAN NOT NULL DEFAULT true,
     criada_em          TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
     atualizada_em      TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    -- Where the UC was drawn: its creating drawing, or the version a moderator accepted
+    -- last. New drawings are matched against it, so confirmations cannot walk the
+    -- canonical geometry away.
+    geom_ancora        geometry(MultiPolygon, 4326) NOT NULL,
     CONSTRAINT territorio_ucs_submissao_canonica_fkey
         FOREIGN KEY (submissao_canonica) REFERENCES d2.territorio_submissoes (id)
 );

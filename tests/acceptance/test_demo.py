@@ -18,7 +18,7 @@ def test_demo__runs_end_to_end_and_every_event_ends_somewhere(db_url: str, conn:
     assert report["lag"] == 0
     assert report["desfechos"].get("georreferenciada", 0) > 0
     decisoes = {d["decisao"] for d in report["desenhos"]}
-    assert decisoes == {"nova", "confirmacao", "alternativa"}
+    assert decisoes == {"nova", "confirmacao", "alternativa", "retida"}
     publicados = conn.execute(
         "SELECT count(*) AS n FROM core.event_log WHERE tipo = 'demanda.georreferenciada'"
     ).fetchone()

@@ -44,7 +44,9 @@ def ultimas_linhas() -> str:
 def esperar_fim(conn: Conn, timeout_s: float = 120) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        row = conn.execute("SELECT lag FROM d2.v_consumer_lag").fetchone()
+        row = conn.execute(
+            "SELECT lag FROM d2.v_consumer_lag WHERE tipo_evento = 'demanda.normalizada'"
+        ).fetchone()
         if row and row["lag"] == 0:
             return
         time.sleep(0.1)

@@ -4,7 +4,10 @@ malformed, outside every polygon, invalid coordinates, duplicated demanda_id).
 Scenarios: (a) SIGKILL the worker at random moments and restart it; (b) restart
 PostgreSQL under a running worker; (c) pg_terminate_backend its connections; (d) an idle
 transaction on the event log, longer than the poll interval; (e) publishing fails for a
-while (a trigger raises on INSERT of demanda.georreferenciada, later dropped).
+while (a trigger raises on INSERT of demanda.georreferenciada, later dropped); (f) the
+geocoder stopped and the worker killed; (g) hostile citizen drawings (self-crossing
+stars, stacks of rotated squares, drawings at the vertex cap) in the backlog among GPS
+demands: the demands still resolve within seconds (issue 29 item 1).
 
 After each one the invariant checker (tests/invariants.py) runs, and a row goes to the
 chaos report: repetitions, events, lost, duplicated (an event in two terminal states, or a
@@ -14,6 +17,7 @@ demanda published twice), and the recovery time (fault lifted → cursor moving 
 from __future__ import annotations
 
 import functools
+import math
 import random
 import time
 import uuid
@@ -29,7 +33,7 @@ from tests import invariants, nominatim_fixtures
 from tests.chaos.conftest import FULL, Linha, Relatorio
 from tests.chaos.processes import ProcessoWorker, esperar, lag
 from tests.conftest import Server
-from tests.events import inserir_evento, payload_normalizada
+from tests.events import inserir_evento, payload_normalizada, submeter_desenho
 from tests.support import Conn, backlog, semear_cursor
 from tests.territorio import Territorio
 
@@ -43,6 +47,7 @@ REPETICOES = {
     "pg_terminate_backend": 6 if not FULL else 12,
     "idle_transaction": 3 if not FULL else 9,
     "publish_failure": 1 if not FULL else 3,
+    "hostile_drawing": 3 if not FULL else 9,
 }
 POR_REPETICAO = 40 if not FULL else 120
 RECUPERACAO_MAX_S = 10.0
@@ -85,14 +90,18 @@ def contar(conn: Conn) -> tuple[int, int, int]:
                    EXISTS (SELECT 1 FROM core.dead_letter_queue d
                            WHERE d.event_id = e.event_id AND d.status = 'pendente') AS morto,
                    EXISTS (SELECT 1 FROM d2.eventos_processados x
-                           WHERE x.event_id = e.event_id) AS processado
+                           WHERE x.event_id = e.event_id) AS processado,
+                   -- The same demanda_id with another place (issue 29 item 7).
+                   EXISTS (SELECT 1 FROM d2.conflitos_demanda c
+                           WHERE c.event_id = e.event_id) AS conflito
             FROM core.event_log e
             LEFT JOIN d2.resolucoes_geo r ON r.event_id = e.event_id
             LEFT JOIN d2.revisoes_geo_pendentes p ON p.event_id = e.event_id
             WHERE e.tipo = 'demanda.normalizada'
         ), n AS (
             SELECT resolvido::int + revisao::int + morto::int
-                   + (processado AND NOT resolvido AND NOT revisao)::int AS n
+                   + (conflito AND NOT resolvido AND NOT revisao)::int
+                   + (processado AND NOT resolvido AND NOT revisao AND NOT conflito)::int AS n
             FROM estados
         )
         SELECT count(*) AS eventos,
@@ -376,3 +385,59 @@ def test_chaos__geocoder_stopped_and_worker_killed_then_both_back(
         for r in conn.execute("SELECT DISTINCT metodo_resolucao FROM d2.resolucoes_geo")
     }
     assert metodos == {"gps", "endereco", "inferencia"}
+
+
+def _estrela(n: int, cx: float, cy: float) -> dict[str, object]:
+    passo = n // 2
+    angulos = [2 * math.pi * i * passo / n for i in range(n)]
+    pontos = [[cx + 0.004 * math.cos(a), cy + 0.004 * math.sin(a)] for a in angulos]
+    return {"type": "Polygon", "coordinates": [[*pontos, pontos[0]]]}
+
+
+def _quadrados(n: int, cx: float, cy: float) -> dict[str, object]:
+    partes = []
+    for i in range(n):
+        a = math.pi / 2 * i / n
+        anel = [[cx + 0.004 * math.cos(a + k * math.pi / 2),
+                 cy + 0.004 * math.sin(a + k * math.pi / 2)] for k in range(4)]  # fmt: skip
+        partes.append([[*anel, anel[0]]])
+    return {"type": "MultiPolygon", "coordinates": partes}
+
+
+def _no_limite(n: int, cx: float, cy: float) -> dict[str, object]:
+    angulos = [2 * math.pi * i / n for i in range(n)]
+    anel = [[cx + 0.004 * math.cos(a), cy + 0.004 * math.sin(a)] for a in angulos]
+    return {"type": "Polygon", "coordinates": [[*anel, anel[0]]]}
+
+
+def test_chaos__hostile_drawings_in_the_backlog_never_hold_gps_demands_back(
+    preparado: Conn, db_url: str, tmp_path: Path, relatorio: Relatorio
+) -> None:
+    """Issue 29 item 1: a 4.3 kB star held a GPS demand back 42.6 s. Drawings are now
+    evaluated on the territory stage's own thread and connection, repaired only when
+    small: a GPS demand published right after a burst of hostile drawings is resolved
+    within seconds, and every drawing ends in one terminal state too."""
+    worker = ProcessoWorker(db_url, tmp_path / "worker.log", "--batch-size", "10").iniciar()
+    esperar(lambda: cursor(preparado) > 0, timeout_s=30)
+    recuperacoes: list[float] = []
+    desenhos: list[uuid.UUID] = []
+    for rep in range(REPETICOES["hostile_drawing"]):
+        cx, cy = -42.5 + 0.02 * rep, -27.5
+        for geometria in (_estrela(401, cx, cy), _estrela(201, cx, cy), _quadrados(100, cx, cy),
+                          _no_limite(2000, cx, cy), _estrela(99, cx, cy)):  # fmt: skip
+            desenhos.append(submeter_desenho(preparado, geometria))
+        backlog(preparado, POR_REPETICAO, seed=700 + rep)
+        recuperacoes.append(medir_recuperacao(db_url, time.monotonic()))
+    esperar(
+        lambda: _desenhos_terminados(preparado, desenhos) == len(desenhos), timeout_s=CONCLUIR_S
+    )
+    concluir(db_url, relatorio, "hostile_drawing", recuperacoes, worker)
+
+
+def _desenhos_terminados(conn: Conn, eventos: list[uuid.UUID]) -> int:
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM d2.territorio_submissoes WHERE event_id = ANY(%(e)s))"
+        " + (SELECT count(*) FROM core.dead_letter_queue WHERE event_id = ANY(%(e)s)) AS n",
+        {"e": eventos},
+    ).fetchone()
+    return int(row["n"]) if row else 0

@@ -94,8 +94,10 @@ def test_bus__default_versions_and_explicit_version(db_url: str, conn: Conn) -> 
 
 def test_bus__invalid_payload_refused_with_the_field_named(db_url: str, conn: Conn) -> None:
     with transacao(db_url) as produtor:
-        with pytest.raises(errors.InvalidEvent, match=r"demanda_id.*'nao-e-uuid'.*uuid"):
+        # The field and the rule, never the value (issue 29 item 11).
+        with pytest.raises(errors.InvalidEvent, match=r"'demanda_id': is not a valid uuid") as e:
             bus.preparar(GEO, payload_georreferenciada(demanda_id="nao-e-uuid"))
+        assert "nao-e-uuid" not in str(e.value)
         with pytest.raises(errors.InvalidEvent, match="nivel_minimo_resolvido"):
             bus.preparar(GEO, payload_georreferenciada(nivel_minimo_resolvido=8))
         with pytest.raises(errors.InvalidEvent, match="'cadeia_ucs'"):

@@ -1,6 +1,6 @@
 """Every reading command of `d2` against a real database with something in it: the text
 form prints what the data say and --json prints the same data as JSON (the one renderer,
-d2/cli/saida.py), and bad input is one line with exit 2."""
+d2/cli/common.py), and bad input is one line with exit 2."""
 
 from __future__ import annotations
 

@@ -33,6 +33,10 @@ LINHA_DO_DESFECHO = {
         "WARNING",
         "Ponto fora de todos os polígonos — demanda marcada para revisão manual",
     ),
+    corpus.CONFLITO: (
+        "WARNING",
+        "Demanda em conflito — mesmo demanda_id com outro conteúdo; aguardando decisão do operador",
+    ),
     corpus.DEAD_LETTER: ("ERROR", "Evento enviado à DLQ"),
 }
 DESFECHO_DA_LINHA = {msg: desfecho for desfecho, (_, msg) in LINHA_DO_DESFECHO.items()}
@@ -78,6 +82,7 @@ def _publicar(conn: Conn, caso: corpus.Caso) -> uuid.UUID:
         event_id=caso.event_id,
         correlacao_id=caso.correlacao_id,
         versao=caso.versao,
+        origem=caso.origem,
     )
 
 
@@ -89,6 +94,8 @@ def _desfecho_no_banco(conn: Conn, event_id: uuid.UUID) -> str | None:
                EXISTS (SELECT 1 FROM d2.revisoes_geo_pendentes WHERE event_id = %(id)s)
                    AS revisao,
                EXISTS (SELECT 1 FROM core.dead_letter_queue WHERE event_id = %(id)s) AS morto,
+               EXISTS (SELECT 1 FROM d2.conflitos_demanda WHERE event_id = %(id)s)
+                   AS conflito,
                EXISTS (SELECT 1 FROM d2.eventos_processados WHERE event_id = %(id)s)
                    AS processado
         """,
@@ -101,6 +108,8 @@ def _desfecho_no_banco(conn: Conn, event_id: uuid.UUID) -> str | None:
         return corpus.REVISAO_PENDENTE
     if row["morto"]:
         return corpus.DEAD_LETTER
+    if row["conflito"]:
+        return corpus.CONFLITO
     return "descartado" if row["processado"] else None
 
 
@@ -278,6 +287,7 @@ def test_corpus__random_payloads_end_exactly_once_and_the_worker_keeps_going(
     processados = conn.execute(
         "SELECT count(*) AS n FROM core.event_log e WHERE tipo = 'demanda.normalizada' AND "
         "(EXISTS (SELECT 1 FROM d2.eventos_processados p WHERE p.event_id = e.event_id) OR "
+        " EXISTS (SELECT 1 FROM d2.conflitos_demanda c WHERE c.event_id = e.event_id) OR "
         " EXISTS (SELECT 1 FROM core.dead_letter_queue d WHERE d.event_id = e.event_id))"
     ).fetchone()
     assert processados == {"n": contagens["eventos"]}

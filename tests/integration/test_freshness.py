@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -45,25 +46,31 @@ def d2(db_url: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def escrever_bairro(conn: Conn, territorio: Territorio) -> uuid.UUID:
+    """A writer of core.uc_polygons adds the new bairro with plain SQL; nobody applies it."""
+    return inserir_uc(
+        conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), territorio.mun_b, sincronizar=False
+    )
+
+
+def escrever_municipio(conn: Conn, territorio: Territorio) -> uuid.UUID:
+    return inserir_uc(
+        conn, 4, "Município Novo", poligono(NOVO_MUNICIPIO), territorio.uf, sincronizar=False
+    )
+
+
 def _resolve(db_url: str, ponto: tuple[float, float], **env: str) -> tuple[dict[str, Any], str]:
     feito = d2(db_url, "resolve", str(ponto[0]), str(ponto[1]), **env)
     assert feito.returncode == 0, feito.stderr
     return json.loads(feito.stdout), feito.stderr
 
 
-@pytest.fixture
-def base(conn: Conn) -> Territorio:
-    territorio = Territorio(conn)
-    sincronizar_espelho(conn)
-    return territorio
-
-
 def test_resolve__a_polygon_inserted_with_plain_sql_answers_at_once(
-    conn: Conn, db_url: str, base: Territorio
+    conn: Conn, db_url: str, territorio: Territorio
 ) -> None:
     antes, _ = _resolve(db_url, PONTO)
-    assert antes["unidade_civica_id"] == str(base.mun_b)
-    novo = inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+    assert antes["unidade_civica_id"] == str(territorio.mun_b)
+    novo = escrever_bairro(conn, territorio)
 
     depois, avisos = _resolve(db_url, PONTO)
 
@@ -76,7 +83,7 @@ def test_resolve__a_polygon_inserted_with_plain_sql_answers_at_once(
 
 
 def test_revisoes_reprocessar__resolves_what_a_new_polygon_covers(
-    conn: Conn, db_url: str, base: Territorio
+    conn: Conn, db_url: str, territorio: Territorio
 ) -> None:
     semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(*FORA))
@@ -84,7 +91,7 @@ def test_revisoes_reprocessar__resolves_what_a_new_polygon_covers(
     assert conn.execute("SELECT count(*) AS n FROM d2.revisoes_geo_pendentes").fetchone() == {
         "n": 1
     }
-    inserir_uc(conn, 4, "Município Novo", poligono(NOVO_MUNICIPIO), base.uf, sincronizar=False)
+    escrever_municipio(conn, territorio)
 
     feito = d2(db_url, "revisoes", "reprocessar", "--log-level", "ERROR")
 
@@ -95,12 +102,12 @@ def test_revisoes_reprocessar__resolves_what_a_new_polygon_covers(
 
 
 def test_regeorreferenciar_dry_run__sees_the_change(
-    conn: Conn, db_url: str, base: Territorio
+    conn: Conn, db_url: str, territorio: Territorio
 ) -> None:
     semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(*PONTO))
     drenar(db_url)
-    inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+    escrever_bairro(conn, territorio)
 
     feito = d2(db_url, "regeorreferenciar", "--dry-run", "--json")
 
@@ -111,12 +118,12 @@ def test_regeorreferenciar_dry_run__sees_the_change(
 
 
 def test_map__shows_the_answers_the_new_polygon_moved(
-    conn: Conn, db_url: str, base: Territorio, tmp_path: Path
+    conn: Conn, db_url: str, territorio: Territorio, tmp_path: Path
 ) -> None:
     semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(*PONTO))
     drenar(db_url)
-    novo = inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+    novo = escrever_bairro(conn, territorio)
 
     feito = d2(db_url, "map", "--output", str(tmp_path / "m.html"))
 
@@ -129,12 +136,12 @@ def test_map__shows_the_answers_the_new_polygon_moved(
 
 
 def test_territorio_health__follows_the_change_up_first(
-    conn: Conn, db_url: str, base: Territorio
+    conn: Conn, db_url: str, territorio: Territorio
 ) -> None:
     semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(*PONTO))
     drenar(db_url)
-    novo = inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+    novo = escrever_bairro(conn, territorio)
 
     feito = d2(db_url, "territorio", "health", "--json")
 
@@ -154,26 +161,26 @@ def trava_dos_aplicadores(db_url: str) -> Iterator[None]:
 
 
 def test_resolve__lock_held_answers_within_the_bound_and_says_what_waits(
-    conn: Conn, db_url: str, base: Territorio, trava_dos_aplicadores: None
+    conn: Conn, db_url: str, territorio: Territorio, trava_dos_aplicadores: None
 ) -> None:
-    inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+    escrever_bairro(conn, territorio)
 
     resposta, avisos = _resolve(db_url, PONTO, D2_SYNC_TIMEOUT="1")
 
-    assert resposta["unidade_civica_id"] == str(base.mun_b)  # the mirror before the change
+    assert resposta["unidade_civica_id"] == str(territorio.mun_b)  # the mirror before the change
     assert "1 change(s) of core.uc_polygons wait" in avisos
     assert "another applier held the mirror's lock for 1 s" in avisos
     assert "d2 mirror sync --wait" in avisos
 
 
 def test_resolve__a_read_only_session_answers_and_says_how_to_apply(
-    conn: Conn, db_url: str, base: Territorio
+    conn: Conn, db_url: str, territorio: Territorio
 ) -> None:
-    inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+    escrever_bairro(conn, territorio)
 
     resposta, avisos = _resolve(db_url, PONTO, PGOPTIONS="-c default_transaction_read_only=on")
 
-    assert resposta["unidade_civica_id"] == str(base.mun_b)
+    assert resposta["unidade_civica_id"] == str(territorio.mun_b)
     assert "1 change(s) of core.uc_polygons wait" in avisos
     assert "may not apply them" in avisos and "d2 mirror sync --wait" in avisos
     assert conn.execute("SELECT count(*) AS n FROM d2.mirror_mudancas").fetchone() == {"n": 1}
@@ -191,11 +198,11 @@ def _avisos(db_url: str, sql: str, params: list[Any]) -> list[str]:
 
 
 def test_psql__the_resolver_warns_once_per_statement_while_changes_wait(
-    conn: Conn, db_url: str, base: Territorio
+    conn: Conn, db_url: str, territorio: Territorio
 ) -> None:
     um = "SELECT * FROM d2.resolver_territorio(%s, %s)"
     assert _avisos(db_url, um, list(PONTO)) == []
-    inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+    escrever_bairro(conn, territorio)
 
     [aviso] = _avisos(db_url, um, list(PONTO))
     assert aviso.startswith("WARNING: d2: 1 change(s) of core.uc_polygons wait")
@@ -221,19 +228,21 @@ def test_psql__the_resolver_warns_once_per_statement_while_changes_wait(
     assert _avisos(db_url, um, list(PONTO)) == []
 
 
-def test_psql__the_warning_changes_no_answer(conn: Conn, db_url: str, base: Territorio) -> None:
-    inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+def test_psql__the_warning_changes_no_answer(
+    conn: Conn, db_url: str, territorio: Territorio
+) -> None:
+    escrever_bairro(conn, territorio)
     row = conn.execute(
         "SELECT unidade_civica_id, cadeia_ucs FROM d2.resolver_territorio(%s, %s)", list(PONTO)
     ).fetchone()
     assert row == {
-        "unidade_civica_id": base.mun_b,
-        "cadeia_ucs": [base.mun_b, base.uf, base.regiao, base.brasil],
+        "unidade_civica_id": territorio.mun_b,
+        "cadeia_ucs": [territorio.mun_b, territorio.uf, territorio.regiao, territorio.brasil],
     }
 
 
 def test_dlq_retry__resolves_against_the_polygons_written_since(
-    conn: Conn, db_url: str, base: Territorio
+    conn: Conn, db_url: str, territorio: Territorio
 ) -> None:
     """Found looking for the same defect (item 4): a retried dead letter is resolved by
     the handler, against the mirror."""
@@ -245,7 +254,7 @@ def test_dlq_retry__resolves_against_the_polygons_written_since(
     # The operator decides the first resolution was wrong, removes it, and draws the
     # bairro that was missing.
     conn.execute("DELETE FROM d2.resolucoes_geo WHERE demanda_id = %s", [payload["demanda_id"]])
-    novo = inserir_uc(conn, 2, "Bairro Novo", poligono(NOVO_BAIRRO), base.mun_b, sincronizar=False)
+    novo = escrever_bairro(conn, territorio)
 
     feito = d2(db_url, "dlq", "retry", str(repetido), "--log-level", "ERROR")
 
@@ -256,11 +265,11 @@ def test_dlq_retry__resolves_against_the_polygons_written_since(
 
 
 def test_territorio_consume__judges_a_drawing_against_the_polygons_written_since(
-    conn: Conn, db_url: str, base: Territorio
+    conn: Conn, db_url: str, territorio: Territorio
 ) -> None:
     """Found looking for the same defect (item 4): a drawing must lie inside a município
     of the mirror; one drawn inside a município just written was refused as outside."""
-    inserir_uc(conn, 4, "Município Novo", poligono(NOVO_MUNICIPIO), base.uf, sincronizar=False)
+    escrever_municipio(conn, territorio)
     desenho = submeter_desenho(conn, poligono(quadrado(-20.01, -27.01, -19.99, -26.99)))
 
     feito = d2(db_url, "territorio", "consume", "--drain", "--log-level", "ERROR")

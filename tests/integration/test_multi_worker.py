@@ -136,7 +136,11 @@ def _o_lider(workers: list[ProcessoWorker]) -> ProcessoWorker:
 
 
 def terminar_todos(workers: list[ProcessoWorker]) -> list[int]:
-    """SIGTERM the standbys first, then the leader, so no standby takes over on the way."""
+    """SIGTERM the standbys first, then the leader, so no standby takes over on the way.
+    Each one is first seen leading or standing by: a SIGTERM before a worker installed its
+    handlers (a slow start on a loaded machine) would kill it (-15), not stop it."""
+    for w in workers:
+        esperar(lambda w=w: w.lider() or STANDBY in w.texto(), timeout_s=60)
     ordem = sorted(workers, key=lambda w: w.lider())
     return [w.terminar() for w in ordem]
 

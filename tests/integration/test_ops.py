@@ -404,7 +404,7 @@ def test_reprocessar_revisoes__while_the_worker_runs_every_demand_ends_once(
     assert resolvidas == {d for i, d in enumerate(demandas) if i % 2}
     assert na_fila == {d for i, d in enumerate(demandas) if i % 2 == 0}
     # Rounds 0-2 queued 15 reviews before the polygon existed: the worker's own follow-up
-    # (d2/regeo.py) and the command race for them; each is resolved exactly once.
+    # (d2/ops/regeo.py) and the command race for them; each is resolved exactly once.
     assert 0 <= pela_fila <= 15
     publicadas = [o["payload"]["demanda_id"] for o in saidas(conn)]
     assert sorted(publicadas) == sorted(resolvidas)  # each exactly once

@@ -2,8 +2,8 @@
 
 It handles every outcome (resolution, discard, review, dead letter, republish) with those
 grants and nothing more, and it cannot touch core.uc_polygons or write anywhere else.
-Also: the DATABASE_URL password never reaches the logs, and GPS coordinates appear only
-in the invalid-coordinates ERROR line (LGPD).
+Also: the DATABASE_URL password never reaches the logs, nor do GPS coordinates, not even
+on the invalid-coordinates ERROR line (LGPD).
 """
 
 from __future__ import annotations
@@ -38,9 +38,12 @@ def _backlog_de_todos_os_desfechos(conn: Conn) -> dict[str, uuid.UUID]:
         "georreferenciada_duplicada_original": inserir_evento(
             conn, payload_normalizada(-26.0, -42.0, demanda_id=repetida)
         ),
+        # The same demanda again: the same place is a retry (a dead letter), another
+        # place a conflict for an operator (issue 29 item 7).
         "dead_letter_duplicada": inserir_evento(
-            conn, payload_normalizada(-26.5, -43.0, demanda_id=repetida)
+            conn, payload_normalizada(-26.0, -42.0, demanda_id=repetida)
         ),
+        "conflito": inserir_evento(conn, payload_normalizada(-26.5, -43.0, demanda_id=repetida)),
         "revisao_pendente": inserir_evento(conn, payload_normalizada(10.0, 10.0)),
         "coordenadas_invalidas": inserir_evento(conn, payload_normalizada(123.0, 0.0)),
         "sem_coordenadas": inserir_evento(conn, payload_normalizada(coordenadas_validadas=None)),
@@ -94,6 +97,7 @@ def test_worker_role__drain_handles_every_outcome_including_dlq_and_review(
         "coordenadas_invalidas": 1,
         "sem_coordenadas": 1,
         "dead_letter": 3,
+        "conflito": 1,
     }
     mortos = {r["event_id"] for r in conn.execute("SELECT event_id FROM core.dead_letter_queue")}
     assert mortos == {
@@ -118,7 +122,8 @@ def test_worker_role__replay_from_zero_republishes_without_new_rows(
 
     assert resultado.contagem["republicada"] == 2
     depois = _contagens(conn)
-    assert depois == antes | {"publicados": antes["publicados"] + 2}
+    # One of the two is held back: its demanda is in conflict (issue 29 item 7).
+    assert depois == antes | {"publicados": antes["publicados"] + 1}
     invariants.verificar(conn)
 
 
@@ -270,7 +275,7 @@ def test_logs__database_password_never_appears(
     assert SENHA not in texto
 
 
-def test_logs__gps_coordinates_only_in_the_invalid_coordinates_error(
+def test_logs__gps_coordinates_in_no_log_line_not_even_the_invalid_coordinates_error(
     conn: Conn, login_url: str, tmp_path: Path
 ) -> None:
     Territorio(conn)
@@ -287,9 +292,12 @@ def test_logs__gps_coordinates_only_in_the_invalid_coordinates_error(
     assert len(linhas) > 3
     marcas = ("27.123457", "48.765432", "12.345678", "23.456789", "98.765432")
     com_coordenadas = [linha for linha in linhas if any(m in json.dumps(linha) for m in marcas)]
-    assert [(linha["level"], linha["msg"]) for linha in com_coordenadas] == [
-        ("error", "Coordenadas inválidas")
-    ]
+    assert com_coordenadas == []
+    # The invalid pair's line is there, naming the field and the rule.
+    assert any(
+        linha["msg"] == "Coordenadas inválidas" and "lat must be between" in linha["motivo"]
+        for linha in linhas
+    )
 
 
 @pytest.mark.parametrize(
@@ -318,14 +326,19 @@ def test_logs__malformed_database_url_is_a_config_error_without_the_password(
 # its own).
 _DO_WORKER = frozenset(
     {
-        "d2.territorio_submeter(uuid,uuid,uuid,text,integer,jsonb,uuid,uuid,uuid,integer)",
+        # Citizen drawings, given an event's id only (issue 29 item 4).
+        "d2.territorio_tentar(uuid)",
+        "d2.territorio_avaliar(uuid)",
+        "d2.territorio_submeter(uuid,integer)",
         "d2.mirror_aplicar()",
         "d2.mirror_faixas_construir()",
         # The resolver's WARNING while changes wait: reads only how many change rows exist.
         "d2.mirror_aviso()",
         # Reads of the log, D-2's types only (tests/integration/test_eventlog_views.py).
         "d2.eventos_ler(character varying[],xid8,bigint,integer,bigint,bigint)",
-        "d2.replica_aplicar(uuid,character varying,jsonb)",
+        "d2.replica_aplicar(uuid,character varying[],integer,integer)",
+        # Records the breaker's stop: nothing else.
+        "d2.replica_parar(uuid,text)",
         "d2.eventos_cerca(character varying)",
         "d2.eventos_apos(character varying,xid8,bigint)",
         "d2.eventos_ultimo_visivel(character varying)",

@@ -145,7 +145,7 @@ def _uc_evento(
     elif tipo == "uc.poligono_atualizado":
         payload["motivo"] = "importacao"
     payload.update(mais)
-    return inserir_evento(conn, payload, tipo=tipo, versao="1.0.0")
+    return inserir_evento(conn, payload, tipo=tipo, versao="1.0.0", origem="D-2")
 
 
 def _dois_vizinhos_por_eventos(
@@ -238,7 +238,7 @@ def test_replica__hostile_events_are_dead_lettered_and_the_drain_goes_on(
             conn, "uc.poligono_adicionado", uuid.uuid4(), uuid.uuid4(), quadrado_ok, **mudanca
         )
     ids["not_json_object"] = inserir_evento(
-        conn, [1, 2], tipo="uc.poligono_adicionado", versao="1.0.0"
+        conn, [1, 2], tipo="uc.poligono_adicionado", versao="1.0.0", origem="D-2"
     )
     ids["unknown_version"] = _uc_evento(
         conn, "uc.poligono_adicionado", uuid.uuid4(), uuid.uuid4(), quadrado_ok

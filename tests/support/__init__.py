@@ -23,7 +23,7 @@ from d2 import config, db
 from d2.handler import handler
 from d2.worker import loop
 from tests.events import inserir_evento, payload_normalizada
-from tests.territorio import Territorio
+from tests.territorio import Territorio, TerritorioDesenhos
 
 Conn = db.Connection
 """An autocommit connection with dict rows, as the `conn` fixture gives."""
@@ -110,6 +110,26 @@ def papel_de_login(
 
 
 @pytest.fixture
+def colonia(conn: Conn, pg_server: Any) -> Iterator[Conn]:
+    """Another colony's login, as the monolith gives one: INSERT on core.event_log (and
+    the USAGE a plain INSERT needs on its schema and numbering sequence), nothing else;
+    an autocommit connection as it."""
+    with papel_de_login(conn, pg_server, "colonia") as (nome, url):
+        papel = sql.Identifier(nome)
+        serial = conn.execute(
+            "SELECT pg_get_serial_sequence('core.event_log', 'sequence_number') AS s"
+        ).fetchone()
+        assert serial is not None and serial["s"]
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA core TO {}").format(papel))
+        conn.execute(sql.SQL("GRANT INSERT ON core.event_log TO {}").format(papel))
+        conn.execute(
+            sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}").format(sql.SQL(serial["s"]), papel)
+        )
+        with psycopg.connect(url, autocommit=True, row_factory=dict_row) as c:
+            yield c
+
+
+@pytest.fixture
 def settings() -> config.Settings:
     """The settings from this test's environment (monkeypatch D2_* before asking)."""
     return config.load()
@@ -119,6 +139,12 @@ def settings() -> config.Settings:
 def territorio(conn: Conn) -> Territorio:
     """The small test territory of tests/territorio.py, in this test's database."""
     return Territorio(conn)
+
+
+@pytest.fixture
+def territorio_desenhos(conn: Conn) -> TerritorioDesenhos:
+    """Where the tests draw citizens' polygons (tests/territorio.py), all of it IBGE."""
+    return TerritorioDesenhos(conn)
 
 
 # --- the worker's login: a LOGIN role holding d2_worker and nothing else ----------------

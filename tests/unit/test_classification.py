@@ -85,7 +85,7 @@ def _evento(
         event_id=uuid.uuid4(),
         tipo="demanda.normalizada",
         versao_schema="1.2.0",
-        origem="teste",
+        origem="D-1b",
         correlacao_id=None,
         payload=payload,
         publicado_em=datetime.now(UTC),
@@ -151,3 +151,43 @@ def test_evento__bounds_left_out_of_equality_and_repr() -> None:
     com_limite = dataclasses.replace(evento, tamanho_max_bytes=123, profundidade_max=7)
     assert com_limite == evento
     assert repr(com_limite) == repr(evento)
+
+
+def test_origem__only_the_listed_producers_publish_demands() -> None:
+    """Issue 29 item 7: demanda.normalizada from an origem outside D2_DEMANDA_ORIGENS is a
+    dead letter, named in one line, before anything of its payload is looked at."""
+    evento = dataclasses.replace(_evento(_payload()), origem="D-4")
+    plano = classification.classificar(evento, CONFIG)
+    assert plano.desfecho == classification.Outcome.DEAD_LETTER
+    assert plano.motivo == (
+        "origem 'D-4' may not publish demanda.normalizada (D2_DEMANDA_ORIGENS: D-1b)"
+    )
+    outros = dataclasses.replace(CONFIG, demanda_origens=("D-1b", "D-4"))
+    assert classification.classificar(evento, outros).desfecho is None
+
+
+def test_conteudo__a_retry_is_the_same_demand_another_place_is_not() -> None:
+    base = _payload(titulo="Buraco", entidades_extraidas={"endereco": "Rua A, 1", "x": 1})
+    retry = json.loads(json.dumps(base)) | {"titulo": "Buraco grande", "conteudo_suspeito": True}
+    retry["entidades_extraidas"]["x"] = 2  # what D-2 does not read does not count
+    assert classification.conteudo(retry) == classification.conteudo(base)
+    outro_ponto = base | {"coordenadas_validadas": {"lat": -27.0, "lng": -49.00001}}
+    outro_endereco = base | {"entidades_extraidas": {"endereco": "Rua B, 1"}}
+    sem_endereco = {k: v for k, v in base.items() if k != "entidades_extraidas"}
+    for outro in (outro_ponto, outro_endereco, sem_endereco):
+        assert classification.conteudo(outro) != classification.conteudo(base)
+
+
+def test_lote__same_demanda_twice_in_a_batch_is_a_retry_or_a_conflict() -> None:
+    demanda = str(uuid.uuid4())
+    primeiro = _evento(_payload(demanda_id=demanda))
+    retry = _evento(_payload(demanda_id=demanda))
+    outro = _evento(_payload(demanda_id=demanda, coordenadas_validadas={"lat": 1, "lng": 1}))
+    planos = classification.classificar_lote([primeiro, retry, outro], {}, CONFIG)
+    assert [p.desfecho for p in planos] == [
+        None,
+        classification.Outcome.DEAD_LETTER,
+        classification.Outcome.CONFLITO,
+    ]
+    assert "repeated under event" in planos[1].motivo
+    assert planos[2].titular == primeiro.event_id

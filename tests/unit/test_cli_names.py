@@ -116,9 +116,10 @@ def test_maintainers_commands_stay_out_of_help() -> None:
 # The words command names are made of: English, the spec's nouns, and the operator's
 # actions on them (aceitar, rejeitar, reprocessar, regeorreferenciar).
 PALAVRAS_COMANDO = {
-    "bench", "cep", "consume", "db", "demo", "dlq", "freeze", "geocoding", "health", "ibge",
+    "bench", "cep", "conflicts", "consume", "db", "demo", "dlq", "freeze", "geocoding",
+    "health", "ibge",
     "import", "list", "map", "migrate", "mirror", "nominatim", "osm", "publish",
-    "rebuild", "resolve", "retry", "sample", "seal", "show", "source", "start", "state",
+    "rebuild", "resolve", "resume", "retry", "sample", "seal", "show", "source", "start", "state",
     "status", "stop", "sync", "url", "verify", "worker",
     "aceitar", "regeorreferenciar", "rejeitar", "reprocessar", "revisoes", "territorio",
 }  # fmt: skip
@@ -144,10 +145,11 @@ def _comandos(parser: argparse.ArgumentParser) -> set[str]:
 # test below: add the word if it is English (or one of the spec's nouns), otherwise
 # name the flag in English and keep the other spelling with common.flag(...).
 PALAVRAS = {
-    "all", "batch", "by", "consumer", "create", "downgrade", "drain", "dry", "events",
+    "all", "batch", "by", "consumer", "create", "downgrade", "drain", "drop", "dry", "events",
     "help", "json", "level", "limit", "log", "no", "output", "password", "progress",
-    "quick", "quiet", "revision", "role", "run", "show", "since", "size", "status",
+    "quick", "quiet", "removals", "revision", "role", "run", "show", "since", "size", "status",
     "threads", "tiles", "tolerance", "verbose", "wait", "web",
+    "force",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip

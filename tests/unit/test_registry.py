@@ -205,6 +205,109 @@ def test_registry__non_uuid_strings_are_refused(texto: str) -> None:
 def test_registry__erros_lists_every_problem_or_nothing() -> None:
     assert registry.erros(GEO, "1.0.0", payload_georreferenciada()) == []
     assert registry.erros(GEO, None, payload_georreferenciada(confianca_geo="x", extra=1)) == [
-        "field 'confianca_geo': 'x' is not one of ['alta', 'media', 'baixa']",
+        'field \'confianca_geo\': must be one of "alta", "media", "baixa"',
         "field 'extra' is not part of this version of the schema",
     ]
+
+
+# --- no payload value in an error text (issue 29 item 11) ------------------------------
+# Error texts go to the dead letters and to ERROR logs, which more people read, and for
+# longer, than the event log: they keep the field's path and the rule it breaks, never the
+# value. A citizen's name, CPF and address, and coordinates, put in every field of every
+# schema, in every shape.
+PESSOAL = "Maria Souza, CPF 123.456.789-00, Rua das Acácias 45"
+MARCAS = ("123.456.789-00", "Acácias", "98.765432", "46.633309", "23.55052", "12345678901")
+HOSTIS: list[Any] = [
+    PESSOAL,
+    98.765432,
+    -46.633309,
+    12345678901,
+    [-46.633309, -23.55052],
+    [PESSOAL],
+    {"endereco": PESSOAL, "lat": 98.765432},
+    {PESSOAL: -46.633309},
+    True,
+    None,
+]
+
+
+def _caminhos(schema: dict[str, Any], prefixo: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every property path a schema names, objects' inner properties included."""
+    caminhos = []
+    for nome, sub in schema.get("properties", {}).items():
+        caminhos.append((*prefixo, nome))
+        if isinstance(sub, dict):
+            caminhos += _caminhos(sub, (*prefixo, nome))
+            if isinstance(sub.get("items"), dict):
+                caminhos += _caminhos(sub["items"], (*prefixo, nome, "0"))
+    return caminhos
+
+
+def _com(caminho: tuple[str, ...], valor: Any) -> Any:
+    """A payload holding valor at caminho (an array at a numeric step), other values
+    hostile too."""
+    if not caminho:
+        return valor
+    if caminho[0].isdigit():
+        return [_com(caminho[1:], valor)]
+    return {caminho[0]: _com(caminho[1:], valor), "tipo_lugar": "poligono_uc", PESSOAL: 1}
+
+
+def _todos_os_casos() -> list[tuple[str, str, tuple[str, ...]]]:
+    reg = registry.registry()
+    return [
+        (tipo, versao, caminho)
+        for tipo in reg.tipos()
+        for versao in reg.versoes(tipo)
+        for caminho in [(), *_caminhos(reg.schema(tipo, versao))]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tipo", "versao", "caminho"),
+    _todos_os_casos(),
+    ids=[f"{t}-{v}-{'.'.join(c) or 'payload'}" for t, v, c in _todos_os_casos()],
+)
+def test_registry__error_texts_never_carry_the_value(
+    reg: registry.Registry, tipo: str, versao: str, caminho: tuple[str, ...]
+) -> None:
+    for valor in HOSTIS:
+        payload = _com(caminho, valor)
+        linhas = reg.erros(tipo, payload, versao)
+        try:
+            reg.validar(tipo, payload, versao)
+        except errors.InvalidEvent as exc:
+            linhas.append(str(exc))
+        for linha in linhas:
+            assert not any(m in linha for m in MARCAS), (valor, linha)
+            assert "Maria" not in linha, (valor, linha)
+
+
+@pytest.mark.parametrize(
+    ("payload", "esperado"),
+    [
+        (
+            normalizada(coordenadas_validadas={"lat": 98.765432, "lng": -46.633309}),
+            "field 'coordenadas_validadas.lat': must be at most 90",
+        ),
+        (normalizada(demanda_id=PESSOAL), "field 'demanda_id': is not a valid uuid"),
+        (normalizada(titulo=12345678901), "field 'titulo': must be of type string (got integer)"),
+        (
+            normalizada(origem_normalizacao=PESSOAL),
+            'field \'origem_normalizacao\': must be one of "automatico", "hibrido"',
+        ),
+        (
+            normalizada(entidades_extraidas={"endereco": 1, PESSOAL: 2}),
+            "field 'entidades_extraidas.<key>' is not part of this version of the schema",
+        ),
+        (
+            normalizada(entidades_extraidas={"rua_x": PESSOAL}),
+            "field 'entidades_extraidas.rua_x' is not part of this version of the schema",
+        ),
+    ],
+    ids=["maximum", "format", "type", "enum", "odd_key", "plain_key"],
+)
+def test_registry__error_texts_keep_the_path_and_the_rule(
+    reg: registry.Registry, payload: dict[str, Any], esperado: str
+) -> None:
+    assert esperado in reg.erros(NORM, payload)

@@ -14,7 +14,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import fastjsonschema
 import jsonschema
@@ -189,9 +189,26 @@ class Registry:
         )
 
 
+# A property name shown in an error: the schema's own names are identifiers; a producer's
+# extra key may be anything (a name, an address), so only an identifier is shown.
+_NOME_DE_CAMPO = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+# JSON's names for the Python types a decoded payload holds.
+_TIPOS_JSON: dict[type, str] = {
+    str: "string", bool: "boolean", int: "integer", float: "number", list: "array",
+    dict: "object", type(None): "null",
+}  # fmt: skip
+
+
+def _parte(parte: object) -> str:
+    if isinstance(parte, int) or _NOME_DE_CAMPO.fullmatch(str(parte)):
+        return str(parte)
+    return "<key>"
+
+
 def _campo(erro: jsonschema.exceptions.ValidationError) -> str:
     """The JSON path of the field at fault: for a missing property, the property itself."""
-    partes = [str(p) for p in erro.absolute_path]
+    partes = [_parte(p) for p in erro.absolute_path]
     if erro.validator == "required" and isinstance(erro.validator_value, list):
         presentes = erro.instance if isinstance(erro.instance, dict) else {}
         # One error per missing property; its message starts with that property's repr.
@@ -204,13 +221,55 @@ def _campo(erro: jsonschema.exceptions.ValidationError) -> str:
             None,
         )
         if ausente is not None:
-            partes.append(str(ausente))
+            partes.append(_parte(ausente))
     if erro.validator == "additionalProperties" and isinstance(erro.instance, dict):
         conhecidos = erro.schema.get("properties", {}) if isinstance(erro.schema, dict) else {}
         extras = sorted(str(k) for k in erro.instance if k not in conhecidos)
         if extras:
-            partes.append(extras[0])
+            partes.append(_parte(extras[0]))
     return ".".join(partes) or "(payload)"
+
+
+def _json(valor: Any) -> str:
+    return json.dumps(valor, ensure_ascii=False)
+
+
+# Rules whose text needs only the schema's own value (a bound, a format's name).
+_REGRAS: dict[str, str] = {
+    "format": "is not a valid {}",
+    "minimum": "must be at least {}",
+    "maximum": "must be at most {}",
+    "exclusiveMinimum": "must be more than {}",
+    "exclusiveMaximum": "must be less than {}",
+    "multipleOf": "must be a multiple of {}",
+    "minLength": "must have at least {} characters",
+    "maxLength": "must have at most {} characters",
+    "minItems": "must have at least {} items",
+    "maxItems": "must have at most {} items",
+    "minProperties": "must have at least {} properties",
+    "maxProperties": "must have at most {} properties",
+}
+
+
+def _regra(erro: jsonschema.exceptions.ValidationError) -> str:
+    """The rule the value breaks, in the schema's terms: never the value itself, which may
+    be a citizen's address, name or position (jsonschema's own messages start with it)."""
+    regra, limite = str(erro.validator), cast(Any, erro.validator_value)
+    if regra in _REGRAS:
+        return _REGRAS[regra].format(limite)
+    if regra == "type":
+        tipos = limite if isinstance(limite, list) else [limite]
+        recebido = _TIPOS_JSON.get(type(erro.instance), "another type")
+        return f"must be of type {' or '.join(map(str, tipos))} (got {recebido})"
+    if regra == "enum":
+        return "must be one of " + ", ".join(_json(v) for v in limite)
+    if regra == "const":
+        return f"must be {_json(limite)}"
+    if regra == "pattern":
+        return "does not match the schema's pattern"
+    if regra == "uniqueItems":
+        return "must not repeat an item"
+    return f"breaks the schema's {regra!r} rule"
 
 
 def _descrever(erro: jsonschema.exceptions.ValidationError) -> str:
@@ -219,11 +278,9 @@ def _descrever(erro: jsonschema.exceptions.ValidationError) -> str:
         return f"field '{campo}' is required"
     if erro.validator == "additionalProperties":
         return f"field '{campo}' is not part of this version of the schema"
-    if erro.validator in ("format", "pattern") and isinstance(erro.schema, dict):
-        formato = erro.schema.get("format")
-        if formato:
-            return f"field '{campo}': {erro.instance!r} is not a valid {formato}"
-    return f"field '{campo}': {erro.message}"
+    if erro.validator == "pattern" and isinstance(erro.schema, dict) and erro.schema.get("format"):
+        return f"field '{campo}': is not a valid {erro.schema['format']}"
+    return f"field '{campo}': {_regra(erro)}"
 
 
 def _relevancia(erro: jsonschema.exceptions.ValidationError) -> tuple[int, str, int]:

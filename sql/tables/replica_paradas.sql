@@ -1,0 +1,20 @@
+-- The replica's breaker (migration 20261204120000): each time the event-synced replica
+-- stopped before an event, because more than D2_REPLICA_BREAKER_MAX polygons were removed
+-- or taken by producers other than D-2's importers within D2_REPLICA_BREAKER_WINDOW
+-- seconds. While a row has no retomada_em the replica applies nothing (its cursor waits
+-- before event_id); `d2 mirror resume` ends it, applying or dropping what was held.
+CREATE TABLE d2.replica_paradas (
+    id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    -- The event the replica stopped before.
+    event_id      UUID NOT NULL,
+    motivo        TEXT NOT NULL,
+    parada_em     TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    retomada_em   TIMESTAMPTZ,
+    -- Who resumed it (d2 mirror resume --by), and how many held removals were dropped.
+    retomada_por  TEXT,
+    descartados   INTEGER
+);
+
+-- At most one stop at a time.
+CREATE UNIQUE INDEX replica_paradas_aberta_key ON d2.replica_paradas ((true))
+    WHERE retomada_em IS NULL;
