@@ -1,7 +1,7 @@
 """The address corpus of issue 26 and the short form of `d2 bench geocode-quality`: the
 committed corpus is what its generator makes, covers what the issue asks, and runs
 through the real worker on both paths (today's free text and the ladder), every case
-judged; the ladder's targets are asserted apart, expected to fail until it lands."""
+judged; the ladder meets the issue's targets on it."""
 
 from __future__ import annotations
 
@@ -166,7 +166,6 @@ def test_geocode_quality__both_paths_judge_every_case_of_the_short_form(
 
 @pytest.mark.shared_data
 @pytest.mark.timeout(900)
-@pytest.mark.xfail(strict=True, reason="the ladder lands with branch enderecos")
 def test_geocode_quality__the_ladder_meets_the_targets_on_the_short_form(
     avaliacao: geocode_quality.Avaliacao,
 ) -> None:
