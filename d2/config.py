@@ -29,6 +29,16 @@ def _float(name: str, default: float) -> float:
         raise errors.ConfigError(f"{name} must be a number, got {raw!r}") from None
 
 
+def _ligado(name: str) -> bool:
+    """on (the default) or off."""
+    raw = (os.environ.get(name) or "on").strip().lower()
+    if raw in ("on", "1", "true", "yes"):
+        return True
+    if raw in ("off", "0", "false", "no"):
+        return False
+    raise errors.ConfigError(f"{name} must be on or off, got {raw!r}")
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None
@@ -57,6 +67,10 @@ class Settings:
     geocoder_espera_max_s: float = 300.0
     geocoder_cache_max: int = 50_000
     geocoder_cache_ttl_s: int = 24 * 3600
+    # The address ladder (issue 26); off: the free-text path of issue 14, unchanged.
+    geocoder_escada: bool = True
+    # Tries the geocoder may fail one address while answering (issue 29 item 13).
+    geocoder_tentativas_max: int = 5
     nominatim_web_user: str = "www-data"  # Nominatim's NOMINATIM_DATABASE_WEBUSER
     # uc.poligono_* carry a polygon's whole GeoJSON (a big município is several MB).
     max_payload_bytes_uc: int = 64 * 1024 * 1024
@@ -126,6 +140,8 @@ def load() -> Settings:
         geocoder_espera_max_s=_float("D2_GEOCODER_RETRY_MAX", 300.0),
         geocoder_cache_max=_int("D2_GEOCODER_CACHE_MAX_ENTRIES", 50_000),
         geocoder_cache_ttl_s=_int("D2_GEOCODER_CACHE_TTL", 24 * 3600),
+        geocoder_escada=_ligado("D2_GEOCODER_LADDER"),
+        geocoder_tentativas_max=_int("D2_GEOCODER_TRIES_MAX", 5),
         nominatim_web_user=os.environ.get("NOMINATIM_DATABASE_WEBUSER") or "www-data",
         sync_timeout_s=_float("D2_SYNC_TIMEOUT", 30.0),
         territorio_timeout_s=_float("D2_TERRITORIO_TIMEOUT", 30.0),
@@ -149,6 +165,8 @@ def load() -> Settings:
         raise errors.ConfigError("D2_GEOCODER_TIMEOUT must be positive")
     if settings.geocoder_concorrencia < 1 or settings.geocoder_lote < 1:
         raise errors.ConfigError("D2_GEOCODER_CONCURRENCY and D2_GEOCODER_BATCH must be at least 1")
+    if settings.geocoder_tentativas_max < 1:
+        raise errors.ConfigError("D2_GEOCODER_TRIES_MAX must be at least 1")
     if settings.cache_max_entries < 0:
         raise errors.ConfigError("D2_CACHE_MAX_ENTRIES must not be negative")
     if settings.territorio_timeout_s <= 0:

@@ -74,6 +74,7 @@ GRANT EXECUTE
                 d2.consumer_posicao(varchar),
                 d2.regeo_comparar(uuid[]),
                 d2.candidatos_territorio(integer[], integer[], text[]),
+                d2.nome_busca(text),
                 -- SECURITY DEFINER: the worker applies what writers of core.uc_polygons
                 -- recorded (d2/territorio/mirror.py); it may not write the mirror itself.
                 d2.mirror_aplicar(),
@@ -148,6 +149,11 @@ GRANT SELECT ON d2.mirror_mudancas TO d2_worker;
 -- Address demands waiting for the geocoder (issue 14), and what Nominatim holds.
 GRANT SELECT, INSERT, UPDATE, DELETE ON d2.geocodificacoes_pendentes TO d2_worker;
 GRANT SELECT ON d2.nominatim_importacoes TO d2_worker;
+-- The address ladder (issue 26): the CEPs it reads, what it understood (written with the
+-- terminal state; the view for reading it back).
+GRANT SELECT ON d2.ceps, d2.cep_localidades TO d2_worker;
+GRANT SELECT, INSERT ON d2.geocodificacoes TO d2_worker;
+GRANT SELECT ON d2.v_geocodificacoes TO d2_worker;
 -- Citizen drawings: read back what d2.territorio_submeter decided, to publish it.
 GRANT SELECT ON d2.territorio_submissoes, d2.territorio_ucs TO d2_worker;
 -- The re-georeferencing follow-up (d2/ops/regeo.py). UPDATE on the queues only because taking

@@ -18,12 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from d2 import errors
-from d2.bench import capture, common, data, drain, event_log, geocode, geocode_quality, pip, regeo
+from d2.bench import (
+    adversarial,
+    capture,
+    common,
+    data,
+    drain,
+    event_log,
+    geocode,
+    geocode_quality,
+    pip,
+    regeo,
+)
 from d2.importers import ibge
 
 NAMES = (
     "pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo", "geocode",
-    "geocode-quality",
+    "geocode-quality", "adversarial",
 )  # fmt: skip
 
 # Sizes: (full run, --quick).
@@ -41,6 +52,8 @@ _ESCRITAS = (60, 20)  # single-row writes timed for the mirror's staleness
 _ENDERECOS = (2_000, 600)
 _ENDERECOS_UM = (300, 100)
 _GPS_MISTO = (20_000, 5_000)
+# adversarial: hostile address texts (and as many ordinary ones for the baseline).
+_ADVERSARIOS = (500, 100)
 # geocode on the address corpus: demands decided with no Nominatim call.
 _SEM_NOMINATIM = (2_000, 500)
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
@@ -55,15 +68,18 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
         raise errors.InvalidInput(
             f"unknown benchmark {desconhecidos[0]!r}; choose from {', '.join(NAMES)}"
         )
-    # geocode runs on the sample territory (and, where the shared data is, on the address
-    # corpus too): it alone needs no shared data.
-    if escolhidos != ["geocode"] and not (common.SHARED_DATA / "br_municipios.geojson.gz").exists():
+    # geocode (on the sample territory; and, where the shared data is, on the address
+    # corpus too) and adversarial need no shared data.
+    if (
+        not set(escolhidos) <= {"geocode", "adversarial"}
+        and not (common.SHARED_DATA / "br_municipios.geojson.gz").exists()
+    ):
         raise errors.D2Error(f"the benchmarks need the shared data at {common.SHARED_DATA}")
     i = 1 if quick else 0
     with common.server(url) as srv, contextlib.ExitStack() as pilha:
         template: str | None = None
         for nome in escolhidos:
-            if nome in ("import", "eventlog", "geocode", "geocode-quality"):
+            if nome in ("import", "eventlog", "geocode", "geocode-quality", "adversarial"):
                 yield from _sem_modelo(nome, srv, url, quick)
                 continue
             if nome == "capture":
@@ -93,6 +109,8 @@ def _sem_modelo(nome: str, srv: Any, url: str | None, quick: bool) -> Iterator[d
         )
     elif nome == "geocode-quality":
         yield from geocode_quality.medir(srv, quick)
+    elif nome == "adversarial":
+        yield from adversarial.medir(srv, _ADVERSARIOS[i])
 
 
 def _captura(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:

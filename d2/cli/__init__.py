@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from d2 import errors
 from d2.cli import (
     bench,
+    cep,
     conflicts,
     database_url,
     db,
@@ -35,7 +36,7 @@ from d2.terminal import visivel
 
 AREAS = (
     db, resolve, mirror, imports, worker, status, dlq, revisoes, conflicts, regeorreferenciar,
-    html_map, territorio, nominatim, geocoding, demo, bench,
+    html_map, territorio, nominatim, geocoding, cep, demo, bench,
 )  # fmt: skip
 
 

@@ -56,7 +56,10 @@ def registrar(sub: Any) -> None:
             "Aberto and the shared data) through the worker with D2_GEOCODER_LADDER=off and "
             "=on side by side: right, wrong UC, missed, resolved where none was expected, "
             "over- and under-confident, per category and in total, and the issue's targets "
-            "(--quick: 5 cases per category; D2_BENCH_CASES=FILE writes every case's answers)."
+            "(--quick: 5 cases per category; D2_BENCH_CASES=FILE writes every case's answers). "
+            "adversarial: milliseconds per hostile address text (100 kB, hundreds of "
+            "segments, names or numbers) against an ordinary address, same run (needs no "
+            "shared data)."
         ),
     )
     p_bench.add_argument(
@@ -64,6 +67,6 @@ def registrar(sub: Any) -> None:
         nargs="*",
         metavar="NAME",
         help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode, "
-        "geocode-quality (default: all)",
+        "geocode-quality, adversarial (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")

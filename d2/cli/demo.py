@@ -17,13 +17,18 @@ from d2.cli.common import comando, em_dia, emitir, flag, positivo
 from d2.eventlog import bus, registry
 from d2.geocoder import nominatim_import
 from d2.handler import classification, handler
+from d2.importers import cep, sample_cep
 from d2.territorio import comunitario
 from d2.worker import loop
 
-# Address-only demands (issue 14): by street and house, by CEP, by bairro or município
-# named, and two that name no credible place ("Centro" alone, a UF that contradicts).
+# Address-only demands (issues 14, 26): by street and house (tidy, and as citizens write
+# them), by CEP (its street, or its bairro where OSM lacks the street), by bairro or
+# município named, and two that name no credible place ("Centro" alone, a UF that
+# contradicts).
 ENDERECOS: list[dict[str, str]] = [
     {"endereco": "Rua das Palmeiras, 123, Vila Aurora"},
+    {"endereco": "R. das Palmeiras nº 123 apto 4 Vila Aurora/AU"},
+    {"cep": "78010-500"},
     {"endereco": "Avenida Brasil, 250 - Porto Sereno"},
     {"nomeRua": "Rua Marechal Floriano", "endereco": "Rua Marechal Floriano, 456, Campo Largo"},
     {"cep": "78300-200"},
@@ -122,6 +127,9 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
     from d2.importers import sample
 
     importacao = sample.load_sample(url)
+    with tempfile.TemporaryDirectory(prefix="d2-demo-cep-") as tmp:
+        # `d2 cep import` of the sample's own CEPs (CEP Aberto's dump format).
+        ceps = cep.importar(url, sample_cep.write_dump(Path(tmp) / "ceps"))
     sem_nominatim = carregar_nominatim(settings, url) if enderecos else "not asked"
     extras = eventos_com_endereco() if sem_nominatim is None else []
     with db.connect(url, autocommit=True) as conn:
@@ -152,6 +160,10 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
         exemplo = conn.execute(db.q("demo_example_point")).fetchone()
     return {
         "territorio": importacao.total().read,
+        "ceps": {
+            "lidos": ceps.lidos,
+            "municipios": {k: n for k, (_, n) in ceps.municipios.items()},
+        },
         # A parked address demand is counted again where it ends.
         "eventos": sum(resultado.contagem.values())
         - resultado.contagem.get(str(classification.Outcome.GEOCODIFICACAO_PENDENTE), 0),
@@ -243,6 +255,9 @@ def formatar(report: dict[str, Any]) -> str:
     linhas = [
         "D-2 demo",
         f"  sample UC polygons:   {report['territorio']}",
+        f"  sample CEPs (d2 cep import): {report['ceps']['lidos']}; by how their município "
+        "was linked: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(report["ceps"]["municipios"].items())),
         f"  events handled:       {report['eventos']}",
         "  resolutions stored, per level (whole database): "
         + (
@@ -291,6 +306,7 @@ def formatar(report: dict[str, Any]) -> str:
         "    SELECT * FROM d2.v_consumer_lag;",
         "    SELECT metodo_resolucao, confianca_geo, endereco_original, endereco_geocodificado"
         " FROM d2.resolucoes_geo WHERE metodo_resolucao <> 'gps';",
+        "    SELECT precisao, passo, endereco_entendido, consultas FROM d2.v_geocodificacoes;",
         "    SELECT * FROM d2.resolver_territorio({}, {});".format(*report["exemplo"]),
         "  .venv/bin/d2 dlq list",
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from d2 import db
+from d2 import config, db
 from d2.cli import database_url
 from d2.cli.common import emitir, event_ids, fila, grupo
 
@@ -14,8 +14,10 @@ from d2.cli.common import emitir, event_ids, fila, grupo
 def _texto_espera(linhas: list[dict[str, Any]]) -> str:
     if not linhas:
         return "no address demand is waiting for the geocoder"
+    maximo = config.load().geocoder_tentativas_max  # then the dead letters
     return "\n".join(
         f"{r['event_id']}  seq {r['sequence_number']}  tries {r['tentativas']}  "
+        f"failed {r['falhas']}/{maximo}  "
         f"next {r['proxima_tentativa']:%Y-%m-%d %H:%M:%S}  {r['ultimo_erro'] or ''}"
         for r in linhas
     )

@@ -101,7 +101,7 @@ def inferir_muitos(conn: db.Connection, enderecos: list[text.Endereco]) -> list[
     return [decidir(c) for c in por_endereco]
 
 
-def _dentro_de_outro(c: Candidate, todos: list[Candidate]) -> bool:
+def dentro_de_outro(c: Candidate, todos: list[Candidate]) -> bool:
     return any(
         o.segmento == c.segmento
         and o.inicio <= c.inicio
@@ -113,7 +113,7 @@ def _dentro_de_outro(c: Candidate, todos: list[Candidate]) -> bool:
 
 def decidir(candidatos: list[Candidate]) -> Inference:
     """The rules, over the names found in one address."""
-    nomes = [c for c in candidatos if not _dentro_de_outro(c, candidatos)]
+    nomes = [c for c in candidatos if not dentro_de_outro(c, candidatos)]
     ufs = {c.unidade_civica_id: c for c in nomes if c.nivel == UF}
     municipios = {c.unidade_civica_id: c for c in nomes if c.nivel == MUNICIPIO}
     bairros = {c.unidade_civica_id: c for c in nomes if c.nivel == BAIRRO}

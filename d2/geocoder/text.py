@@ -25,6 +25,10 @@ class Endereco:
     consulta: str  # what the geocoder is asked
     cep: str | None  # "ddddd-ddd"
     segmentos: tuple[str, ...]  # what the territorial inference reads
+    # The payload's fields apart, cleaned (the address ladder reads them for what they
+    # are: d2.geocoder.fields): entidades_extraidas.endereco and .nomeRua.
+    texto: str | None = None
+    rua: str | None = None
 
     @property
     def chave(self) -> str:
@@ -59,10 +63,13 @@ def do_payload(payload: Any) -> Endereco | None:
     if not isinstance(entidades, dict):
         return None
     partes: list[str] = []
+    campos: dict[str, str] = {}
     for campo in ("endereco", "nomeRua"):
         valor = entidades.get(campo)
         if isinstance(valor, str):
             limpo = limpar(valor)
+            if limpo:
+                campos[campo] = limpo
             if limpo and not any(normalizar(limpo) in normalizar(p) for p in partes):
                 partes.append(limpo)
     cep_campo = entidades.get("cep")
@@ -75,4 +82,6 @@ def do_payload(payload: Any) -> Endereco | None:
         return None
     consulta = _ESPACOS.sub(" ", _PALAVRA_CEP.sub(" ", texto)).strip(" ,")
     segmentos = tuple(s.strip() for s in _SEPARADORES.split(texto) if s.strip())
-    return Endereco(texto, consulta or texto, cep, segmentos)
+    return Endereco(
+        texto, consulta or texto, cep, segmentos, campos.get("endereco"), campos.get("nomeRua")
+    )

@@ -58,6 +58,9 @@ class Plan:
     da_fila: bool = False  # from d2.geocodificacoes_pendentes: leaves it when concluded
     titular: uuid.UUID | None = None  # the event holding the demanda, for a CONFLITO
     retida: bool = False  # a replay of a demanda in conflict: nothing is republished
+    # What the geocoding stage understood and how it answered: its d2.geocodificacoes row
+    # (event_id, demanda_id, precisao, passo, entendido, consultas, motivo).
+    geocodificacao: dict[str, Any] | None = None
 
     @property
     def correlacao_id(self) -> uuid.UUID | None:

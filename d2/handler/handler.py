@@ -90,6 +90,13 @@ def _registrar_dead_letter(conn: db.Connection, evento: bus.Evento, erro: str) -
 _FALHA_PUBLICACAO = "publish failed"
 
 
+def _registrar_geocodificacoes(conn: db.Connection, planos: list[Plan]) -> None:
+    """The geocoding stage's rows (d2.geocodificacoes), with the terminal state."""
+    linhas = [p.geocodificacao for p in planos if p.geocodificacao is not None]
+    if linhas:
+        conn.execute(db.q("geocoder_record"), {"rows": wire.json_texto(linhas)})
+
+
 def _mover_cursor(conn: db.Connection, ultima: bus.Position) -> None:
     conn.execute(
         db.q("cursor_advance"),
@@ -230,6 +237,7 @@ class Handler:
         colunas = outputs.colunas_resolucoes([p.gravada for p in novos if p.gravada is not None])
         with db.mapped_errors(), conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
             gravados = {row[0] for row in cur.execute(db.q("resolucoes_insert"), colunas)}
+            _registrar_geocodificacoes(conn, [p for p in novos if p.event_id_texto in gravados])
         recusados = [p for p in novos if p.event_id_texto not in gravados]
         for plano, (motivo, titular) in zip(
             recusados, self._disputar(conn, recusados), strict=True
@@ -343,6 +351,9 @@ class Handler:
                         "seqs": [p.evento.sequence_number for p in estacionados],
                     },
                 )
+            _registrar_geocodificacoes(
+                conn, [p for p in planos if p.desfecho == Outcome.ENDERECO_NAO_RESOLVIDO]
+            )
             da_fila = [p.event_id_texto for p in planos if p.da_fila]
             if da_fila:
                 conn.execute(db.q("geocoder_remove"), {"event_ids": da_fila})

@@ -104,6 +104,14 @@ class _Writer:
             ET.SubElement(elemento, "tag", k=chave, v=valor)
 
 
+def pontos_da_rua(lng: float, lat: float, k: int) -> list[tuple[float, float]]:
+    """The k-th street of a município whose place node is at (lng, lat): a line west-east
+    0.004° long, 0.003° apart from the one before, south of the node."""
+    y = lat - 0.004 - 0.003 * k
+    x0 = lng - 0.006
+    return [(x0 + 0.002 * j, y) for j in range(3)]
+
+
 def write_osm(path: Path) -> Path:
     """Write the sample territory as an .osm (XML) file at path."""
     municipios = sample.municipios()
@@ -115,10 +123,8 @@ def write_osm(path: Path) -> Path:
         assert geometria.contains(shapely.Point(lng, lat)), nome
         escritor.no(lng, lat, {"place": lugar, "name": nome})
         for k, rua in enumerate(ruas):
-            # Each street runs west-east 0.004° long, 0.003° apart, south of the node.
-            y = lat - 0.004 - 0.003 * k
-            x0 = lng - 0.006
-            pontos = [(x0 + 0.002 * j, y) for j in range(3)]
+            pontos = pontos_da_rua(lng, lat, k)
+            x0, y = pontos[0]
             assert all(geometria.contains(shapely.Point(p)) for p in pontos), rua.nome
             nos = [escritor.no(x, yy) for x, yy in pontos]
             vias.append((nos, {"highway": "residential", "name": rua.nome}))

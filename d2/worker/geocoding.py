@@ -5,12 +5,20 @@ handler's own steps 5-7 (d2.handler.handler), its queue row leaving in the same 
 A demand whose query the geocoder did not answer stays parked with a backoff
 (doubling from 1 s up to D2_GEOCODER_RETRY_MAX, jittered) and is tried again; nothing
 else waits for it: the handler parks and moves on, and this stage runs on its own
-thread and connection.
+thread and connection. Due rows are taken by due time, so one that keeps failing waits
+behind those parked meanwhile; one the geocoder fails D2_GEOCODER_TRIES_MAX times while
+it is answering (it answered other addresses, or failed only this one and its status says
+it is fine) goes to the dead letters, where `d2 dlq retry` can send it back. A geocoder
+that is down, or slow for everyone, costs no address its tries.
 
-Decision (spec 8.3, issue 14): a street, house, POI or CEP match inside D-2's territory,
-where the município/UF the text names holds it → 'endereco'/'media' at that point;
-otherwise the UC the text names (d2.geocoder.inferencia) → 'inferencia'/'baixa' at a
-point on its surface; otherwise discarded, counted by reason.
+Decision, with D2_GEOCODER_LADDER=on (the default): the address ladder
+(d2.geocoder.ladder: the fields understood, the place known, named steps from the house
+number down to the município). Off: issue 14's free-text path, kept as it was: a street,
+house, POI or CEP match inside D-2's territory, where the município/UF the text names
+holds it → 'endereco'/'media' at that point; otherwise the UC the text names
+(d2.geocoder.inferencia) → 'inferencia'/'baixa' at a point on its surface; otherwise
+discarded, counted by reason. Either way one row per concluded address goes to
+d2.geocodificacoes (d2.v_geocodificacoes).
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import prometheus_client
 
 from d2 import config, db
 from d2.eventlog import bus
-from d2.geocoder import inference, nominatim, text
+from d2.geocoder import inference, ladder, nominatim, text
 from d2.handler import cache, classification, handler, outputs
 from d2.territorio import resolver
 
@@ -37,8 +45,9 @@ _BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
 
 class GeocodingMetrics:
-    """d2_geocodificacoes_total{resultado} and the geocoder's request durations. The
-    label is a bounded set (endereco, inferencia, the discard reasons, indisponivel):
+    """d2_geocodificacoes_total{resultado}, the searches by ladder step, the CEPs set
+    aside, and the geocoder's request durations. The labels are bounded sets (endereco,
+    inferencia, the discard reasons, indisponivel, esgotada; the ladder's step names):
     never an address."""
 
     def __init__(self, registry: prometheus_client.CollectorRegistry) -> None:
@@ -46,6 +55,17 @@ class GeocodingMetrics:
             "d2_geocodificacoes",
             "Address demands through the geocoding stage, by result.",
             ["resultado"],
+            registry=registry,
+        )
+        self.consultas = prometheus_client.Counter(
+            "d2_geocodificacao_consultas",
+            "Geocoder searches made by the address ladder, by step.",
+            ["passo"],
+            registry=registry,
+        )
+        self.ceps_contraditorios = prometheus_client.Counter(
+            "d2_geocodificacao_ceps_contraditorios",
+            "Address demands whose CEP contradicted the place the text names (set aside).",
             registry=registry,
         )
         self.duracao = prometheus_client.Histogram(
@@ -56,9 +76,10 @@ class GeocodingMetrics:
         )
 
 
-class AddressCache(cache.LRUCache[nominatim.Match | None]):
+class AddressCache(cache.LRUCache[nominatim.Match | None | tuple[nominatim.Match, ...]]):
     """The geocoder's answers by normalised query (bounded, with a TTL), emptied when a
-    new Nominatim import is seen."""
+    new Nominatim import is seen: a free-text query's best match, or a ladder search's
+    matches (nominatim.Consulta.chave)."""
 
     geracao: int | None = None
 
@@ -76,6 +97,9 @@ class Round:
     adiadas: int = 0
     resultados: Counter[str] = field(default_factory=Counter)
     resultado: handler.Result = field(default_factory=handler.Result)
+    consultas: Counter[str] = field(default_factory=Counter)  # searches, by ladder step
+    ceps_contraditorios: int = 0
+    respondeu: bool = False  # the geocoder answered some search of the round
 
 
 class GeocodingStage:
@@ -161,12 +185,19 @@ class GeocodingStage:
             ultima = conn.execute(db.q("nominatim_import_last")).fetchone()
         self.cache.observar_geracao(int(ultima["id"]) if ultima else None)
         tentativas = {row["event_id"]: int(row["tentativas"]) for row in devidas}
+        falhas = {row["event_id"]: int(row["falhas"]) for row in devidas}
         eventos = bus.ler_eventos(conn, list(tentativas))
         planos = self._planos(conn, eventos)
         enderecos = [
             p for p in planos if p.desfecho == classification.Outcome.GEOCODIFICACAO_PENDENTE
         ]
-        adiados = self._geocodificar(conn, enderecos, rodada)
+        if self.settings.geocoder_escada:
+            adiados = self._geocodificar_escada(conn, enderecos, rodada)
+        else:
+            adiados = self._geocodificar(conn, enderecos, rodada)
+        proprias = self._falhas_proprias(adiados, rodada)
+        if proprias:
+            self._esgotar(enderecos, adiados, falhas, rodada)
         prontos = [p for p in planos if p.evento.event_id not in adiados]
         if prontos:
             outputs.preparar(prontos)
@@ -174,11 +205,15 @@ class GeocodingStage:
             rodada.resultado = self.servico.concluir(conn, lote, mover_cursor=False)
             rodada.concluidas = len(prontos)
         if adiados:
-            self._adiar(conn, adiados, tentativas)
+            self._adiar(conn, adiados, tentativas, proprias)
             rodada.adiadas = len(adiados)
         if self.metricas is not None:
             for resultado, n in rodada.resultados.items():
                 self.metricas.total.labels(resultado).inc(n)
+            for passo, n in rodada.consultas.items():
+                self.metricas.consultas.labels(passo).inc(n)
+            if rodada.ceps_contraditorios:
+                self.metricas.ceps_contraditorios.inc(rodada.ceps_contraditorios)
         _somar(self.total, rodada)
         return rodada
 
@@ -190,18 +225,86 @@ class GeocodingStage:
             plano.da_fila = True
         return planos
 
+    def _geocodificar_escada(
+        self, conn: db.Connection, planos: list[classification.Plan], rodada: Round
+    ) -> dict[uuid.UUID, str]:
+        """Decide every address plan down the ladder; returns the ones to postpone."""
+        desfechos = ladder.geocodificar(
+            conn,
+            self.geocodificador,
+            self.cache,
+            [p.endereco for p in planos if p.endereco is not None],
+            bloco=max(1, self.settings.geocoder_concorrencia * 4),
+            parar=self.parar.is_set,
+        )
+        adiados: dict[uuid.UUID, str] = {}
+        for plano, d in zip(planos, desfechos, strict=True):
+            rodada.consultas.update(d.por_passo)
+            if d.indisponivel is not None:
+                adiados[plano.evento.event_id] = d.indisponivel
+                rodada.resultados["indisponivel"] += 1
+                continue
+            if d.consultas:
+                rodada.respondeu = True
+            if d.contexto is not None and d.contexto.cep_contraditorio:
+                rodada.ceps_contraditorios += 1
+            plano.geocodificacao = _registro(plano, d.precisao, d.passo, d.entendido, d.consultas)
+            if d.resolucao is not None and d.metodo is not None and d.confianca is not None:
+                plano.desfecho = classification.Outcome.GEORREFERENCIADA
+                plano.resolucao, plano.lat, plano.lng = d.resolucao, d.lat, d.lng
+                plano.metodo, plano.confianca = d.metodo, d.confianca
+                plano.endereco_geocodificado = d.nome
+                rodada.resultados[d.metodo] += 1
+            else:
+                self._descartar(plano, d.motivo or str(inference.Reason.NAO_ENCONTRADO), rodada)
+        return adiados
+
+    def _falhas_proprias(self, adiados: dict[uuid.UUID, str], rodada: Round) -> bool:
+        """Whether the searches left unanswered are their addresses' own failures: the
+        geocoder answered others in the round, or it failed only this one address and
+        its status says it is fine. Not when the worker stops, nor when it failed every
+        address of a round (down, or slow for everyone)."""
+        if not adiados or self.parar.is_set():
+            return False
+        return rodada.respondeu or (len(adiados) == 1 and self.geocodificador.saudavel())
+
+    def _esgotar(
+        self,
+        planos: list[classification.Plan],
+        adiados: dict[uuid.UUID, str],
+        falhas: dict[Any, int],
+        rodada: Round,
+    ) -> None:
+        """Addresses the geocoder, while answering, failed D2_GEOCODER_TRIES_MAX times
+        end in the dead letters (no address in the reason) instead of waiting again."""
+        maximo = self.settings.geocoder_tentativas_max
+        for plano in planos:
+            event_id = plano.evento.event_id
+            if event_id in adiados and falhas.get(event_id, 0) + 1 >= maximo:
+                classification.morto(
+                    plano,
+                    f"the geocoder failed this address {maximo} times while answering "
+                    f"(last: {adiados.pop(event_id)[:80]})",
+                )
+                rodada.resultados["esgotada"] += 1
+
     def _geocodificar(
         self, conn: db.Connection, planos: list[classification.Plan], rodada: Round
     ) -> dict[uuid.UUID, str]:
         """Decide every address plan; returns the ones to postpone (event → reason)."""
-        respostas = self._perguntar([p.endereco for p in planos if p.endereco is not None])
+        consultas: list[int] = [0] * len(planos)
+        respostas = self._perguntar(
+            [p.endereco for p in planos if p.endereco is not None], consultas
+        )
         adiados: dict[uuid.UUID, str] = {}
         decidir: list[tuple[classification.Plan, nominatim.Match | None]] = []
-        for plano, resposta in zip(planos, respostas, strict=True):
+        for plano, resposta, n in zip(planos, respostas, consultas, strict=True):
             if isinstance(resposta, nominatim.Unavailable):
                 adiados[plano.evento.event_id] = str(resposta)
                 rodada.resultados["indisponivel"] += 1
             else:
+                rodada.respondeu = rodada.respondeu or n > 0
+                plano.geocodificacao = _registro(plano, None, None, None, n)
                 decidir.append((plano, resposta))
         if not decidir:
             return adiados
@@ -230,22 +333,27 @@ class GeocodingStage:
         self._inferir(conn, por_inferencia, rodada)
         return adiados
 
-    def _perguntar(self, enderecos: list[text.Endereco]) -> list[nominatim.Resposta]:
+    def _perguntar(
+        self, enderecos: list[text.Endereco], contagem: list[int]
+    ) -> list[nominatim.Resposta]:
         """The geocoder's answer per address: the cache, else the text; where the text
-        gives no street and a CEP is there, the CEP alone."""
+        gives no street and a CEP is there, the CEP alone. contagem[i]: the searches
+        made for address i (each counted once, for the first address that needed it)."""
         respostas: list[nominatim.Resposta] = [None] * len(enderecos)
         faltam: dict[str, list[int]] = {}
         for i, endereco in enumerate(enderecos):
             hit, valor = self.cache.obter_chave(endereco.chave)
-            if hit:
+            if hit and not isinstance(valor, tuple):
                 respostas[i] = valor
             else:
                 faltam.setdefault(endereco.consulta, []).append(i)
         consultas = list(faltam)
+        for consulta in consultas:
+            contagem[faltam[consulta][0]] += 1
         for consulta, resposta in zip(consultas, self._buscar(consultas), strict=True):
             for i in faltam[consulta]:
                 respostas[i] = resposta
-        self._por_cep(enderecos, [i for c in consultas for i in faltam[c]], respostas)
+        self._por_cep(enderecos, [i for c in consultas for i in faltam[c]], respostas, contagem)
         for consulta in consultas:
             for i in faltam[consulta]:
                 if not isinstance(respostas[i], nominatim.Unavailable):
@@ -269,6 +377,7 @@ class GeocodingStage:
         enderecos: list[text.Endereco],
         perguntados: list[int],
         respostas: list[nominatim.Resposta],
+        contagem: list[int],
     ) -> None:
         """Where the text gave no street and carries a CEP, ask for the CEP alone."""
         por_cep: dict[str, list[int]] = {}
@@ -280,6 +389,8 @@ class GeocodingStage:
             if sem_rua and cep is not None and cep != enderecos[i].consulta:
                 por_cep.setdefault(cep, []).append(i)
         ceps = list(por_cep)
+        for cep in ceps:
+            contagem[por_cep[cep][0]] += 1
         for cep, resposta in zip(ceps, self._buscar(ceps), strict=True):
             if isinstance(resposta, nominatim.Unavailable) or (
                 isinstance(resposta, nominatim.Match) and resposta.de_rua
@@ -319,10 +430,16 @@ class GeocodingStage:
     def _descartar(plano: classification.Plan, motivo: str, rodada: Round) -> None:
         plano.desfecho = classification.Outcome.ENDERECO_NAO_RESOLVIDO
         plano.motivo = motivo
+        if plano.geocodificacao is not None:
+            plano.geocodificacao["motivo"] = motivo
         rodada.resultados[motivo] += 1
 
     def _adiar(
-        self, conn: db.Connection, adiados: dict[uuid.UUID, str], tentativas: dict[Any, int]
+        self,
+        conn: db.Connection,
+        adiados: dict[uuid.UUID, str],
+        tentativas: dict[Any, int],
+        proprias: bool,
     ) -> None:
         ids = list(adiados)
         esperas = [
@@ -333,7 +450,12 @@ class GeocodingStage:
         with db.mapped_errors():
             conn.execute(
                 db.q("geocoder_postpone"),
-                {"event_ids": ids, "esperas": esperas, "erros": [adiados[i] for i in ids]},
+                {
+                    "event_ids": ids,
+                    "esperas": esperas,
+                    "erros": [adiados[i] for i in ids],
+                    "falhas": [proprias] * len(ids),
+                },
             )
         log.warning(
             "Geocodificador indisponível; demandas com endereço aguardam",
@@ -357,8 +479,29 @@ def _coerente(
     return plano.endereco is not None and plano.endereco.cep is not None
 
 
+def _registro(
+    plano: classification.Plan,
+    precisao: str | None,
+    passo: str | None,
+    entendido: dict[str, Any] | None,
+    consultas: int,
+) -> dict[str, Any]:
+    """The address's d2.geocodificacoes row (its motivo filled in when discarded)."""
+    return {
+        "event_id": plano.event_id_texto,
+        "demanda_id": plano.demanda_id_texto,
+        "precisao": precisao,
+        "passo": passo,
+        "entendido": entendido,
+        "consultas": consultas,
+        "motivo": None,
+    }
+
+
 def _somar(soma: Round, rodada: Round) -> None:
     soma.concluidas += rodada.concluidas
     soma.adiadas += rodada.adiadas
     soma.resultados.update(rodada.resultados)
     soma.resultado.somar(rodada.resultado)
+    soma.consultas.update(rodada.consultas)
+    soma.ceps_contraditorios += rodada.ceps_contraditorios

@@ -13,6 +13,10 @@
 --     stricter threshold), flagged exato = false.
 -- inicio/fim are the word span (1-based, inclusive) inside the segment, so the caller
 -- can drop a name found inside a longer one ("boreal" inside "nova boreal").
+-- The chains come from d2.mirror_cadeias (d2.cadeia_ucs for a UC not precomputed), and
+-- the trigram similarity is computed only for segments with no exact hit (migration
+-- 20261204140200: the same answers at about a third of the cost; the address ladder
+-- calls it for every round of the geocoding stage).
 CREATE OR REPLACE FUNCTION d2.candidatos_territorio(
     ordens integer[], segmentos integer[], textos text[]
 )
@@ -52,28 +56,39 @@ AS $$
           ON u.nivel = 5 AND lower(u.metadados ->> 'sigla_uf') = seg.w[1]
         WHERE cardinality(seg.w) = 1 AND length(seg.w[1]) = 2
     ),
-    aproximados AS (
-        SELECT seg.ordem, seg.segmento, 1 AS inicio, cardinality(seg.w) AS fim,
-               u.unidade_civica_id, u.nivel, u.nome
+    sem_exato AS MATERIALIZED (
+        SELECT seg.ordem, seg.segmento, seg.w, array_to_string(seg.w, ' ') AS termo
         FROM seg
-        JOIN core.uc_polygons u
-          ON u.nome_busca % array_to_string(seg.w, ' ')
-         AND similarity(u.nome_busca, array_to_string(seg.w, ' ')) >= 0.6
-        WHERE u.nivel IN (2, 4, 5)
-          AND cardinality(seg.w) BETWEEN 1 AND 6
+        WHERE cardinality(seg.w) BETWEEN 1 AND 6
           AND length(array_to_string(seg.w, ' ')) >= 4
           AND NOT EXISTS (
               SELECT 1 FROM exatos e WHERE e.ordem = seg.ordem AND e.segmento = seg.segmento
           )
     ),
+    aproximados AS (
+        SELECT s.ordem, s.segmento, 1 AS inicio, cardinality(s.w) AS fim,
+               u.unidade_civica_id, u.nivel, u.nome
+        FROM sem_exato s
+        JOIN core.uc_polygons u
+          ON u.nome_busca % s.termo
+         AND similarity(u.nome_busca, s.termo) >= 0.6
+        WHERE u.nivel IN (2, 4, 5)
+    ),
     todos AS (
         SELECT e.*, true AS exato FROM exatos e
         UNION ALL
         SELECT a.*, false FROM aproximados a
+    ),
+    unicos AS (
+        SELECT DISTINCT ON (t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id)
+               t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id, t.nivel, t.nome,
+               t.exato
+        FROM todos t
+        ORDER BY t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id, t.exato DESC
     )
-    SELECT DISTINCT ON (t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id)
-           t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id, t.nivel, t.nome,
-           d2.cadeia_ucs(t.unidade_civica_id), t.exato
-    FROM todos t
-    ORDER BY t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id, t.exato DESC;
+    SELECT q.ordem, q.segmento, q.inicio, q.fim, q.unidade_civica_id, q.nivel, q.nome,
+           coalesce(cad.cadeia_ucs, d2.cadeia_ucs(q.unidade_civica_id)), q.exato
+    FROM unicos q
+    LEFT JOIN d2.mirror_cadeias cad ON cad.unidade_civica_id = q.unidade_civica_id
+    ORDER BY q.ordem, q.segmento, q.inicio, q.fim, q.unidade_civica_id;
 $$;

@@ -13,6 +13,45 @@ FROM d2.mirror_uc
 WHERE unidade_civica_id = ANY(%(ids)s::uuid[])
 ORDER BY unidade_civica_id, uc_polygon_id;
 
+-- name: geocoder_points_places
+-- The address ladder's check of geocoded points (d2/geocoder/ladder.py): the UC holding
+-- each point, its chain, and the município in that chain (mirror levels), so a point is
+-- judged against the place the text names.
+SELECT r.ordem, r.unidade_civica_id::text AS unidade_civica_id, r.nivel_minimo_resolvido,
+       r.cadeia_ucs::text[] AS cadeia_ucs,
+       (SELECT m.unidade_civica_id::text FROM d2.mirror_uc m
+        WHERE m.unidade_civica_id = ANY(r.cadeia_ucs) AND m.nivel = 4
+        ORDER BY m.unidade_civica_id LIMIT 1) AS municipio
+FROM d2.resolver_territorios(%(lats)b::double precision[], %(lngs)b::double precision[]) r;
+
+-- name: geocoder_street_fix
+-- A street the geocoder does not know as written, among the CEP streets of the município
+-- decided (d2.ceps, through its locality): the most similar by trigrams (names as
+-- d2.ceps.logradouro_busca keeps them), its score and the next best's, per address.
+WITH pedidos AS (
+    SELECT p.ordem, p.municipio, p.rua
+    FROM unnest(%(ordens)s::integer[], %(municipios)s::uuid[], %(ruas)s::text[])
+        AS p (ordem, municipio, rua)
+),
+ruas AS (
+    SELECT DISTINCT p.ordem, p.rua, c.logradouro, c.logradouro_busca
+    FROM pedidos p
+    JOIN d2.cep_localidades l ON l.municipio_uc_id = p.municipio
+    JOIN d2.ceps c ON c.localidade_id = l.id
+    WHERE c.logradouro_busca <> ''
+),
+notas AS (
+    SELECT r.ordem, r.logradouro, similarity(r.logradouro_busca, r.rua) AS nota
+    FROM ruas r
+),
+ordenadas AS (
+    SELECT n.ordem, n.logradouro, n.nota,
+           row_number() OVER w AS pos, lead(n.nota) OVER w AS segunda
+    FROM notas n
+    WINDOW w AS (PARTITION BY n.ordem ORDER BY n.nota DESC, n.logradouro)
+)
+SELECT ordem, logradouro, nota, segunda FROM ordenadas WHERE pos = 1;
+
 -- name: geocoder_park
 -- Address demands the handler parks for the geocoding stage (a replay parks nothing twice).
 INSERT INTO d2.geocodificacoes_pendentes (event_id, demanda_id, sequence_number)
@@ -22,12 +61,13 @@ FROM unnest(%(event_ids)s::uuid[], %(demanda_ids)s::uuid[], %(seqs)s::bigint[])
 ON CONFLICT (event_id) DO NOTHING;
 
 -- name: geocoder_due
--- The parked demands due for a try, oldest events first (only the leading worker runs
--- the geocoding stage, so no row lock is needed; their events are read by bus.ler_eventos).
-SELECT event_id, tentativas
+-- The parked demands due for a try, the longest due first (a retried one waits behind
+-- those parked before it fell due again, never at the head of every round); only the
+-- leading worker runs the geocoding stage, so no row lock is needed.
+SELECT event_id, tentativas, falhas
 FROM d2.geocodificacoes_pendentes
 WHERE proxima_tentativa <= clock_timestamp()
-ORDER BY sequence_number
+ORDER BY proxima_tentativa, sequence_number
 LIMIT %(limite)s;
 
 -- name: geocoder_orphans
@@ -37,14 +77,29 @@ WHERE NOT EXISTS (SELECT 1 FROM d2.eventos e WHERE e.event_id = p.event_id)
 RETURNING p.event_id;
 
 -- name: geocoder_postpone
--- The geocoder did not answer: try again after a backoff (seconds per row).
+-- The geocoder did not answer: try again after a backoff (seconds per row); a failure
+-- while the geocoder was answering counts against the address (falhas).
 UPDATE d2.geocodificacoes_pendentes p
 SET tentativas = p.tentativas + 1,
+    falhas = p.falhas + r.falha::integer,
     proxima_tentativa = clock_timestamp() + make_interval(secs => r.espera_s),
     ultimo_erro = left(r.erro, 200)
-FROM unnest(%(event_ids)s::uuid[], %(esperas)s::double precision[], %(erros)s::text[])
-    AS r (event_id, espera_s, erro)
+FROM unnest(%(event_ids)s::uuid[], %(esperas)s::double precision[], %(erros)s::text[],
+            %(falhas)s::boolean[])
+    AS r (event_id, espera_s, erro, falha)
 WHERE p.event_id = r.event_id;
+
+-- name: geocoder_record
+-- What the address ladder understood and how it answered, one row per address demand,
+-- in the transaction of its terminal state (a replay writes nothing twice).
+INSERT INTO d2.geocodificacoes
+    (event_id, demanda_id, precisao, passo, endereco_entendido, consultas, motivo)
+SELECT r.event_id, r.demanda_id, r.precisao, r.passo, r.entendido, r.consultas, r.motivo
+FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
+    event_id uuid, demanda_id uuid, precisao text, passo text, entendido jsonb,
+    consultas integer, motivo text
+)
+ON CONFLICT (event_id) DO NOTHING;
 
 -- name: geocoder_remove
 -- The rows whose events reached a terminal state (in that same transaction).
@@ -58,8 +113,8 @@ FROM d2.geocodificacoes_pendentes;
 
 -- name: geocoder_list
 -- `d2 geocodificacoes list`: the parked demands, oldest first (no address: it is in the log).
-SELECT event_id, demanda_id, sequence_number, tentativas, proxima_tentativa, ultimo_erro,
-       criado_em
+SELECT event_id, demanda_id, sequence_number, tentativas, falhas, proxima_tentativa,
+       ultimo_erro, criado_em
 FROM d2.geocodificacoes_pendentes
 ORDER BY sequence_number
 LIMIT %(limite)s;

@@ -12,6 +12,9 @@ from tests.support import Conn
 def test_demo__runs_end_to_end_and_every_event_ends_somewhere(db_url: str, conn: Conn) -> None:
     report = demo.executar(db_url, 60, enderecos=False)
     assert report["territorio"] > 0
+    # The sample's CEPs (d2 cep import): linked by name, two districts, one UF missing.
+    assert report["ceps"]["municipios"] == {
+        "nome": 17, "distrito_faixa": 1, "distrito_nome": 1, "uf_ausente": 1}  # fmt: skip
     assert report["lag"] == 0
     assert report["desfechos"].get("georreferenciada", 0) > 0
     decisoes = {d["decisao"] for d in report["desenhos"]}

@@ -1,7 +1,7 @@
 """The address corpus of issue 26 and the short form of `d2 bench geocode-quality`: the
 committed corpus is what its generator makes, covers what the issue asks, and runs
 through the real worker on both paths (today's free text and the ladder), every case
-judged; the ladder's targets are asserted apart, expected to fail until it lands."""
+judged; the ladder meets the issue's targets on it."""
 
 from __future__ import annotations
 
@@ -166,7 +166,6 @@ def test_geocode_quality__both_paths_judge_every_case_of_the_short_form(
 
 @pytest.mark.shared_data
 @pytest.mark.timeout(900)
-@pytest.mark.xfail(strict=True, reason="the ladder lands with branch enderecos")
 def test_geocode_quality__the_ladder_meets_the_targets_on_the_short_form(
     avaliacao: geocode_quality.Avaliacao,
 ) -> None:
@@ -199,6 +198,7 @@ def test_quality_answers__from_the_resolutions_when_the_view_is_missing(
     db_url: str, conn: Conn
 ) -> None:
     _resolucao(conn, _CASO)
+    conn.execute("DROP VIEW d2.v_geocodificacoes")  # as before the ladder's migration
 
     respostas, com_passos = geocode_quality.ler_respostas(db_url, [_CASO])
 
@@ -212,14 +212,12 @@ def test_quality_answers__precision_step_and_searches_from_the_view(
     db_url: str, conn: Conn
 ) -> None:
     _resolucao(conn, _CASO)
-    # The view branch enderecos creates (its contract): one row per address resolution.
+    # What the geocoding stage writes beside the resolution (d2.v_geocodificacoes joins it).
     conn.execute(
         """
-        CREATE VIEW d2.v_geocodificacoes AS
-        SELECT event_id, demanda_id, unidade_civica_id, nivel_minimo_resolvido,
-               metodo_resolucao, confianca_geo, 'numero'::text AS precisao,
-               'estruturada_numero'::text AS passo, '{}'::jsonb AS endereco_entendido,
-               2 AS consultas
+        INSERT INTO d2.geocodificacoes (event_id, demanda_id, precisao, passo,
+            endereco_entendido, consultas)
+        SELECT event_id, demanda_id, 'numero', 'estruturada_numero', '{}'::jsonb, 2
         FROM d2.resolucoes_geo
         """
     )

@@ -137,13 +137,26 @@ DESCARTADOS = [
 ]
 
 
+@pytest.fixture(params=["on", "off"], ids=["ladder", "free text"])
+def escada(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both paths: the address ladder, and issue 14's free text (D2_GEOCODER_LADDER=off),
+    which stays as it was so that the benchmarks compare them in the same run."""
+    monkeypatch.setenv("D2_GEOCODER_LADDER", request.param)
+    return str(request.param)
+
+
 @pytest.mark.parametrize(
     ("entidades", "metodo", "uc", "na_cadeia"),
     [c[1:] for c in RESOLVIDOS],
     ids=[c[0] for c in RESOLVIDOS],
 )
 def test_geocoder__address_resolves(
-    geocoder_url: str, entidades: dict[str, Any], metodo: str, uc: str, na_cadeia: str
+    geocoder_url: str,
+    escada: str,
+    entidades: dict[str, Any],
+    metodo: str,
+    uc: str,
+    na_cadeia: str,
 ) -> None:
     with psycopg.connect(geocoder_url, autocommit=True, row_factory=dict_row) as conn:
         event_id = _publicar(conn, entidades)
@@ -164,6 +177,18 @@ def test_geocoder__address_resolves(
         (saida,) = _saidas(conn, event_id)
         assert saida["payload"]["metodo_resolucao"] == metodo
         assert saida["payload"]["coordenadas_lat"] == r["coordenadas_lat"]
+        # d2.v_geocodificacoes: one row, what was understood (the ladder says how).
+        (g,) = conn.execute(
+            "SELECT * FROM d2.v_geocodificacoes WHERE event_id = %s", [event_id]
+        ).fetchall()
+        assert (g["metodo_resolucao"], g["nivel_minimo_resolvido"]) == (metodo, r["nivel"])
+        if escada == "on":
+            assert g["precisao"] in {"endereco": ("numero", "logradouro", "cep"),
+                                     "inferencia": ("bairro", "municipio")}[metodo]  # fmt: skip
+            assert g["passo"] and g["endereco_entendido"]
+        else:
+            assert (g["precisao"], g["passo"], g["endereco_entendido"]) == (None, None, None)
+        assert g["consultas"] <= 2
         invariants.verificar(conn)
 
 
@@ -172,6 +197,7 @@ def test_geocoder__address_resolves(
 )
 def test_geocoder__no_credible_place_is_discarded(
     geocoder_url: str,
+    escada: str,
     entidades: dict[str, Any],
     motivo: str | None,
     caplog: pytest.LogCaptureFixture,
@@ -319,6 +345,8 @@ def test_geocoder__http_mode_against_nominatim_serve(
 def test_geocoder__http_server_down_parks(
     geocoder_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """An address that needs the geocoder waits for it; one the territory alone answers
+    (a município and its UF) does not."""
     import socket
 
     with socket.socket() as s:  # a port nobody listens on
@@ -327,7 +355,8 @@ def test_geocoder__http_server_down_parks(
     monkeypatch.setenv("D2_NOMINATIM_URL", f"http://127.0.0.1:{porta}")
     monkeypatch.setenv("D2_GEOCODER_TIMEOUT", "1")
     with psycopg.connect(geocoder_url, autocommit=True, row_factory=dict_row) as conn:
-        event_id = _publicar(conn, {"endereco": "Serra Clara - BO"})
+        event_id = _publicar(conn, {"endereco": "Rua das Palmeiras, 123, Vila Aurora"})
+        so_lugar = _publicar(conn, {"endereco": "Serra Clara - BO"})
         _drenar()
         assert _resolucao(conn, event_id) is None
         parado = conn.execute(
@@ -335,7 +364,9 @@ def test_geocoder__http_server_down_parks(
             [event_id],
         ).fetchone()
         assert parado is not None and parado["tentativas"] == 1
-        assert "Serra" not in (parado["ultimo_erro"] or "")
+        assert "Palmeiras" not in (parado["ultimo_erro"] or "")
+        r = _resolucao(conn, so_lugar)
+        assert r is not None and (r["metodo_resolucao"], r["nome"]) == ("inferencia", "Serra Clara")
 
 
 def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> None:
@@ -367,19 +398,21 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
 
             assert valor("d2_geocodificacoes_total", resultado="endereco") == 2
             assert valor("d2_geocodificacoes_total", resultado="ambiguo") == 1
-            assert valor("d2_geocodificacao_duracao_seconds_count") == 2  # one query per text
+            # One search: the repeated text is asked once, "Centro" (no place) not at all.
+            assert valor("d2_geocodificacao_duracao_seconds_count") == 1
+            assert valor("d2_geocodificacao_consultas_total", passo="rua_numero") == 1
             texto = prometheus_client.generate_latest(registro).decode()
             assert "Palmeiras" not in texto and "Centro" not in texto
             # The repeated text in one round was asked once (both lookups missed).
-            assert (est.cache.hits, est.cache.misses) == (0, 3)
+            assert (est.cache.hits, est.cache.misses) == (0, 2)
             rodar(conn, casa)
-            assert (est.cache.hits, est.cache.misses) == (1, 3)
+            assert (est.cache.hits, est.cache.misses) == (1, 2)
             conn.execute(
                 "INSERT INTO d2.nominatim_importacoes (arquivo, bytes, duracao_s) "
                 "VALUES ('novo.osm', 1, 1)"
             )
             rodar(conn, casa)
-            assert (est.cache.hits, est.cache.misses) == (1, 4)
+            assert (est.cache.hits, est.cache.misses) == (1, 3)
             invariants.verificar(conn)
     finally:
         geocodificador.fechar()

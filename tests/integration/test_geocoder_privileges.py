@@ -14,7 +14,7 @@ from psycopg import sql
 
 from d2 import config, errors
 from d2.geocoder import nominatim_import
-from d2.importers import sample, sample_osm
+from d2.importers import cep, sample, sample_cep, sample_osm
 from d2.worker import loop
 from tests import invariants
 from tests.conftest import Server
@@ -31,6 +31,7 @@ def test_geocoder__worker_login_handles_address_demands_with_its_grants_only(
     tmp_path: Any,
 ) -> None:
     sample.load_sample(conn.info.dsn)
+    cep.importar(conn.info.dsn, sample_cep.write_dump(tmp_path / "ceps"))
     monkeypatch.setenv("D2_NOMINATIM_DSN", nominatim_amostra.dsn)
     monkeypatch.setenv("D2_HOME", str(tmp_path))
     settings = config.load()
@@ -40,6 +41,7 @@ def test_geocoder__worker_login_handles_address_demands_with_its_grants_only(
         {"endereco": "Rua das Palmeiras, 123, Vila Aurora"},
         {"endereco": "Jardim das Flores, Vila Aurora"},
         {"endereco": "Centro"},
+        {"cep": "78300-200"},  # the ladder reads d2.ceps as the login
     ):
         payload = payload_normalizada(entidades_extraidas=entidades)
         payload["coordenadas_validadas"] = None
@@ -51,7 +53,14 @@ def test_geocoder__worker_login_handles_address_demands_with_its_grants_only(
             "SELECT metodo_resolucao FROM d2.resolucoes_geo WHERE event_id = ANY(%s)", [ids]
         )
     )
-    assert metodos == ["endereco", "inferencia"]
+    assert metodos == ["endereco", "endereco", "inferencia"]
+    passos = {
+        r["passo"]
+        for r in conn.execute(
+            "SELECT passo FROM d2.geocodificacoes WHERE event_id = ANY(%s)", [ids]
+        )
+    }
+    assert passos == {"rua_numero", "bairro", "cep_rua", None}
     assert invariants.verificar(conn)["geocodificacoes_pendentes"] == 0
 
 
@@ -78,6 +87,10 @@ def test_geocoder__an_ordinary_role_reads_no_address(conn: Conn) -> None:
             "d2.resolucoes_geo",
             "d2.geocodificacoes_pendentes",
             "d2.nominatim_importacoes",
+            "d2.geocodificacoes",
+            "d2.v_geocodificacoes",
+            "d2.ceps",
+            "d2.cep_localidades",
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(sql.SQL("SELECT * FROM {}").format(sql.SQL(tabela)))

@@ -116,7 +116,8 @@ def test_maintainers_commands_stay_out_of_help() -> None:
 # The words command names are made of: English, the spec's nouns, and the operator's
 # actions on them (aceitar, rejeitar, reprocessar, regeorreferenciar).
 PALAVRAS_COMANDO = {
-    "bench", "conflicts", "consume", "db", "demo", "dlq", "freeze", "geocoding", "health", "ibge",
+    "bench", "cep", "conflicts", "consume", "db", "demo", "dlq", "freeze", "geocoding",
+    "health", "ibge",
     "import", "list", "map", "migrate", "mirror", "nominatim", "osm", "publish",
     "rebuild", "resolve", "resume", "retry", "sample", "seal", "show", "source", "start", "state",
     "status", "stop", "sync", "url", "verify", "worker",

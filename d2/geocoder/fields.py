@@ -1,0 +1,355 @@
+"""Understanding an address as citizens write it: the text standardised with IPEA's
+enderecobr (upper case, no accents, abbreviations expanded: "R." → RUA, "Jd" → JARDIM,
+"apto" → APARTAMENTO, "nº" → NO) and split into fields — tipo + logradouro, número or
+S/N, complemento, bairro, the place names (município, UF), CEP — plus what a reference
+phrase points at: the street and number of "em frente ao nº 1500 da Rua X", the POI of
+"próximo à Escola Y", the crossing street of "esquina com Rua Z".
+
+Splitting is ours (enderecobr 0.3 standardises fields, it does not find them): the
+regular expressions below split, they never abbreviate or expand. Which place names are
+bairros, municípios or UFs is decided in SQL against the territory (d2.geocoder.places);
+here they are only segments of text.
+
+The work is bounded whatever the text: it is cut to text.LIMITE characters before
+anything reads it, to MAX_SEGMENTOS segments of MAX_PALAVRAS words, every expression runs
+in linear time (no nested quantifiers, no back-references), and no field sent to the
+geocoder is longer than MAX_PALAVRAS words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import enderecobr
+
+from d2.geocoder import text
+
+MAX_SEGMENTOS = 8
+MAX_PALAVRAS = 12
+
+# The street types, as enderecobr writes them after standardising ("R." → RUA): its own
+# vocabulary (the targets of its tipo_logradouro substitutions), minus the words that
+# name an area as often as a street and begin bairro or município names (Jardim, Vila,
+# Parque, Campo Grande, Porto Sereno, Monte Castelo): a text starting with those is read
+# as a place, not a street.
+_AREAS = frozenset(
+    "ACAMPAMENTO AEROPORTO ALTO AREA BAIXA BLOCO BOSQUE BURACO CAMPO CHACARA COLONIA "
+    "CONDOMINIO CONJUNTO DISTRITO FAVELA FAZENDA FEIRA FONTE FORTE GRANJA ILHA JARDIM "
+    "LOTEAMENTO MODULO MONTE MORRO NUCLEO PARQUE PORTO QUADRA RECANTO RESIDENCIAL SETOR "
+    "SITIO TERMINAL UNIDADE VALA VILA".split()
+)
+
+
+def _tipos_de_via() -> frozenset[str]:
+    saidas = {s[1] for s in enderecobr.obter_padronizador_tipos_logradouros().obter_substituicoes()}
+    return frozenset(s for s in saidas if re.fullmatch(r"[A-Z][A-Z-]+", s)) - _AREAS
+
+
+TIPOS = _tipos_de_via()
+
+# A complement, as enderecobr's padronizar_complementos writes its first word; the
+# words that take no value after them (fundos, térreo) stand alone.
+_COMPLEMENTOS = frozenset(
+    "APARTAMENTO APTO BLOCO CASA LOJA LOJAS LOTE LOTES QUADRA SALA SALAS SL ANDAR "
+    "COBERTURA EDIFICIO CONDOMINIO BOX GALPAO FUNDOS TERREO SOBRELOJA".split()
+)
+_SEM_VALOR = frozenset({"FUNDOS", "TERREO", "SOBRELOJA", "COBERTURA"})
+
+# --- the splitting expressions (linear: no nested quantifiers) ------------------------
+_TRACOS = re.compile("[\u2010-\u2015\u2212]")
+_CEP = re.compile(r"(?<![\d.])(\d{2})\.?(\d{3})[-.\s]?(\d{3})(?![\d.])")
+_PALAVRA_CEP = re.compile(r"\bCEP\b\s*[:.]?")
+_SN = re.compile(r"\bS\s*/\s*N(?:O|\.)?(?![A-Z0-9])|\bS\.\s*N\b\.?|\bSEM\s+NUMERO\b")
+# Field separators: punctuation, a dash between spaces, or glued before a final sigla
+# ("Campo Grande-MS"); a dash inside a name ("Beira-Rio", "Xique-Xique") stays.
+_SEPARADOR = re.compile(r"[,;|()\[\]{}<>\n/\\]|\s-+\s*|-+\s|(?<=[A-Z])-(?=[A-Z]{2}(?![A-Z0-9]))")
+_NAO_PALAVRA = re.compile(r"[^A-Z0-9' .-]")
+_ESPACOS = re.compile(r"\s+")
+_NUMERO = re.compile(r"\d{1,6}(?:\.\d{3})?(?:-?[A-Z])?")
+_MARCA_NUMERO = re.compile(r"N|NO|NRO|NUM|NUMERO|N\.O|N\.|NO\.")
+_ARTIGOS = r"(?:\s+(?:A|AO|AOS|AS|DA|DAS|DE|DO|DOS|NA|NAS|NO|NOS|COM|C)\b)*"
+_REFERENCIA = re.compile(
+    r"\b(?:EM\s+FRENTE|DEFRONTE|PROXIMO|PROX|PERTO|AO\s+LADO|ATRAS|JUNTO|VIZINHO)\b\.?" + _ARTIGOS
+)
+_ESQUINA = re.compile(r"\bESQ(?:UINA)?\b\.?" + _ARTIGOS)
+_NUMERO_DA_RUA = re.compile(
+    r"(?:(?:N|NO|NRO|NUM|NUMERO|N\.O)\.?\s*)?(\d{1,6}(?:\.\d{3})?)\s+(?:DA|DO|NA|NO|DE)\s+(.+)"
+)
+_BAIRRO = re.compile(r"(?:BAIRRO|BRO|B)\b\.?\s+(.+)")
+_SIGLA = re.compile(r"[A-Z]{2}")
+
+
+@dataclass
+class Entendido:
+    """The fields understood in one address."""
+
+    tipo: str | None = None  # RUA, AVENIDA, ... (enderecobr's)
+    logradouro: str | None = None  # its name, standardised, without the tipo
+    numero: str | None = None  # "1500", "1500A", "KM 12"
+    sem_numero: bool = False  # S/N
+    complemento: str | None = None
+    bairro: str | None = None  # named as such ("Bairro X"): a place segment too
+    lugares: list[str] = field(default_factory=list)  # place names to look up in SQL
+    # The street's name when nothing separated it from the places that may follow it
+    # ("Rua X Centro Campo Grande"): places found at its end are cut off in SQL.
+    rua_sem_fim: bool = False
+    cep: str | None = None  # 8 digits
+    referencia: str | None = None  # a POI the address refers to
+    esquina: str | None = None  # the crossing street (tipo + name)
+    texto: str = ""  # the standardised text, complements out (the free-text query)
+    _no_texto: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def rua(self) -> str | None:
+        """The street as the geocoder is asked for it: tipo and name."""
+        if not self.logradouro:
+            return None
+        return f"{self.tipo} {self.logradouro}" if self.tipo else self.logradouro
+
+    @property
+    def numero_simples(self) -> bool:
+        """A plain house number (digits): the geocoder answers the street when it does
+        not know the number, so a search without it is not worth a second try."""
+        return self.numero is not None and self.numero.isdigit()
+
+    def como_json(self) -> dict[str, Any]:
+        campos = {
+            "tipo": self.tipo,
+            "logradouro": self.logradouro,
+            "numero": "S/N" if self.sem_numero and self.numero is None else self.numero,
+            "complemento": self.complemento,
+            "bairro": self.bairro,
+            "cep": self.cep,
+            "referencia": self.referencia,
+            "esquina": self.esquina,
+        }
+        return {k: v for k, v in campos.items() if v is not None}
+
+
+def _palavras(segmento: str) -> list[str]:
+    palavras = _NAO_PALAVRA.sub(" ", segmento).split()[:MAX_PALAVRAS]
+    return [p.strip(".-'") or p for p in palavras if p.strip(".-'")]
+
+
+def _padrao(padronizar: Callable[[str], str], palavras: list[str]) -> str:
+    """Words standardised by enderecobr, cut again (standardising can split a word)."""
+    return " ".join(padronizar(" ".join(palavras)).split()[:MAX_PALAVRAS])
+
+
+def _e_numero(palavra: str) -> bool:
+    return _NUMERO.fullmatch(palavra) is not None
+
+
+def _numero(palavra: str) -> str:
+    """A house number as the geocoder takes it: "1.500" → "1500", "1500-B" → "1500B"."""
+    return palavra.replace(".", "").replace("-", "")
+
+
+def _tipo(palavra: str) -> str | None:
+    padrao = enderecobr.padronizar_tipo_logradouro(palavra)
+    return padrao if padrao in TIPOS else None
+
+
+def _inicio_de_numero(palavras: list[str], i: int) -> bool:
+    """Whether a house number starts at palavras[i] (a number, "nº 12", S/N, "km 12")."""
+    p = palavras[i]
+    seguinte = palavras[i + 1] if i + 1 < len(palavras) else ""
+    return (
+        _e_numero(p)
+        or p == "SN"
+        or (p == "KM" and _e_numero(seguinte))
+        or (_MARCA_NUMERO.fullmatch(p) is not None and _e_numero(seguinte))
+    )
+
+
+def _ler_numero(e: Entendido, palavras: list[str], i: int) -> int:
+    """Read the house number at palavras[i] into e; returns the index after it."""
+    p = palavras[i]
+    if p == "SN":
+        e.sem_numero = True
+        return i + 1
+    if p == "KM":
+        if e.numero is None:
+            e.numero = f"KM {_numero(palavras[i + 1])}"
+        return i + 2
+    if not _e_numero(p):  # a marker ("NO", "NUMERO") before the number
+        i += 1
+    if e.numero is None:
+        e.numero = _numero(palavras[i])
+    return i + 1
+
+
+def _ler_complemento(e: Entendido, palavras: list[str], i: int) -> int:
+    """Complements from palavras[i] on (standardised by enderecobr); the index after."""
+    while i < len(palavras) and palavras[i] in _COMPLEMENTOS:
+        fim = i + 1
+        seguinte = palavras[fim] if fim < len(palavras) else ""
+        if (
+            palavras[i] not in _SEM_VALOR
+            and seguinte
+            and (len(seguinte) <= 4 or seguinte.isdigit())
+        ):
+            fim += 1
+        parte = " ".join(palavras[i:fim])
+        e.complemento = f"{e.complemento} {parte}" if e.complemento else parte
+        i = fim
+    return i
+
+
+def _ler_rua(e: Entendido, palavras: list[str], com_tipo: bool) -> list[str]:
+    """A street segment: tipo, name, number, complements; returns what follows them
+    (places, when nothing separated them)."""
+    if not palavras:
+        return []
+    i = 0
+    tipo = _tipo(palavras[0]) if com_tipo else None
+    if tipo is not None:
+        i = 1
+    nome: list[str] = []
+    # A number right after the tipo is the name ("Rua 14 de Julho", "Rua 10").
+    while i < len(palavras) and not (nome and _inicio_de_numero(palavras, i)):
+        nome.append(palavras[i])
+        i += 1
+    if not nome:
+        return palavras
+    sigla: list[str] = []
+    if (
+        i == len(palavras)
+        and len(nome) > 1
+        and enderecobr.padronizar_estados_para_sigla(nome[-1]) == nome[-1]
+    ):
+        sigla = [nome.pop()]  # "Rua Bahia Campo Grande MS": a UF, not the street's
+    e.tipo = tipo
+    e.logradouro = _padrao(enderecobr.padronizar_logradouros, nome)
+    if i == len(palavras):
+        e.rua_sem_fim = True  # unless the next segment is its number (the caller sees)
+        return sigla
+    i = _ler_numero(e, palavras, i)
+    resto = enderecobr.padronizar_complementos(" ".join(palavras[i:])).split()
+    return resto[_ler_complemento(e, resto, 0) :]
+
+
+def _lugar(e: Entendido, palavras: list[str]) -> None:
+    """A place segment: bairro, município and UF names, in any order; a final two-letter
+    word is also looked up alone (a UF's sigla: "Campo Grande MS")."""
+    if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
+        return
+    e.lugares.append(_padrao(enderecobr.padronizar_bairros, palavras))
+    e._no_texto.append(e.lugares[-1])
+    if len(palavras) > 1 and _SIGLA.fullmatch(palavras[-1]):
+        e.lugares.append(palavras[-1])
+
+
+def _referencia(e: Entendido, resto: str) -> str | None:
+    """What follows "em frente ao", "próximo à": a number of a street (→ the street and
+    its number), a street (→ the street, or the crossing one), or a POI. Returns a
+    street segment to read, or None."""
+    achado = _NUMERO_DA_RUA.fullmatch(resto)
+    if achado is not None:
+        e.numero = e.numero or _numero(achado.group(1))
+        return achado.group(2)
+    palavras = resto.split()
+    if not palavras:
+        return None
+    if _tipo(palavras[0]) is not None:
+        return resto
+    e.referencia = e.referencia or " ".join(palavras[:MAX_PALAVRAS])
+    return None
+
+
+def _segmentos(bruto: str, e: Entendido) -> list[str]:
+    """The text standardised, its CEP taken out, cut into segments at separators and
+    at reference phrases."""
+    texto = enderecobr.normalizar(_TRACOS.sub("-", bruto))
+    cep = _CEP.search(texto)
+    if cep is not None:
+        e.cep = e.cep or "".join(cep.groups())
+        texto = _CEP.sub(" ", texto)
+    texto = _SN.sub(" SN ", _PALAVRA_CEP.sub(" ", texto))
+    segmentos: list[str] = []
+    for parte in _SEPARADOR.split(texto):
+        parte = parte.strip(" .-'")
+        if not parte:
+            continue
+        esquina = _ESQUINA.search(parte)
+        if esquina is not None:
+            e.esquina = e.esquina or " ".join(parte[esquina.end() :].split()[:MAX_PALAVRAS])
+            parte = parte[: esquina.start()].strip()
+        referencia = _REFERENCIA.search(parte)
+        if referencia is not None:
+            rua = _referencia(e, parte[referencia.end() :].strip())
+            antes = parte[: referencia.start()].strip()
+            parte = " ".join(p for p in (antes, rua or "") if p)
+        if parte:
+            segmentos.append(parte)
+        if len(segmentos) >= MAX_SEGMENTOS:
+            break
+    return segmentos
+
+
+def entender(endereco: text.Endereco) -> Entendido:
+    """The fields of an address (its payload's endereco, nomeRua and cep)."""
+    e = Entendido()
+    if endereco.cep:
+        e.cep = endereco.cep.replace("-", "")
+    rua_explicita = endereco.rua and _segmentos(endereco.rua, Entendido())
+    segmentos = _segmentos(endereco.texto or "", e) if endereco.texto else []
+    if rua_explicita:
+        # nomeRua is the street: read first, the text's own street then only fills in
+        # the number it may carry.
+        resto = _ler_rua(e, _palavras(rua_explicita[0]), com_tipo=True)
+        _lugar(e, resto)
+    for n, segmento in enumerate(segmentos):
+        palavras = _palavras(segmento)
+        if not palavras:
+            continue
+        if e.numero is None and not e.sem_numero and _numero_sozinho(palavras):
+            _ler_numero(e, palavras, 0)
+            continue
+        if palavras == ["SN"] or _numero_sozinho(palavras):
+            continue
+        bairro = _BAIRRO.fullmatch(" ".join(palavras))
+        if bairro is not None and len(palavras) > 1:
+            e.bairro = e.bairro or _padrao(enderecobr.padronizar_bairros, bairro.group(1).split())
+            _lugar(e, bairro.group(1).split())
+            continue
+        padrao = enderecobr.padronizar_complementos(" ".join(palavras)).split()
+        if padrao and padrao[0] in _COMPLEMENTOS:
+            resto = padrao[_ler_complemento(e, padrao, 0) :]
+            _lugar(e, resto)
+            continue
+        seguinte = _palavras(segmentos[n + 1]) if n + 1 < len(segmentos) else []
+        de_rua = _tipo(palavras[0]) is not None and len(palavras) > 1
+        sem_tipo = n == 0 and (
+            any(_inicio_de_numero(palavras, i) for i in range(1, len(palavras)))
+            or _numero_sozinho(seguinte)
+        )
+        if e.logradouro is None and (de_rua or sem_tipo):
+            _lugar(e, _ler_rua(e, palavras, com_tipo=de_rua))
+            if e.rua_sem_fim and _numero_sozinho(seguinte):
+                e.rua_sem_fim = False
+        elif rua_explicita and de_rua:
+            # The text repeats the street nomeRua gave: only its number is new.
+            for i in range(1, len(palavras)):
+                if _inicio_de_numero(palavras, i):
+                    _ler_numero(e, palavras, i)
+                    break
+        else:
+            _lugar(e, palavras)
+    partes = (e.rua, e.numero, *e._no_texto, cep_formatado(e.cep))
+    e.texto = " ".join(p for p in partes if p)[: text.LIMITE]
+    return e
+
+
+def _numero_sozinho(palavras: list[str]) -> bool:
+    """A segment that is only a house number ("1500", "nº 1500", "S/N", "km 12")."""
+    if not palavras or len(palavras) > 2 or not _inicio_de_numero(palavras, 0):
+        return False
+    return len(palavras) == 1 or palavras[0] in ("KM", "N", "NO", "NRO", "NUM", "NUMERO")
+
+
+def cep_formatado(cep: str | None) -> str | None:
+    return f"{cep[:5]}-{cep[5:]}" if cep and len(cep) == 8 else None

@@ -1,0 +1,241 @@
+"""Where an address says it is, before any geocoder is asked: the bairros, municípios and
+UFs its place segments name (d2.candidatos_territorio, in SQL, for a whole round at once)
+and what its CEP says (d2.ceps, loaded by `d2 cep import`).
+
+The rules (docs/geocoding.md):
+
+* A município named in a UF named must lie in it; otherwise the text contradicts itself.
+* A name shared by several municípios (Campo Grande is in MS, AL and RN) is decided by
+  the UF named, else by the CEP, else by the street when exactly one of them has it (the
+  ladder's searches); otherwise there is no guess.
+* The CEP decides the UF and município when the text names none. A CEP whose município is
+  not the one the text names (or not in the UF it names) is set aside, counted, and the
+  text wins: a CEP is eight digits typed from memory, a place name is what the citizen
+  sees around them.
+* A bairro counts only inside the município decided ("Centro" is everywhere); the CEP's
+  bairro stands in when the text names none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from psycopg.rows import dict_row
+
+from d2 import db
+from d2.geocoder import fields, inference, text
+from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
+
+# The segment index of a street's name read as a possible place ("Rua X Centro Campo
+# Grande" with no separator): only names at its very end count, and they are cut from it.
+CAUDA = 1000
+
+
+@dataclass(frozen=True)
+class Cep:
+    """A CEP as d2.ceps knows it."""
+
+    cep: str
+    uf: str
+    localidade: str
+    bairro: str
+    logradouro: str
+    municipio: Candidate | None  # the linked município UC
+    bairro_uc: Candidate | None  # the linked bairro UC
+
+
+@dataclass
+class Contexto:
+    """What is known of an address's place before the geocoder is asked."""
+
+    entendido: fields.Entendido
+    municipio: Candidate | None = None  # decided
+    homonimos: list[Candidate] = field(default_factory=list)  # one name, several places
+    uf: Candidate | None = None  # the one UF named (or the CEP's) when no município is
+    bairro: Candidate | None = None  # inside the município decided
+    cep: Cep | None = None  # usable: known and not contradicted
+    cep_desconhecido: str | None = None  # a CEP d2.ceps does not hold
+    cep_contraditorio: bool = False
+    motivo: Reason | None = None  # why no place is known
+    conflito: bool = False  # the places named contradict each other, or are two
+
+    @property
+    def tem_lugar(self) -> bool:
+        """A place a geocoded point must fall in is known."""
+        return self.municipio is not None or bool(self.homonimos) or self.uf is not None
+
+    def como_json(self) -> dict[str, object]:
+        saida: dict[str, object] = self.entendido.como_json()
+        if self.municipio is not None:
+            saida["municipio"] = self.municipio.nome
+        elif self.homonimos:
+            saida["municipio"] = self.homonimos[0].nome
+        if self.bairro is not None:
+            saida["bairro"] = self.bairro.nome
+        if self.uf is not None:
+            saida["uf"] = self.uf.nome
+        if self.cep_contraditorio:
+            saida["cep_contraditorio"] = True
+        return saida
+
+
+def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[Contexto]:
+    """One Contexto per address, in order: one SQL statement for the names (each
+    distinct text once: a round's addresses share their municípios), one for the CEPs."""
+    onde: dict[str, list[tuple[int, int]]] = {}  # text → (address, segment) that hold it
+    for i, e in enumerate(entendidos):
+        for j, lugar in enumerate(e.lugares):
+            onde.setdefault(lugar, []).append((i, j))
+        if e.rua_sem_fim and e.logradouro and len(e.logradouro.split()) > 1:
+            onde.setdefault(e.logradouro, []).append((i, CAUDA))
+    textos = list(onde)
+    candidatos: list[list[Candidate]] = [[] for _ in entendidos]
+    with db.mapped_errors(), conn.cursor(row_factory=dict_row) as cur:
+        if textos:
+            for linha in cur.execute(
+                db.q("geocoder_candidates"),
+                {
+                    "ordens": list(range(len(textos))),
+                    "segmentos": [0] * len(textos),
+                    "textos": textos,
+                },
+            ):
+                for i, j in onde[textos[linha["ordem"]]]:
+                    candidatos[i].append(
+                        Candidate(
+                            linha["unidade_civica_id"],
+                            linha["nivel"],
+                            linha["nome"],
+                            tuple(linha["cadeia_ucs"] or ()),
+                            j,
+                            linha["inicio"],
+                            linha["fim"],
+                        )
+                    )
+        pedidos = sorted({e.cep for e in entendidos if e.cep})
+        ceps: dict[str, Cep] = {}
+        if pedidos:
+            for linha in cur.execute(db.q("cep_lookup"), {"ceps": pedidos}):
+                ceps[linha["cep"]] = _cep(linha)
+    saida = []
+    for e, achados in zip(entendidos, candidatos, strict=True):
+        contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None)
+        if e.cep and e.cep not in ceps:
+            contexto.cep_desconhecido = e.cep
+        saida.append(contexto)
+    return saida
+
+
+def _cep(linha: dict[str, object]) -> Cep:
+    def uc(chave: str, nivel: int) -> Candidate | None:
+        ident = linha[f"{chave}_uc_id"]
+        if ident is None:
+            return None
+        cadeia = linha[f"{chave}_cadeia"]
+        assert isinstance(cadeia, list)
+        return Candidate(str(ident), nivel, str(linha[f"{chave}_nome"]), tuple(cadeia), -1, 0, 0)
+
+    return Cep(
+        str(linha["cep"]),
+        str(linha["uf"]),
+        str(linha["localidade"]),
+        str(linha["bairro"] or ""),
+        str(linha["logradouro"] or ""),
+        uc("municipio", MUNICIPIO),
+        uc("bairro", BAIRRO),
+    )
+
+
+_CONECTORES = frozenset({"DA", "DAS", "DE", "DO", "DOS", "E"})
+
+
+def _cortar_cauda(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
+    """Names found at the very end of a street's name are places, cut from it; other
+    names inside a street's name are the street's ("Rua Bahia", "Avenida Campo Grande")."""
+    cauda = [c for c in candidatos if c.segmento == CAUDA]
+    if not cauda or not e.logradouro:
+        return candidatos
+    palavras = e.logradouro.split()
+    fim = len(palavras)
+    lugares: list[Candidate] = []
+    while True:
+        # The longest name ending where the street's name now ends; one word of the
+        # name is left to the street, and not a connector ("Rua das | Palmeiras").
+        ali = [
+            c
+            for c in cauda
+            if c.fim == fim and c.inicio >= 2 and palavras[c.inicio - 2] not in _CONECTORES
+        ]
+        if not ali:
+            break
+        maior = min(ali, key=lambda c: c.inicio)
+        lugares += [c for c in ali if c.inicio == maior.inicio]
+        fim = maior.inicio - 1
+    if lugares:
+        e.logradouro = " ".join(palavras[:fim])
+    return [c for c in candidatos if c.segmento != CAUDA] + lugares
+
+
+def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -> Contexto:
+    """The rules of the module's docstring, over the names found and the CEP."""
+    candidatos = _cortar_cauda(e, candidatos)
+    nomes = [c for c in candidatos if not inference.dentro_de_outro(c, candidatos)]
+    ufs = {c.unidade_civica_id: c for c in nomes if c.nivel == UF}
+    municipios = {c.unidade_civica_id: c for c in nomes if c.nivel == MUNICIPIO}
+    bairros = {c.unidade_civica_id: c for c in nomes if c.nivel == BAIRRO}
+    ctx = Contexto(e)
+    cep_municipio = cep.municipio if cep is not None else None
+    if cep is not None and cep_municipio is None:
+        cep = None  # a CEP of a locality the territory lacks says nothing here
+
+    def contradiz(m: Candidate | None) -> bool:
+        return m is not None and bool(ufs) and not set(ufs) <= set(m.cadeia_ucs)
+
+    if municipios:
+        coerentes = [m for m in municipios.values() if not contradiz(m)]
+        if not coerentes:
+            ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
+            return ctx
+        if not _municipio_nomeado(ctx, coerentes, cep_municipio) and cep is not None:
+            ctx.cep_contraditorio, cep = True, None
+    elif cep is not None and cep_municipio is not None:
+        if contradiz(cep_municipio):
+            ctx.cep_contraditorio, cep = True, None
+        else:
+            ctx.municipio = cep_municipio
+    if ctx.municipio is None and not ctx.homonimos and ctx.motivo is None:
+        if len(ufs) == 1:
+            ctx.uf = next(iter(ufs.values()))
+        elif ufs:
+            ctx.motivo, ctx.conflito = Reason.AMBIGUO, True
+        else:
+            ctx.motivo = Reason.AMBIGUO if bairros or e.logradouro else Reason.NAO_ENCONTRADO
+    ctx.cep = cep
+    if ctx.municipio is not None:
+        ctx.motivo = None
+        dentro = [b for b in bairros.values() if ctx.municipio.unidade_civica_id in b.cadeia_ucs]
+        if len(dentro) == 1:
+            ctx.bairro = dentro[0]
+        elif not dentro and cep is not None and cep.bairro_uc is not None:
+            ctx.bairro = cep.bairro_uc
+    return ctx
+
+
+def _municipio_nomeado(
+    ctx: Contexto, coerentes: list[Candidate], cep_municipio: Candidate | None
+) -> bool:
+    """The município among those named (in the UF named): the only one, the CEP's, or
+    homonyms the street may tell apart; two different names are no guess. Whether the
+    CEP's município is among them."""
+    pelo_cep = [
+        m
+        for m in coerentes
+        if cep_municipio and m.unidade_civica_id == cep_municipio.unidade_civica_id
+    ]
+    if len(coerentes) == 1 or pelo_cep:
+        ctx.municipio = (pelo_cep or coerentes)[0]
+    elif len({text.normalizar(m.nome) for m in coerentes}) == 1:
+        ctx.homonimos = sorted(coerentes, key=lambda m: m.unidade_civica_id)
+    else:
+        ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two places named: no guess
+    return bool(pelo_cep)

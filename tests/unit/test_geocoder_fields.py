@@ -1,0 +1,291 @@
+"""Understanding addresses without a database (issue 26 items 1 and 6): the fields split
+from the ways citizens write, complements that never reach a search, the place rules
+(homonyms, CEPs, contradictions), and the parser's bounded work on hostile texts."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from d2.bench import adversarial
+from d2.geocoder import fields, ladder, nominatim, places, text
+from d2.geocoder.inference import Candidate, Reason
+
+
+def _entender(**entidades: str) -> fields.Entendido:
+    """The fields of a payload's entidades (nothing, for a text with no letter or digit:
+    the handler discards it before the stage)."""
+    endereco = text.do_payload({"entidades_extraidas": entidades})
+    return fields.entender(endereco) if endereco is not None else fields.Entendido()
+
+
+CAMPOS = [
+    # (text, expected fields, place segments)
+    (
+        "R. Antonio Maria Coelho 1500 Campo Grande MS",
+        {"tipo": "RUA", "logradouro": "ANTONIO MARIA COELHO", "numero": "1500"},
+        ["CAMPO GRANDE MS", "MS"],
+    ),
+    (
+        "Rua Antonio Maria Coelho 1.500 Campo Grande",
+        {"tipo": "RUA", "logradouro": "ANTONIO MARIA COELHO", "numero": "1500"},
+        ["CAMPO GRANDE"],
+    ),
+    (
+        "Em frente ao número 1500 da Rua Antônio Maria Coelho, Campo Grande",
+        {"tipo": "RUA", "logradouro": "ANTONIO MARIA COELHO", "numero": "1500"},
+        ["CAMPO GRANDE"],
+    ),
+    (
+        "Rua Antônio Maria Coelho esquina com Rua 14 de Julho, Campo Grande",
+        {"tipo": "RUA", "logradouro": "ANTONIO MARIA COELHO", "esquina": "RUA 14 DE JULHO"},
+        ["CAMPO GRANDE"],
+    ),
+    (
+        "Rua Antônio Maria Coelho, S/N, Campo Grande - MS",
+        {"tipo": "RUA", "logradouro": "ANTONIO MARIA COELHO", "numero": "S/N"},
+        ["CAMPO GRANDE", "MS"],
+    ),
+    (
+        "Rua Antônio Maria Coelho nº 1500, Bairro Monte Castelo, Campo Grande/MS",
+        {
+            "tipo": "RUA",
+            "logradouro": "ANTONIO MARIA COELHO",
+            "numero": "1500",
+            "bairro": "MONTE CASTELO",
+        },
+        ["MONTE CASTELO", "CAMPO GRANDE", "MS"],
+    ),
+    (
+        "Av. Hayel Bon Faker, 2000, Dourados",
+        {"tipo": "AVENIDA", "logradouro": "HAYEL BON FAKER", "numero": "2000"},
+        ["DOURADOS"],
+    ),
+    (
+        "Próximo à Escola Estadual Maria Constança, Jd Caramuru, Dourados-MS",
+        {"referencia": "ESCOLA ESTADUAL MARIA CONSTANCA"},
+        ["JARDIM CARAMURU", "DOURADOS", "MS"],
+    ),
+    (
+        "Rua 14 de Julho 1500 casa 2 fundos Centro Campo Grande MS 79002-220",
+        {
+            "tipo": "RUA",
+            "logradouro": "14 DE JULHO",
+            "numero": "1500",
+            "complemento": "CASA 2 FUNDOS",
+            "cep": "79002220",
+        },
+        ["CENTRO CAMPO GRANDE MS", "MS"],
+    ),
+    (
+        "qd 3 lt 5, Jardim das Flores, Vila Aurora",
+        {"complemento": "QUADRA 3 LOTE 5"},
+        ["JARDIM DAS FLORES", "VILA AURORA"],
+    ),
+    (
+        "Rodovia BR-163 km 10, Dourados",
+        {"tipo": "RODOVIA", "logradouro": "BR-163", "numero": "KM 10"},
+        ["DOURADOS"],
+    ),
+    (
+        "Avenida Campo Grande 50, Dourados/MS",
+        {"tipo": "AVENIDA", "logradouro": "CAMPO GRANDE", "numero": "50"},
+        ["DOURADOS", "MS"],
+    ),
+    ("Jardim das Flores, Vila Aurora", {}, ["JARDIM DAS FLORES", "VILA AURORA"]),
+    ("Beira-Rio, Nova Boreal", {}, ["BEIRA-RIO", "NOVA BOREAL"]),
+]
+
+
+@pytest.mark.parametrize(("texto", "esperado", "lugares"), CAMPOS, ids=[c[0] for c in CAMPOS])
+def test_fields__split_as_citizens_write(
+    texto: str, esperado: dict[str, str], lugares: list[str]
+) -> None:
+    e = _entender(endereco=texto)
+    assert e.como_json() == esperado
+    assert e.lugares == lugares
+
+
+def test_fields__the_payloads_own_fields_are_used_for_what_they_are() -> None:
+    e = _entender(nomeRua="Rua Hayel Bon Faker", endereco="2000, Dourados", cep="79806-000")
+    assert (e.rua, e.numero, e.cep, e.lugares) == (
+        "RUA HAYEL BON FAKER",
+        "2000",
+        "79806000",
+        ["DOURADOS"],
+    )
+    # The text repeating nomeRua gives only the number.
+    e = _entender(nomeRua="Rua das Palmeiras", endereco="Rua das Palmeiras, 123, Vila Aurora")
+    assert (e.rua, e.numero, e.lugares) == ("RUA DAS PALMEIRAS", "123", ["VILA AURORA"])
+
+
+def _municipio(nome: str = "Campo Grande", uc: str = "mun-cg", uf: str = "uf-ms") -> Candidate:
+    return Candidate(uc, 4, nome, (uc, uf), 0, 1, 2)
+
+
+def _consultas(contexto: places.Contexto) -> list[nominatim.Consulta]:
+    """Every search the ladder would make for this address, if each found nothing."""
+    escada = ladder.escada(contexto)
+    consultas = []
+    try:
+        tentativa = next(escada)
+        while True:
+            if tentativa.consulta is not None:
+                consultas.append(tentativa.consulta)
+            tentativa = escada.send(ladder.Avaliacao(vazio=True))
+    except StopIteration:
+        pass
+    return consultas
+
+
+COMPLEMENTOS = [
+    "Rua Antônio Maria Coelho, 1500, apto 12, Campo Grande",
+    "Rua Antônio Maria Coelho 1500 ap. 12 bl B Campo Grande",
+    "Rua Antônio Maria Coelho 1500 casa 2 fundos, Campo Grande",
+    "Rua Antônio Maria Coelho, nº 1500, qd 3 lt 5, Campo Grande",
+    "Rua Antônio Maria Coelho 1500 sala 3 - Campo Grande",
+    "Rua Antônio Maria Coelho, 1500, loja 2, Edifício Solar, Campo Grande",
+    "Rua Antônio Maria Coelho 1500 BLOCO B APTO 101",
+]
+
+
+@pytest.mark.parametrize("texto", COMPLEMENTOS)
+def test_fields__complements_never_reach_a_search(texto: str) -> None:
+    contexto = places.Contexto(_entender(endereco=texto), municipio=_municipio())
+    consultas = _consultas(contexto)
+    assert consultas, "the street is asked"
+    enviados = " ".join(v for c in consultas for v in c.campos().values())
+    for palavra in ("APARTAMENTO", "APTO", "AP ", "CASA", "FUNDOS", "QUADRA", "LOTE", "SALA",
+                    "LOJA", "BLOCO", "EDIFICIO", " 12", " 101"):  # fmt: skip
+        assert palavra not in f" {enviados} ", (palavra, enviados)
+
+
+def test_fields__a_street_alone_or_a_bairro_alone_asks_nothing() -> None:
+    for texto in ("Antônio Maria Coelho 1500", "Centro"):
+        e = _entender(endereco=texto)
+        contexto = places.decidir(
+            e, [Candidate("b", 2, "Centro", ("b", "m"), 0, 1, 1)] if texto == "Centro" else [], None
+        )
+        assert contexto.motivo == Reason.AMBIGUO
+        assert _consultas(contexto) == []
+
+
+CG_MS, CG_AL, DOURADOS = _municipio(), _municipio(uc="mun-cg-al", uf="uf-al"), _municipio(
+    "Dourados", "mun-dou")  # fmt: skip
+MS = Candidate("uf-ms", 5, "Mato Grosso do Sul", ("uf-ms",), 1, 1, 1)
+
+
+def _cep(municipio: Candidate | None, logradouro: str = "Rua X") -> places.Cep:
+    return places.Cep("79002220", "MS", "Campo Grande", "Centro", logradouro, municipio, None)
+
+
+def _com_nomes(*candidatos: Candidate) -> list[Candidate]:
+    return list(candidatos)
+
+
+def test_places__homonyms_are_decided_by_uf_cep_or_left_to_the_street() -> None:
+    e = fields.Entendido(logradouro="X", tipo="RUA", numero="1")
+    assert places.decidir(e, _com_nomes(CG_MS, CG_AL, MS), None).municipio == CG_MS
+    assert places.decidir(e, _com_nomes(CG_MS, CG_AL), _cep(CG_MS)).municipio == CG_MS
+    ctx = places.decidir(e, _com_nomes(CG_MS, CG_AL), None)
+    assert (ctx.municipio, ctx.homonimos, ctx.conflito) == (None, [CG_MS, CG_AL], False)
+    # Two different places named: no guess, no search.
+    ctx = places.decidir(e, _com_nomes(CG_MS, DOURADOS), None)
+    assert (ctx.motivo, ctx.conflito, _consultas(ctx)) == (Reason.AMBIGUO, True, [])
+
+
+def test_places__a_cep_decides_when_the_text_names_no_place_and_loses_when_it_contradicts() -> None:
+    e = fields.Entendido(numero="1500")
+    ctx = places.decidir(e, [], _cep(CG_MS, "Rua Antônio Maria Coelho"))
+    assert ctx.municipio == CG_MS and not ctx.cep_contraditorio
+    (consulta,) = _consultas(ctx)
+    assert (consulta.rua, consulta.cidade) == ("RUA ANTONIO MARIA COELHO 1500", "Campo Grande")
+    # The rule: the place the text names wins; the CEP is set aside and marked.
+    ctx = places.decidir(e, _com_nomes(DOURADOS), _cep(CG_MS))
+    assert (ctx.municipio, ctx.cep, ctx.cep_contraditorio) == (DOURADOS, None, True)
+    assert ctx.como_json()["cep_contraditorio"] is True
+    # A UF named that the CEP's município is not in: set aside too.
+    al = Candidate("uf-al", 5, "Alagoas", ("uf-al",), 1, 1, 1)
+    ctx = places.decidir(e, _com_nomes(al), _cep(CG_MS))
+    assert (ctx.municipio, ctx.uf, ctx.cep_contraditorio) == (None, al, True)
+
+
+def test_places__places_glued_to_a_streets_name_are_cut_from_it() -> None:
+    e = _entender(endereco="Rua das Palmeiras Centro Vila Aurora")
+    assert e.rua_sem_fim and e.logradouro == "DAS PALMEIRAS CENTRO VILA AURORA"
+    cauda = [
+        Candidate("b", 2, "Centro", ("b", "m"), places.CAUDA, 3, 3),
+        Candidate("m", 4, "Vila Aurora", ("m",), places.CAUDA, 4, 5),
+        Candidate("x", 4, "Palmeiras", ("x",), places.CAUDA, 2, 2),  # inside the name
+    ]
+    ctx = places.decidir(e, cauda, None)
+    assert e.logradouro == "DAS PALMEIRAS"
+    assert ctx.municipio is not None and ctx.municipio.unidade_civica_id == "m"
+    assert ctx.bairro is not None and ctx.bairro.unidade_civica_id == "b"
+
+
+HOSTIS = [
+    "a" * 400,
+    "- " * 200,
+    "1." * 200,
+    "1" * 400,
+    "S/" * 200,
+    "EM FRENTE " * 40,
+    "esquina com " * 40,
+    "(" * 200 + ")" * 200,
+    "Rua " * 100,
+    "nº " * 130,
+    "Campo Grande-MS-" * 30,
+    "\u2013" * 300,
+    "79002-220 " * 40,
+    "apto 1 " * 60,
+    "R. " + "a-" * 150,
+]
+
+
+def test_fields__hostile_texts_cost_what_an_address_costs() -> None:
+    """The text is cut before anything reads it; no expression backtracks; the fields
+    are bounded. A catastrophic expression would take seconds on one of these."""
+    textos = HOSTIS + adversarial.adversarios(100)
+    inicio = time.perf_counter()
+    for texto in textos:
+        e = _entender(endereco=texto)
+        assert len(e.lugares) <= 2 * fields.MAX_SEGMENTOS
+        assert all(len(lugar.split()) <= fields.MAX_PALAVRAS for lugar in e.lugares)
+        assert len((e.rua or "").split()) <= fields.MAX_PALAVRAS + 1
+        assert len(e.texto) <= text.LIMITE
+    decorrido = time.perf_counter() - inicio
+    # ~50 µs a text here; two orders of magnitude of headroom for a loaded machine.
+    assert decorrido < 0.05 * len(textos), decorrido
+    longo = "Rua das Palmeiras, 10, Vila Aurora, " * 3000
+    assert _entender(endereco=longo) == _entender(endereco=longo[: text.LIMITE])
+
+
+def test_fields__the_ladders_fields_are_bounded_whatever_the_text() -> None:
+    for texto in HOSTIS + adversarial.adversarios(50):
+        contexto = places.Contexto(_entender(endereco=texto), municipio=_municipio())
+        for consulta in _consultas(contexto):
+            for valor in consulta.campos().values():
+                assert len(valor) <= 120 and len(valor.split()) <= 2 * fields.MAX_PALAVRAS
+
+
+_PEDACOS = st.sampled_from(
+    ["Rua", "R.", "Av", "nº", "N°", "1.500", "S/N", "apto", "12", "bl", "B", "qd", "lt",
+     "Centro", "Campo Grande", "MS", "-", "/", ",", "esquina com", "em frente ao", "próximo à",
+     "79002-220", "km", "Bairro", "(", ")", "º", "\u2013", "Jd", "da", "de"]
+)  # fmt: skip
+
+
+@given(st.lists(st.one_of(_PEDACOS, st.text(max_size=12)), max_size=40).map(" ".join))
+@settings(max_examples=int(os.environ.get("D2_CORPUS_EXAMPLES", "200")), deadline=None)
+def test_fields__any_text_is_understood_without_failing(texto: str) -> None:
+    """Whatever a citizen (or an attacker) writes, understanding it never raises and the
+    ladder's questions stay bounded."""
+    e = _entender(endereco=texto, nomeRua=texto[:40], cep=texto[-9:])
+    contexto = places.decidir(e, [], None)
+    for consulta in _consultas(places.Contexto(e, municipio=_municipio())) + _consultas(contexto):
+        assert all(len(v) <= 120 for v in consulta.campos().values())
