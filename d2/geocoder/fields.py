@@ -2,8 +2,10 @@
 enderecobr (upper case, no accents, abbreviations expanded: "R." → RUA, "Jd" → JARDIM,
 "apto" → APARTAMENTO, "nº" → NO) and split into fields — tipo + logradouro, número or
 S/N, complemento, bairro, the place names (município, UF), CEP — plus what a reference
-phrase points at: the street and number of "em frente ao nº 1500 da Rua X", the POI of
-"próximo à Escola Y", the crossing street of "esquina com Rua Z".
+phrase points at: the street and number of "em frente ao nº 1500 da Rua X", the number
+of "perto do número 132", the POI of "próximo à Escola Y", the crossing street of
+"esquina com Rua Z". A preposition before a street or a bairro ("na Rua X") is not its
+name.
 
 Splitting is ours (enderecobr 0.3 standardises fields, it does not find them): the
 regular expressions below split, they never abbreviate or expand. Which place names are
@@ -35,7 +37,7 @@ MAX_PALAVRAS = 12
 # name an area as often as a street and begin bairro or município names (Jardim, Vila,
 # Parque, Campo Grande, Porto Sereno, Monte Castelo): a text starting with those is read
 # as a place, not a street.
-_AREAS = frozenset(
+AREAS = frozenset(
     "ACAMPAMENTO AEROPORTO ALTO AREA BAIXA BLOCO BOSQUE BURACO CAMPO CHACARA COLONIA "
     "CONDOMINIO CONJUNTO DISTRITO FAVELA FAZENDA FEIRA FONTE FORTE GRANJA ILHA JARDIM "
     "LOTEAMENTO MODULO MONTE MORRO NUCLEO PARQUE PORTO QUADRA RECANTO RESIDENCIAL SETOR "
@@ -45,7 +47,7 @@ _AREAS = frozenset(
 
 def _tipos_de_via() -> frozenset[str]:
     saidas = {s[1] for s in enderecobr.obter_padronizador_tipos_logradouros().obter_substituicoes()}
-    return frozenset(s for s in saidas if re.fullmatch(r"[A-Z][A-Z-]+", s)) - _AREAS
+    return frozenset(s for s in saidas if re.fullmatch(r"[A-Z][A-Z-]+", s)) - AREAS
 
 
 TIPOS = _tipos_de_via()
@@ -57,6 +59,9 @@ _COMPLEMENTOS = frozenset(
     "COBERTURA EDIFICIO CONDOMINIO BOX GALPAO FUNDOS TERREO SOBRELOJA".split()
 )
 _SEM_VALOR = frozenset({"FUNDOS", "TERREO", "SOBRELOJA", "COBERTURA"})
+# The locative prepositions a citizen writes before a street or a bairro ("na Rua X",
+# "no Bairro Y", "em Travessa Z"): not part of its name.
+_PREPOSICOES = frozenset({"EM", "NA", "NAS", "NO", "NOS"})
 
 # --- the splitting expressions (linear: no nested quantifiers) ------------------------
 _TRACOS = re.compile("[\u2010-\u2015\u2212]")
@@ -97,6 +102,9 @@ class Entendido:
     # ("Rua X Centro Campo Grande"): places found at its end are cut off in SQL.
     rua_sem_fim: bool = False
     cep: str | None = None  # 8 digits
+    # The indexes in lugares of the segments the text marks as a bairro ("Bairro X"):
+    # read only as bairros, whatever else their names are (Bela Vista is a município too).
+    lugares_bairro: set[int] = field(default_factory=set)
     referencia: str | None = None  # a POI the address refers to
     esquina: str | None = None  # the crossing street (tipo + name)
     texto: str = ""  # the standardised text, complements out (the free-text query)
@@ -132,6 +140,16 @@ class Entendido:
 def _palavras(segmento: str) -> list[str]:
     palavras = _NAO_PALAVRA.sub(" ", segmento).split()[:MAX_PALAVRAS]
     return [p.strip(".-'") or p for p in palavras if p.strip(".-'")]
+
+
+def _sem_preposicao(palavras: list[str]) -> list[str]:
+    """A segment's words without the preposition before its street or bairro ("na Rua X"
+    → RUA X); "NO 12" stays (enderecobr writes "nº" NO)."""
+    if len(palavras) > 1 and palavras[0] in _PREPOSICOES:
+        seguinte = palavras[1]
+        if _tipo(seguinte) is not None or _BAIRRO.fullmatch(" ".join(palavras[1:])):
+            return palavras[1:]
+    return palavras
 
 
 def _padrao(padronizar: Callable[[str], str], palavras: list[str]) -> str:
@@ -245,8 +263,9 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
 
 def _referencia(e: Entendido, resto: str) -> str | None:
     """What follows "em frente ao", "próximo à": a number of a street (→ the street and
-    its number), a street (→ the street, or the crossing one), or a POI. Returns a
-    street segment to read, or None."""
+    its number), a number alone (→ the address's number), a street (→ the street, or the
+    crossing one), or a POI. Returns a segment to read (that street, that number), or
+    None."""
     achado = _NUMERO_DA_RUA.fullmatch(resto)
     if achado is not None:
         e.numero = e.numero or _numero(achado.group(1))
@@ -254,6 +273,10 @@ def _referencia(e: Entendido, resto: str) -> str | None:
     palavras = resto.split()
     if not palavras:
         return None
+    if _numero_sozinho(palavras):
+        # "perto do número 132", "em frente ao 132": a segment of its own, read as the
+        # number of the address's street (when the street gives none).
+        return resto
     if _tipo(palavras[0]) is not None:
         return resto
     e.referencia = e.referencia or " ".join(palavras[:MAX_PALAVRAS])
@@ -300,10 +323,10 @@ def entender(endereco: text.Endereco) -> Entendido:
     if rua_explicita:
         # nomeRua is the street: read first, the text's own street then only fills in
         # the number it may carry.
-        resto = _ler_rua(e, _palavras(rua_explicita[0]), com_tipo=True)
+        resto = _ler_rua(e, _sem_preposicao(_palavras(rua_explicita[0])), com_tipo=True)
         _lugar(e, resto)
     for n, segmento in enumerate(segmentos):
-        palavras = _palavras(segmento)
+        palavras = _sem_preposicao(_palavras(segmento))
         if not palavras:
             continue
         if e.numero is None and not e.sem_numero and _numero_sozinho(palavras):
@@ -314,6 +337,8 @@ def entender(endereco: text.Endereco) -> Entendido:
         bairro = _BAIRRO.fullmatch(" ".join(palavras))
         if bairro is not None and len(palavras) > 1:
             e.bairro = e.bairro or _padrao(enderecobr.padronizar_bairros, bairro.group(1).split())
+            if len(e.lugares) < MAX_SEGMENTOS:
+                e.lugares_bairro.add(len(e.lugares))
             _lugar(e, bairro.group(1).split())
             continue
         padrao = enderecobr.padronizar_complementos(" ".join(palavras)).split()
@@ -321,7 +346,7 @@ def entender(endereco: text.Endereco) -> Entendido:
             resto = padrao[_ler_complemento(e, padrao, 0) :]
             _lugar(e, resto)
             continue
-        seguinte = _palavras(segmentos[n + 1]) if n + 1 < len(segmentos) else []
+        seguinte = _sem_preposicao(_palavras(segmentos[n + 1])) if n + 1 < len(segmentos) else []
         de_rua = _tipo(palavras[0]) is not None and len(palavras) > 1
         sem_tipo = n == 0 and (
             any(_inicio_de_numero(palavras, i) for i in range(1, len(palavras)))
@@ -353,3 +378,15 @@ def _numero_sozinho(palavras: list[str]) -> bool:
 
 def cep_formatado(cep: str | None) -> str | None:
     return f"{cep[:5]}-{cep[5:]}" if cep and len(cep) == 8 else None
+
+
+def nome_de_uf(texto: str) -> bool:
+    """Whether a place's name is a UF's name written out ("Paraná", "Mato Grosso do
+    Sul"; not its sigla), by enderecobr's list of the UFs: whatever the territory holds."""
+    sigla = enderecobr.padronizar_estados_para_sigla(texto)
+    return bool(sigla) and sigla != " ".join(texto.upper().split())
+
+
+def sigla_de_uf(palavra: str) -> bool:
+    """Whether a word is a UF's sigla ("MS"), by enderecobr's list of the UFs."""
+    return len(palavra) == 2 and enderecobr.padronizar_estados_para_sigla(palavra) == palavra

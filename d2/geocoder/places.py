@@ -8,6 +8,17 @@ The rules (docs/geocoding.md):
 * A name shared by several municípios (Campo Grande is in MS, AL and RN) is decided by
   the UF named, else by the CEP, else by the street when exactly one of them has it (the
   ladder's searches); otherwise there is no guess.
+* Two different municípios named (and neither the CEP's): addresses run from the street
+  to the município, so the one named last is asked for the street, and only a street
+  found there answers: the names before it are bairros or districts that share their
+  name with another município (Bom Retiro, Joinville), and no inference is drawn from
+  them.
+* A name is read for what the rest of the text makes of it: a segment marked "Bairro X"
+  names a bairro; an area word alone at the start of a longer name ("Jardim" of "Jardim
+  Guanabara", and Jardim is a município) is that name's type; a município that is also a
+  bairro of another município named ("Bela Vista, Campo Grande") is the bairro; a UF's
+  name that is a município's too (Goiás, Paraná) is the UF beside another município, and
+  alone it is the UF only where that UF holds the município (otherwise: no guess).
 * The CEP decides the UF and município when the text names none. A CEP whose município is
   not the one the text names (or not in the UF it names) is set aside, counted, and the
   text wins: a CEP is eight digits typed from memory, a place name is what the citizen
@@ -18,6 +29,7 @@ The rules (docs/geocoding.md):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from psycopg.rows import dict_row
@@ -29,6 +41,9 @@ from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
 # The segment index of a street's name read as a possible place ("Rua X Centro Campo
 # Grande" with no separator): only names at its very end count, and they are cut from it.
 CAUDA = 1000
+# Words as d2.candidatos_territorio counts them (its inicio/fim): apostrophes dropped,
+# anything else that is not a letter or a digit a space.
+_NAO_ALFANUMERICO = re.compile(r"[^A-Z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -179,7 +194,7 @@ def _cortar_cauda(e: fields.Entendido, candidatos: list[Candidate]) -> list[Cand
 def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -> Contexto:
     """The rules of the module's docstring, over the names found and the CEP."""
     candidatos = _cortar_cauda(e, candidatos)
-    nomes = [c for c in candidatos if not inference.dentro_de_outro(c, candidatos)]
+    nomes = _lidos(e, candidatos)
     ufs = {c.unidade_civica_id: c for c in nomes if c.nivel == UF}
     municipios = {c.unidade_civica_id: c for c in nomes if c.nivel == MUNICIPIO}
     bairros = {c.unidade_civica_id: c for c in nomes if c.nivel == BAIRRO}
@@ -225,8 +240,9 @@ def _municipio_nomeado(
     ctx: Contexto, coerentes: list[Candidate], cep_municipio: Candidate | None
 ) -> bool:
     """The município among those named (in the UF named): the only one, the CEP's, or
-    homonyms the street may tell apart; two different names are no guess. Whether the
-    CEP's município is among them."""
+    the one name (homonyms, or the name named last) the street must be found in; two
+    different names in one segment are no guess. Whether the CEP's município is among
+    them."""
     pelo_cep = [
         m
         for m in coerentes
@@ -234,8 +250,91 @@ def _municipio_nomeado(
     ]
     if len(coerentes) == 1 or pelo_cep:
         ctx.municipio = (pelo_cep or coerentes)[0]
-    elif len({text.normalizar(m.nome) for m in coerentes}) == 1:
-        ctx.homonimos = sorted(coerentes, key=lambda m: m.unidade_civica_id)
+        return bool(pelo_cep)
+    ultimo = max(coerentes, key=_posicao)
+    nome = text.normalizar(ultimo.nome)
+    antes = [m for m in coerentes if text.normalizar(m.nome) != nome]
+    if all(_posicao(m)[0] < _posicao(ultimo)[0] for m in antes):
+        # One name (homonyms), or the name of the last segment that names one (those
+        # before it are bairros or districts sharing a município's name): the street
+        # decides, and nothing is inferred from the names.
+        ctx.homonimos = sorted(
+            (m for m in coerentes if text.normalizar(m.nome) == nome),
+            key=lambda m: m.unidade_civica_id,
+        )
     else:
-        ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two places named: no guess
-    return bool(pelo_cep)
+        ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two names in one segment
+    return False
+
+
+def _posicao(c: Candidate) -> tuple[int, int]:
+    """Where a name stands in the text: the street's own tail comes first."""
+    return (-1 if c.segmento == CAUDA else c.segmento, c.fim)
+
+
+def _palavras(e: fields.Entendido, c: Candidate) -> list[str]:
+    """The words of the segment a name was found in, as the SQL counted them."""
+    if c.segmento == CAUDA or not 0 <= c.segmento < len(e.lugares):
+        return []
+    return _NAO_ALFANUMERICO.sub(" ", e.lugares[c.segmento].replace("'", "")).split()
+
+
+def _lidos(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
+    """The names the text names, each read as the rest of the text makes it (the rules
+    of the module's docstring): a name inside a longer one is not one (Boreal in Nova
+    Boreal); a segment marked "Bairro X" names only bairros; an area word alone at the
+    start of a longer name is its type; a município that is also a bairro of another
+    município named is the bairro; a UF's name is the UF or the município as the text
+    says."""
+    nomes = [
+        c
+        for c in candidatos
+        if not inference.dentro_de_outro(c, candidatos)
+        and (c.nivel == BAIRRO or c.segmento not in e.lugares_bairro)
+    ]
+    inicios = {(c.segmento, c.inicio) for c in candidatos}
+
+    def tipo_de_area(c: Candidate) -> bool:
+        palavras = _palavras(e, c)
+        if not (c.inicio == c.fim < len(palavras) and palavras[c.inicio - 1] in fields.AREAS):
+            return False
+        # Unless a name follows it ("Jardim Dourados"), or only a UF's sigla ("Jardim MS").
+        sigla = c.fim + 1 == len(palavras) and fields.sigla_de_uf(palavras[-1])
+        return (c.segmento, c.fim + 1) not in inicios and not sigla
+
+    nomes = [c for c in nomes if not tipo_de_area(c)]
+    vao = {(c.segmento, c.inicio, c.fim) for c in nomes}
+    municipios = [c for c in nomes if c.nivel == MUNICIPIO]
+
+    def vao_de(c: Candidate) -> tuple[int, int, int]:
+        return (c.segmento, c.inicio, c.fim)
+
+    def bairro_de_outro(c: Candidate) -> bool:
+        """A município that is also, at the same words, a bairro of another município
+        named elsewhere: the bairro."""
+        outros = {m.unidade_civica_id for m in municipios if vao_de(m) != vao_de(c)}
+        return c.nivel == MUNICIPIO and any(
+            b.nivel == BAIRRO and vao_de(b) == vao_de(c) and outros & set(b.cadeia_ucs)
+            for b in nomes
+        )
+
+    nomes = [c for c in nomes if not bairro_de_outro(c)]
+    municipios = [c for c in nomes if c.nivel == MUNICIPIO]
+    sozinho = len(vao) == 1 and not (
+        e.logradouro or e.numero or e.sem_numero or e.cep or e.referencia or e.esquina
+    )
+    fora: set[tuple[int, int, int]] = set()  # words read as neither UF nor município
+    lidos = []
+    for c in nomes:
+        palavras = _palavras(e, c)
+        if c.nivel == MUNICIPIO and fields.nome_de_uf(" ".join(palavras[c.inicio - 1 : c.fim])):
+            if any(vao_de(m) != vao_de(c) for m in municipios):
+                continue  # "Goiânia, Goiás": the UF
+            if sozinho and c.fim - c.inicio + 1 == len(palavras):
+                # "Paraná" alone: the UF, where it holds the município; else no guess.
+                uf = [u for u in nomes if u.nivel == UF and vao_de(u) == vao_de(c)]
+                if not any(u.unidade_civica_id in c.cadeia_ucs for u in uf):
+                    fora.add(vao_de(c))
+                continue
+        lidos.append(c)
+    return [c for c in lidos if vao_de(c) not in fora]

@@ -228,6 +228,141 @@ def test_places__places_glued_to_a_streets_name_are_cut_from_it() -> None:
     assert ctx.bairro is not None and ctx.bairro.unidade_civica_id == "b"
 
 
+def test_fields__a_preposition_before_a_street_or_a_bairro_is_not_its_name() -> None:
+    e = _entender(endereco="na Rua Doutor Arlindo de Andrade, 132, Amambaí, Campo Grande-MS")
+    assert (e.tipo, e.logradouro, e.numero) == ("RUA", "DOUTOR ARLINDO DE ANDRADE", "132")
+    assert e.lugares == ["AMAMBAI", "CAMPO GRANDE", "MS"]
+    e = _entender(endereco="Rua X, 10, no Bairro Bela Vista, Campo Grande")
+    assert (e.bairro, e.lugares, e.lugares_bairro) == (
+        "BELA VISTA",
+        ["BELA VISTA", "CAMPO GRANDE"],
+        {0},
+    )
+    # "nº 12" (enderecobr writes NO) is a number; "na minha rua" names no street.
+    assert _entender(endereco="Rua X, nº 12, Centro").numero == "12"
+    e = _entender(endereco="na minha rua")
+    assert (e.logradouro, e.lugares) == (None, ["NA MINHA RUA"])
+
+
+def test_fields__a_reference_to_a_number_alone_is_the_streets_number() -> None:
+    e = _entender(endereco="na Rua Barão de Melgaço, perto do número 664, Centro, Campo Grande")
+    assert e.como_json() == {"tipo": "RUA", "logradouro": "BARAO DE MELGACO", "numero": "664"}
+    assert e.lugares == ["CENTRO", "CAMPO GRANDE"]
+    assert _entender(endereco="Travessa Acre em frente ao 948, Joinville").numero == "948"
+    # The street's own number wins over the one it is near.
+    assert _entender(endereco="Rua X, 10, perto do nº 12, Centro").numero == "10"
+
+
+def _nome(
+    uc: str, nivel: int, nome: str, cadeia: tuple[str, ...], seg: int, ini: int = 1, fim: int = 1
+) -> Candidate:
+    return Candidate(uc, nivel, nome, (uc, *cadeia), seg, ini, fim)
+
+
+def test_places__a_segment_marked_bairro_names_only_a_bairro() -> None:
+    e = _entender(endereco="Bairro Bela Vista - Campo Grande/MS")
+    bairro = _nome("b-bv", 2, "Bela Vista", ("mun-cg", "uf-ms"), 0, 1, 2)
+    nomes = [
+        bairro,
+        _nome("mun-bv", 4, "Bela Vista", ("uf-ms",), 0, 1, 2),  # a município of MS too
+        _nome("mun-cg", 4, "Campo Grande", ("uf-ms",), 1, 1, 2),
+        _nome("uf-ms", 5, "Mato Grosso do Sul", (), 2),
+    ]
+    ctx = places.decidir(e, nomes, None)
+    assert (ctx.municipio, ctx.bairro, ctx.conflito) == (nomes[2], bairro, False)
+    # A bairro the territory does not know (SC's): still not the município of its name.
+    e = _entender(endereco="Rua Caçapava, 866, Bairro Bom Retiro, Joinville")
+    joinville = _nome("mun-jlle", 4, "Joinville", ("uf-sc",), 1)
+    bom_retiro = _nome("mun-br", 4, "Bom Retiro", ("uf-sc",), 0, 1, 2)
+    assert places.decidir(e, [bom_retiro, joinville], None).municipio == joinville
+
+
+def test_places__a_municipio_that_is_a_bairro_of_the_municipio_named_is_that_bairro() -> None:
+    e = _entender(endereco="Bela Vista, Campo Grande, MS")
+    bairro = _nome("b-bv", 2, "Bela Vista", ("mun-cg", "uf-ms"), 0, 1, 2)
+    cg = _nome("mun-cg", 4, "Campo Grande", ("uf-ms",), 1, 1, 2)
+    nomes = [bairro, _nome("mun-bv", 4, "Bela Vista", ("uf-ms",), 0, 1, 2), cg]
+    ctx = places.decidir(e, [*nomes, _nome("uf-ms", 5, "Mato Grosso do Sul", (), 2)], None)
+    assert (ctx.municipio, ctx.bairro, ctx.conflito) == (cg, bairro, False)
+
+
+JARDIM = ("mun-jardim", 4, "Jardim", ("uf-ms",))
+
+
+def test_places__an_area_word_alone_is_the_type_of_a_longer_name() -> None:
+    # "Jardim" is a município of MS; "Jardim Guanabara" is a bairro's name.
+    e = _entender(endereco="R. Bananal, 653 - Jardim Guanabara, Goiânia")
+    goiania = _nome("mun-gyn", 4, "Goiânia", ("uf-go",), 1)
+    ctx = places.decidir(e, [_nome(*JARDIM, 0), goiania], None)
+    assert (ctx.municipio, ctx.conflito) == (goiania, False)
+    e = _entender(endereco="avenida marginal guaicurus 256 jardim guaicurus dourados")
+    dourados = _nome("mun-dou", 4, "Dourados", ("uf-ms",), 0, 3, 3)
+    assert places.decidir(e, [_nome(*JARDIM, 0), dourados], None).municipio == dourados
+    # Alone, or before a UF's sigla, it is the município.
+    jardim = _nome(*JARDIM, 0)
+    assert places.decidir(_entender(endereco="Jardim MS"), [jardim], None).municipio == jardim
+    assert places.decidir(_entender(endereco="Jardim"), [jardim], None).municipio == jardim
+
+
+def test_places__two_municipios_named_the_last_is_asked_for_the_street() -> None:
+    # Bom Retiro is a município of SC and a bairro of Joinville.
+    e = _entender(endereco="r. Caçapava, 866 - Bom Retiro, Joinville")
+    joinville = _nome("mun-jlle", 4, "Joinville", ("uf-sc",), 1)
+    ctx = places.decidir(
+        e, [_nome("mun-br", 4, "Bom Retiro", ("uf-sc",), 0, 1, 2), joinville], None
+    )
+    assert (ctx.municipio, ctx.homonimos, ctx.conflito) == (None, [joinville], False)
+    consultas = _consultas(ctx)
+    assert (consultas[0].rua, consultas[0].cidade) == ("RUA CACAPAVA 866", "Joinville")
+    # Only a street found there answers: no inference from the names.
+    assert not [t for t in _tentativas(ctx) if t.uc is not None]
+    # Two names in one segment: no guess.
+    e = _entender(endereco="Rua X, 10, Jardim Dourados")
+    dourados = _nome("mun-dou", 4, "Dourados", ("uf-ms",), 0, 2, 2)
+    ctx = places.decidir(e, [_nome(*JARDIM, 0), dourados], None)
+    assert (ctx.motivo, ctx.conflito) == (Reason.AMBIGUO, True)
+
+
+def _tentativas(contexto: places.Contexto) -> list[ladder.Tentativa]:
+    """Every rung the ladder would climb for this address, if each found nothing."""
+    escada = ladder.escada(contexto)
+    tentativas = []
+    try:
+        tentativa = next(escada)
+        while True:
+            tentativas.append(tentativa)
+            tentativa = escada.send(ladder.Avaliacao(vazio=True))
+    except StopIteration:
+        pass
+    return tentativas
+
+
+def test_places__a_ufs_name_that_is_a_municipios_too_is_not_guessed() -> None:
+    parana = _nome("mun-parana", 4, "Paraná", ("uf-rn",), 0)  # Paraná, RN
+    ctx = places.decidir(_entender(endereco="Paraná"), [parana], None)
+    assert (ctx.municipio, ctx.uf, ctx.tem_lugar) == (None, None, False)
+    assert _tentativas(ctx) == []
+    # Its UF beside it: the município.
+    rn = _nome("uf-rn", 5, "Rio Grande do Norte", (), 1)
+    ctx = places.decidir(_entender(endereco="Paraná, RN"), [parana, rn], None)
+    assert ctx.municipio == parana
+    # Alone, where the UF holds the município of its name (Goiás, GO): the UF.
+    goias_uf = _nome("uf-go", 5, "Goiás", (), 0)
+    goias = _nome("mun-goias", 4, "Goiás", ("uf-go",), 0)
+    ctx = places.decidir(_entender(endereco="Goiás"), [goias_uf, goias], None)
+    assert (ctx.municipio, ctx.uf) == (None, goias_uf)
+    # Beside another município: the UF.
+    goiania = _nome("mun-gyn", 4, "Goiânia", ("uf-go",), 0)
+    e = _entender(endereco="Rua 10, 100, Goiânia, Goiás")
+    nomes = [
+        goiania,
+        _nome("uf-go", 5, "Goiás", (), 1),
+        _nome("mun-goias", 4, "Goiás", ("uf-go",), 1),
+    ]
+    ctx = places.decidir(e, nomes, None)
+    assert (ctx.municipio, ctx.conflito) == (goiania, False)
+
+
 HOSTIS = [
     "a" * 400,
     "- " * 200,
