@@ -17,6 +17,12 @@ _PALAVRA_CEP = re.compile(r"\bcep\b[:.]?", re.IGNORECASE)
 _CATEGORIAS_FORA = {"Cc", "Cf", "Cs", "Co", "Cn"}
 _SEPARADORES = re.compile("[,;/|()\\[\\]\\n]+|\\s[-\u2013\u2014]\\s")
 _ESPACOS = re.compile(r"\s+")
+# The label a citizen (or a form) writes before the address in a longer text ("... O
+# mato está alto. Endereço: Rua X, 10, Campo Grande"): the address is what follows the
+# last one. Looked for among the last few mentions of the word only, so the work stays
+# a few scans of the text, however long or hostile.
+_ROTULO = re.compile(r"endere[cç]o\s*:")
+_MENCOES = 8
 
 
 @dataclass(frozen=True)
@@ -27,7 +33,7 @@ class Endereco:
     segmentos: tuple[str, ...]  # what the territorial inference reads
     # The payload's fields apart, cleaned (the address ladder reads them for what they
     # are: d2.geocoder.fields): entidades_extraidas.endereco and .nomeRua.
-    texto: str | None = None
+    texto: str | None = None  # what follows its label ("Endereço: ..."), when it has one
     rua: str | None = None
 
     @property
@@ -42,6 +48,26 @@ def limpar(texto: str) -> str:
         " " if unicodedata.category(c) in _CATEGORIAS_FORA else c for c in texto[: LIMITE * 4]
     )
     return _ESPACOS.sub(" ", limpo).strip()[:LIMITE].strip()
+
+
+def rotulado(texto: str) -> str:
+    """The address a text labels ("Endereço: Rua X, 10"): what follows its last label,
+    found whatever the text's length; the text itself when it has none (or nothing
+    follows it)."""
+    minusculo = texto.lower()
+    if len(minusculo) != len(texto):  # a letter whose lower case is longer: no label
+        return texto
+    fim = len(minusculo)
+    for _ in range(_MENCOES):
+        inicio = minusculo.rfind("endere", 0, fim)
+        if inicio < 0:
+            break
+        achado = _ROTULO.match(minusculo, inicio)
+        if achado is not None and (inicio == 0 or not minusculo[inicio - 1].isalnum()):
+            depois = texto[achado.end() :]
+            return depois if depois.strip() else texto
+        fim = inicio + len("endere") - 1
+    return texto
 
 
 def normalizar(texto: str) -> str:
@@ -68,8 +94,9 @@ def do_payload(payload: Any) -> Endereco | None:
         valor = entidades.get(campo)
         if isinstance(valor, str):
             limpo = limpar(valor)
-            if limpo:
-                campos[campo] = limpo
+            campo_limpo = limpar(rotulado(valor)) if campo == "endereco" else limpo
+            if campo_limpo:
+                campos[campo] = campo_limpo
             if limpo and not any(normalizar(limpo) in normalizar(p) for p in partes):
                 partes.append(limpo)
     cep_campo = entidades.get("cep")

@@ -363,6 +363,31 @@ def test_places__a_ufs_name_that_is_a_municipios_too_is_not_guessed() -> None:
     assert (ctx.municipio, ctx.conflito) == (goiania, False)
 
 
+def test_text__an_address_labelled_in_a_long_text_is_read_after_its_label() -> None:
+    relato = "O mato está alto e esconde o buraco de quem vem de bicicleta. " * 30
+    endereco = text.do_payload(
+        {
+            "entidades_extraidas": {
+                "endereco": f"{relato}Endereço: Rua Gaudêncio Ajala, 475, Campo Grande, MS"
+            }
+        }
+    )
+    assert endereco is not None
+    assert endereco.texto == "Rua Gaudêncio Ajala, 475, Campo Grande, MS"
+    assert endereco.original.startswith("O mato") and len(endereco.original) <= text.LIMITE
+    e = fields.entender(endereco)
+    assert (e.rua, e.numero, e.lugares) == ("RUA GAUDENCIO AJALA", "475", ["CAMPO GRANDE", "MS"])
+    # The last label; "endereço" in the narrative is no label; nothing after it: the text.
+    assert text.rotulado("endereco: Rua A, 1. Endereço : Rua B, 2") == " Rua B, 2"
+    assert text.rotulado("Mudei de endereço. Rua C, 3") == "Mudei de endereço. Rua C, 3"
+    assert text.rotulado("Rua D, 4. Endereço:") == "Rua D, 4. Endereço:"
+    # A few scans of the text, however long or hostile.
+    for hostil in ("a" * 262_144, "endereço " * 29_000, "endere" * 43_000, "Endereço:" * 29_000):
+        inicio = time.perf_counter()
+        text.rotulado(hostil)
+        assert time.perf_counter() - inicio < 0.1
+
+
 HOSTIS = [
     "a" * 400,
     "- " * 200,
