@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from d2.bench import address_corpus, common, geocode_quality
+from d2.bench.corpus import generator
 from d2.importers import ibge
 from tests.support import Conn
 
@@ -67,7 +68,7 @@ def test_address_corpus__every_expected_answer_is_complete() -> None:
     for caso in casos:
         esperado = caso["esperado"]
         if esperado["uc"] is None:
-            assert esperado == address_corpus.NENHUM, caso["id"]
+            assert esperado == generator.NENHUM, caso["id"]
         else:
             assert len(esperado["uc"]) in (7, 10), caso["id"]
             assert (esperado["metodo"], esperado["confianca"]) in {
@@ -93,8 +94,8 @@ _ESPERADO = {"uc": _UC, "metodo": "endereco", "confianca": "media", "precisao": 
         (_ESPERADO, {"unidade_civica_id": ibge.uc_id(4, "5003702"),
                      "metodo_resolucao": "endereco"}, "wrong_uc"),
         (_ESPERADO, {"unidade_civica_id": None}, "missed"),
-        (address_corpus.NENHUM, {"unidade_civica_id": None}, "right"),
-        (address_corpus.NENHUM, {"unidade_civica_id": ibge.uc_id(4, "5002704"),
+        (generator.NENHUM, {"unidade_civica_id": None}, "right"),
+        (generator.NENHUM, {"unidade_civica_id": ibge.uc_id(4, "5002704"),
                                  "metodo_resolucao": "inferencia"}, "unexpected"),
         (dict(_ESPERADO, uc="5002704", metodo="inferencia"),
          {"unidade_civica_id": ibge.uc_id(2, _UC), "metodo_resolucao": "endereco",
