@@ -65,6 +65,8 @@ INGLES = {
     "writable",
     # The locks and the sessions holding them (issue 29 items 5, 6).
     "locks", "statement", "timeout", "transaction",
+    # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
+    "conclusion",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
