@@ -41,7 +41,7 @@ import enderecobr
 from psycopg.rows import dict_row
 
 from d2 import db
-from d2.geocoder import fields, nominatim, places, text
+from d2.geocoder import fields, nominatim, nominatim_search, places, text
 from d2.geocoder.inference import Candidate, Reason
 from d2.importers.cep import busca
 from d2.territorio import resolver
@@ -87,7 +87,7 @@ class Tentativa:
     or the SQL correction of a misspelt street (corrigir)."""
 
     passo: Passo
-    consulta: nominatim.Consulta | None = None
+    consulta: nominatim_search.Consulta | None = None
     com_numero: bool = False
     uc: Candidate | None = None  # the SQL step's UC
     corrigir: str | None = None  # the street to correct, in ctx.municipio
@@ -182,15 +182,19 @@ def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
     if e.numero:
         r = yield Tentativa(
             Passo.RUA_NUMERO,
-            nominatim.Consulta(rua=_rua_da_consulta(e.rua, e.numero), cidade=cidade, limite=limite),
+            nominatim_search.Consulta(
+                rua=_rua_da_consulta(e.rua, e.numero), cidade=cidade, limite=limite
+            ),
             com_numero=True,
         )
     if not e.numero or (r.vazio and not e.numero_simples):
-        r = yield Tentativa(Passo.RUA, nominatim.Consulta(rua=e.rua, cidade=cidade, limite=limite))
+        r = yield Tentativa(
+            Passo.RUA, nominatim_search.Consulta(rua=e.rua, cidade=cidade, limite=limite)
+        )
     if r.vazio and e.tipo and e.logradouro and _nome_de_rua_bom(e.logradouro):
         r = yield Tentativa(
             Passo.RUA_SEM_TIPO,
-            nominatim.Consulta(
+            nominatim_search.Consulta(
                 rua=_rua_da_consulta(e.logradouro, e.numero), cidade=cidade, limite=limite
             ),
             com_numero=bool(e.numero),
@@ -199,7 +203,7 @@ def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
     if r.vazio and bairro:
         r = yield Tentativa(
             Passo.RUA_BAIRRO,
-            nominatim.Consulta(
+            nominatim_search.Consulta(
                 rua=_rua_da_consulta(e.rua, e.numero), cidade=bairro, limite=_LIMITE_SEM_CIDADE
             ),
             com_numero=bool(e.numero),
@@ -209,7 +213,7 @@ def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
         if correcao.rua is not None:
             r = yield Tentativa(
                 Passo.RUA_CORRIGIDA,
-                nominatim.Consulta(
+                nominatim_search.Consulta(
                     rua=_rua_da_consulta(correcao.rua, e.numero), cidade=cidade, limite=limite
                 ),
                 com_numero=bool(e.numero),
@@ -227,11 +231,12 @@ def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Av
     if e.esquina:
         esquina = enderecobr.padronizar_logradouros(e.esquina)
         r = yield Tentativa(
-            Passo.ESQUINA, nominatim.Consulta(rua=esquina, cidade=cidade, limite=limite)
+            Passo.ESQUINA, nominatim_search.Consulta(rua=esquina, cidade=cidade, limite=limite)
         )
     if e.referencia and r.vazio:
         r = yield Tentativa(
-            Passo.REFERENCIA, nominatim.Consulta(lugar=e.referencia, cidade=cidade, limite=limite)
+            Passo.REFERENCIA,
+            nominatim_search.Consulta(lugar=e.referencia, cidade=cidade, limite=limite),
         )
     return r
 
@@ -246,14 +251,14 @@ def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
         numero = (e.numero if not e.rua else None) or numero_cep
         yield Tentativa(
             Passo.CEP_RUA,
-            nominatim.Consulta(
+            nominatim_search.Consulta(
                 rua=_rua_da_consulta(rua_cep, numero), cidade=cep.municipio.nome, limite=_LIMITE
             ),
             com_numero=bool(numero),
         )
     elif e.cep and cep is None and not ctx.cep_contraditorio:
         yield Tentativa(
-            Passo.CEP, nominatim.Consulta(cep=fields.cep_formatado(e.cep), limite=_LIMITE)
+            Passo.CEP, nominatim_search.Consulta(cep=fields.cep_formatado(e.cep), limite=_LIMITE)
         )
 
 
@@ -270,7 +275,7 @@ def _do_lugar(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
         palavras = e.texto.split()[: 2 * fields.MAX_PALAVRAS]
         yield Tentativa(
             Passo.TEXTO_LIVRE,
-            nominatim.Consulta(texto=" ".join(palavras), limite=_LIMITE_SEM_CIDADE),
+            nominatim_search.Consulta(texto=" ".join(palavras), limite=_LIMITE_SEM_CIDADE),
             com_numero=bool(e.numero),
         )
 
@@ -288,7 +293,7 @@ class _Lugar:
     municipio: str | None
 
 
-def _lugares(conn: db.Connection, matches: list[nominatim.Match]) -> list[_Lugar | None]:
+def _lugares(conn: db.Connection, matches: list[nominatim_search.Match]) -> list[_Lugar | None]:
     if not matches:
         return []
     saida: list[_Lugar | None] = [None] * len(matches)
@@ -327,14 +332,14 @@ def _recipiente(ctx: places.Contexto, passo: Passo, lugar: _Lugar) -> str | None
     return None
 
 
-def _precisao(tentativa: Tentativa, m: nominatim.Match) -> str | None:
+def _precisao(tentativa: Tentativa, m: nominatim_search.Match) -> str | None:
     """The precision of a match for the step that asked, or None when it is not an
     answer to that question (a city where a street was asked)."""
     if tentativa.passo == Passo.CEP:
-        return "cep" if m.tipo == "postcode" or m.rank >= nominatim.RANK_RUA else None
+        return "cep" if m.tipo == "postcode" or m.rank >= nominatim_search.RANK_RUA else None
     if tentativa.passo == Passo.TEXTO_LIVRE and m.tipo == "postcode":
         return "cep"
-    if m.rank < nominatim.RANK_RUA:
+    if m.rank < nominatim_search.RANK_RUA:
         return None
     if tentativa.passo == Passo.REFERENCIA:
         return "numero" if m.rank >= 30 else "logradouro"
@@ -346,7 +351,7 @@ def _precisao(tentativa: Tentativa, m: nominatim.Match) -> str | None:
 def _avaliar(
     ctx: places.Contexto,
     tentativa: Tentativa,
-    achados: tuple[nominatim.Match, ...],
+    achados: tuple[nominatim_search.Match, ...],
     lugares: list[_Lugar | None],
     desfecho: Desfecho,
 ) -> Avaliacao:
@@ -354,7 +359,7 @@ def _avaliar(
     or what the ladder should know to go on."""
     if not achados:
         return Avaliacao(vazio=True)
-    crediveis: list[tuple[str, nominatim.Match, _Lugar, str]] = []
+    crediveis: list[tuple[str, nominatim_search.Match, _Lugar, str]] = []
     for m, lugar in zip(achados, lugares, strict=True):
         if lugar is None or m.pais not in (None, "br"):
             continue
@@ -413,7 +418,9 @@ def geocodificar(
             conn, {i: t for i, t in atuais.items() if t.corrigir is not None}, contextos
         )
         # Every match of the rung placed in one statement, in the order read below.
-        achados = {i: r for i, r in respostas.items() if not isinstance(r, nominatim.Unavailable)}
+        achados = {
+            i: r for i, r in respostas.items() if not isinstance(r, nominatim_search.Unavailable)
+        }
         lugares = iter(_lugares(conn, [m for i in buscas if i in achados for m in achados[i]]))
         proximos: dict[int, Tentativa] = {}
         for i, tentativa in atuais.items():
@@ -470,12 +477,12 @@ def _perguntar(
     desfechos: list[Desfecho],
     bloco: int,
     parar: Callable[[], bool],
-) -> dict[int, nominatim.Resultados]:
+) -> dict[int, nominatim_search.Resultados]:
     """Each address's matches for its search: from the cache, else asked (each distinct
     query once; the search is counted for the first address that needed it)."""
-    respostas: dict[int, nominatim.Resultados] = {}
+    respostas: dict[int, nominatim_search.Resultados] = {}
     faltam: dict[str, list[int]] = {}
-    consultas: dict[str, nominatim.Consulta] = {}
+    consultas: dict[str, nominatim_search.Consulta] = {}
     for i, tentativa in buscas.items():
         assert tentativa.consulta is not None
         chave = tentativa.consulta.chave
@@ -492,13 +499,13 @@ def _perguntar(
     for inicio in range(0, len(chaves), max(1, bloco)):
         parte = chaves[inicio : inicio + bloco]
         if parar():
-            resultados: list[nominatim.Resultados] = [
-                nominatim.Unavailable("worker parando")
+            resultados: list[nominatim_search.Resultados] = [
+                nominatim_search.Unavailable("worker parando")
             ] * len(parte)
         else:
             resultados = geocodificador.pesquisar([consultas[c] for c in parte])
         for chave, resultado in zip(parte, resultados, strict=True):
-            if not isinstance(resultado, nominatim.Unavailable):
+            if not isinstance(resultado, nominatim_search.Unavailable):
                 cache.definir_chave(chave, resultado)
             for i in faltam[chave]:
                 respostas[i] = resultado

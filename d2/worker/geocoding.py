@@ -35,7 +35,7 @@ import prometheus_client
 
 from d2 import config, db
 from d2.eventlog import bus
-from d2.geocoder import inference, ladder, nominatim, text
+from d2.geocoder import inference, ladder, nominatim, nominatim_search, text
 from d2.handler import cache, classification, handler, outputs
 from d2.territorio import resolver
 
@@ -76,10 +76,12 @@ class GeocodingMetrics:
         )
 
 
-class AddressCache(cache.LRUCache[nominatim.Match | None | tuple[nominatim.Match, ...]]):
+class AddressCache(
+    cache.LRUCache[nominatim_search.Match | None | tuple[nominatim_search.Match, ...]]
+):
     """The geocoder's answers by normalised query (bounded, with a TTL), emptied when a
     new Nominatim import is seen: a free-text query's best match, or a ladder search's
-    matches (nominatim.Consulta.chave)."""
+    matches (nominatim_search.Consulta.chave)."""
 
     geracao: int | None = None
 
@@ -297,9 +299,9 @@ class GeocodingStage:
             [p.endereco for p in planos if p.endereco is not None], consultas
         )
         adiados: dict[uuid.UUID, str] = {}
-        decidir: list[tuple[classification.Plan, nominatim.Match | None]] = []
+        decidir: list[tuple[classification.Plan, nominatim_search.Match | None]] = []
         for plano, resposta, n in zip(planos, respostas, consultas, strict=True):
-            if isinstance(resposta, nominatim.Unavailable):
+            if isinstance(resposta, nominatim_search.Unavailable):
                 adiados[plano.evento.event_id] = str(resposta)
                 rodada.resultados["indisponivel"] += 1
             else:
@@ -335,11 +337,11 @@ class GeocodingStage:
 
     def _perguntar(
         self, enderecos: list[text.Endereco], contagem: list[int]
-    ) -> list[nominatim.Resposta]:
+    ) -> list[nominatim_search.Resposta]:
         """The geocoder's answer per address: the cache, else the text; where the text
         gives no street and a CEP is there, the CEP alone. contagem[i]: the searches
         made for address i (each counted once, for the first address that needed it)."""
-        respostas: list[nominatim.Resposta] = [None] * len(enderecos)
+        respostas: list[nominatim_search.Resposta] = [None] * len(enderecos)
         faltam: dict[str, list[int]] = {}
         for i, endereco in enumerate(enderecos):
             hit, valor = self.cache.obter_chave(endereco.chave)
@@ -356,19 +358,19 @@ class GeocodingStage:
         self._por_cep(enderecos, [i for c in consultas for i in faltam[c]], respostas, contagem)
         for consulta in consultas:
             for i in faltam[consulta]:
-                if not isinstance(respostas[i], nominatim.Unavailable):
+                if not isinstance(respostas[i], nominatim_search.Unavailable):
                     self.cache.definir_chave(enderecos[i].chave, respostas[i])  # type: ignore[arg-type]
         return respostas
 
-    def _buscar(self, consultas: list[str]) -> list[nominatim.Resposta]:
+    def _buscar(self, consultas: list[str]) -> list[nominatim_search.Resposta]:
         """The geocoder's answers, asked in blocks; once the worker stops, the rest are
         left for later (unavailable now)."""
         bloco = max(1, self.settings.geocoder_concorrencia * 4)
-        respostas: list[nominatim.Resposta] = []
+        respostas: list[nominatim_search.Resposta] = []
         for inicio in range(0, len(consultas), bloco):
             if self.parar.is_set():
                 faltam = len(consultas) - inicio
-                return respostas + [nominatim.Unavailable("worker parando")] * faltam
+                return respostas + [nominatim_search.Unavailable("worker parando")] * faltam
             respostas += self.geocodificador.buscar_muitos(consultas[inicio : inicio + bloco])
         return respostas
 
@@ -376,7 +378,7 @@ class GeocodingStage:
         self,
         enderecos: list[text.Endereco],
         perguntados: list[int],
-        respostas: list[nominatim.Resposta],
+        respostas: list[nominatim_search.Resposta],
         contagem: list[int],
     ) -> None:
         """Where the text gave no street and carries a CEP, ask for the CEP alone."""
@@ -384,7 +386,7 @@ class GeocodingStage:
         for i in perguntados:
             resposta, cep = respostas[i], enderecos[i].cep
             sem_rua = resposta is None or (
-                isinstance(resposta, nominatim.Match) and not resposta.de_rua
+                isinstance(resposta, nominatim_search.Match) and not resposta.de_rua
             )
             if sem_rua and cep is not None and cep != enderecos[i].consulta:
                 por_cep.setdefault(cep, []).append(i)
@@ -392,8 +394,8 @@ class GeocodingStage:
         for cep in ceps:
             contagem[por_cep[cep][0]] += 1
         for cep, resposta in zip(ceps, self._buscar(ceps), strict=True):
-            if isinstance(resposta, nominatim.Unavailable) or (
-                isinstance(resposta, nominatim.Match) and resposta.de_rua
+            if isinstance(resposta, nominatim_search.Unavailable) or (
+                isinstance(resposta, nominatim_search.Match) and resposta.de_rua
             ):
                 for i in por_cep[cep]:
                     respostas[i] = resposta
@@ -465,7 +467,7 @@ class GeocodingStage:
 
 def _coerente(
     plano: classification.Plan,
-    achado: nominatim.Match,
+    achado: nominatim_search.Match,
     res: resolver.Resolucao,
     inf: inference.Inference,
 ) -> bool:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d2.bench import adversarial
-from d2.geocoder import fields, ladder, nominatim, places, text
+from d2.geocoder import fields, ladder, nominatim_search, places, text
 from d2.geocoder.inference import Candidate, Reason
 
 
@@ -127,7 +127,7 @@ def _municipio(nome: str = "Campo Grande", uc: str = "mun-cg", uf: str = "uf-ms"
     return Candidate(uc, 4, nome, (uc, uf), 0, 1, 2)
 
 
-def _consultas(contexto: places.Contexto) -> list[nominatim.Consulta]:
+def _consultas(contexto: places.Contexto) -> list[nominatim_search.Consulta]:
     """Every search the ladder would make for this address, if each found nothing."""
     escada = ladder.escada(contexto)
     consultas = []
