@@ -104,8 +104,8 @@ def test_estagio__asks_nothing_more_once_the_worker_stops() -> None:
     parar = threading.Event()
     est = geocoding.GeocodingStage(config.load(), contador, parar=parar)
     consultas = [f"rua {i}" for i in range(50)]
-    assert est._buscar(consultas) == [None] * 50
+    assert est.free_text._buscar(consultas) == [None] * 50
     parar.set()
-    depois = est._buscar(consultas)
+    depois = est.free_text._buscar(consultas)
     assert contador.perguntas == 50
     assert all(isinstance(r, nominatim_search.Unavailable) for r in depois)

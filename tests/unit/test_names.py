@@ -65,8 +65,8 @@ INGLES = {
     "writable",
     # The locks and the sessions holding them (issue 29 items 5, 6).
     "locks", "statement", "timeout", "transaction",
-    # The geocoder's modules: Nominatim in process.
-    "local",
+    # The geocoder's modules: Nominatim in process, the stage's free-text path, its rounds.
+    "free", "local", "round",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
