@@ -70,6 +70,8 @@ INGLES = {
     "categories", "generator", "run",
     # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
     "conclusion",
+    # The geocoder's modules: Nominatim in process, the stage's free-text path, its rounds.
+    "free", "local", "round",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
