@@ -27,7 +27,7 @@ import pytest
 from psycopg import sql
 
 from d2 import config
-from d2.geocoder import nominatim, nominatim_import
+from d2.geocoder import nominatim_import, nominatim_local
 from d2.importers import sample, sample_osm
 from d2.worker import loop
 
@@ -107,7 +107,7 @@ def nominatim_http(nominatim_amostra: NominatimAmostra) -> Iterator[str]:
     pytest.importorskip("falcon", reason="falcon not installed (pip install -e '.[dev]')")
     pytest.importorskip("uvicorn", reason="uvicorn not installed (pip install -e '.[dev]')")
     porta = _porta_livre()
-    dsn = nominatim.dsn_nominatim(nominatim_amostra.dsn)
+    dsn = nominatim_local.dsn_nominatim(nominatim_amostra.dsn)
     ambiente = os.environ | {"NOMINATIM_DATABASE_DSN": dsn}
     executavel = Path(sys.executable).parent / "nominatim"
     processo = subprocess.Popen(

@@ -13,7 +13,7 @@ database. Figures, each with its same-run baseline:
   an address, against the same GPS events alone (the stage runs after that pass in a
   drain, so this is what the addresses cost the GPS demands: parking them).
 
-On the address corpus (d2.bench.geocode_quality's environment, D2_GEOCODER_LADDER=on):
+On the address corpus (d2.bench.geocode_quality_run's environment, D2_GEOCODER_LADDER=on):
 
 * Nominatim searches per cache-missing address (each demand of the corpus without GPS,
   through a fresh worker), against the target of 1.5; their distribution where
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from d2 import config, db, errors
-from d2.bench import common, geocode_quality
+from d2.bench import common, geocode_quality, geocode_quality_run
 from d2.geocoder import nominatim_import
 from d2.importers import sample, sample_osm
 from d2.worker import loop
@@ -124,9 +124,9 @@ def _medir(
         with common.scratch_db(srv, "geolote", template=template) as url:
             _publicar(url, textos, [])
             runner = loop.Worker(_settings(nominatim_url, home), url=url, batch_size=500)
-            s_lote, _, r = geocode_quality.drenar(runner)
+            s_lote, _, r = geocode_quality_run.drenar(runner)
             _publicar(url, textos, [])
-            s_cache, _, _ = geocode_quality.drenar(runner)
+            s_cache, _, _ = geocode_quality_run.drenar(runner)
             with common.connect(url) as conn:
                 metodos = {row["metodo_resolucao"]: row["n"] for row in conn.execute(
                     db.q("bench_geocode_results"))}  # fmt: skip
@@ -135,7 +135,7 @@ def _medir(
             um = _settings(
                 nominatim_url, home, geocoder_concorrencia=1, geocoder_lote=1, geocoder_cache_max=0
             )
-            s_um, _, _ = geocode_quality.drenar(loop.Worker(um, url=url, batch_size=1))
+            s_um, _, _ = geocode_quality_run.drenar(loop.Worker(um, url=url, batch_size=1))
         yield common.figure(
             "geocode", "cache-missing addresses through the batch path", n / s_lote,
             "addresses/s", n_um / s_um, "one request at a time, no cache (batch size 1)",
@@ -150,12 +150,12 @@ def _medir(
         pontos = sample.sample_points(n_gps, seed=3)
         with common.scratch_db(srv, "geogps", template=template) as url:
             _publicar(url, [], pontos)
-            _, s_gps, _ = geocode_quality.drenar(
+            _, s_gps, _ = geocode_quality_run.drenar(
                 loop.Worker(_settings(nominatim_url, home), url=url)
             )
         with common.scratch_db(srv, "geomisto", template=template) as url:
             _publicar(url, enderecos(n_gps // 9), pontos)
-            _, s_misto, _ = geocode_quality.drenar(
+            _, s_misto, _ = geocode_quality_run.drenar(
                 loop.Worker(_settings(nominatim_url, home), url=url)
             )
         yield common.figure(
@@ -173,17 +173,17 @@ def medir_corpus(srv: common.Server, n_sem_nominatim: int) -> Iterator[dict[str,
         yield {"bench": "geocode", "figure": "skipped: the address corpus figures",
                "note": f"they need the shared data at {common.SHARED_DATA}"}  # fmt: skip
         return
-    with geocode_quality.ambiente(srv) as amb:
+    with geocode_quality_run.ambiente(srv) as amb:
         yield {"bench": "setup", "figure": "address corpus environment",
                "seconds": {k: round(v, 1) for k, v in amb.segundos.items()},
                "cep_import": amb.cep_import}  # fmt: skip
         casos = [c for c in amb.corpus.casos if c["payload"]["coordenadas_validadas"] is None]
         concorrencia = amb.settings().geocoder_concorrencia
         # The first pass warms PostgreSQL's caches for both sides; the second is measured.
-        primeira = geocode_quality.executar(amb, "on", casos)
-        geocode_quality.repetir_buscas(primeira.gravacao, concorrencia)
-        segunda = geocode_quality.executar(amb, "on", casos)
-        nua_s = geocode_quality.repetir_buscas(segunda.gravacao, concorrencia)
+        primeira = geocode_quality_run.executar(amb, "on", casos)
+        geocode_quality_run.repetir_buscas(primeira.gravacao, concorrencia)
+        segunda = geocode_quality_run.executar(amb, "on", casos)
+        nua_s = geocode_quality_run.repetir_buscas(segunda.gravacao, concorrencia)
         buscas = geocode_quality.buscas_por_endereco(segunda)
         yield common.figure(
             "geocode", "Nominatim searches per cache-missing address, address corpus",
@@ -206,7 +206,7 @@ def medir_corpus(srv: common.Server, n_sem_nominatim: int) -> Iterator[dict[str,
         yield from _sem_nominatim(amb, n_sem_nominatim)
 
 
-def textos_sem_nominatim(amb: geocode_quality.Ambiente, n: int) -> list[dict[str, Any]]:
+def textos_sem_nominatim(amb: geocode_quality_run.Ambiente, n: int) -> list[dict[str, Any]]:
     """n distinct demands that name only a place (bairro and município, município and
     UF) or carry only a locality's CEP: what the names in SQL and the CEP table decide."""
     t = amb.corpus.territorio
@@ -235,7 +235,7 @@ def textos_sem_nominatim(amb: geocode_quality.Ambiente, n: int) -> list[dict[str
     ]
 
 
-def _sem_nominatim(amb: geocode_quality.Ambiente, n: int) -> Iterator[dict[str, Any]]:
+def _sem_nominatim(amb: geocode_quality_run.Ambiente, n: int) -> Iterator[dict[str, Any]]:
     lugares = textos_sem_nominatim(amb, n)
     ruas = amb.corpus.ruas
     gps: list[dict[str, Any]] = []
@@ -243,8 +243,8 @@ def _sem_nominatim(amb: geocode_quality.Ambiente, n: int) -> Iterator[dict[str, 
         lng, lat = ruas[k % len(ruas)].ponto((k // len(ruas)) % 10 / 10)
         payload = {"entidades_extraidas": {}, "coordenadas_validadas": {"lat": lat, "lng": lng}}
         gps.append({"id": f"gps-{k:05d}", "payload": payload})
-    sem = geocode_quality.executar(amb, "on", lugares)
-    com_gps = geocode_quality.executar(amb, "on", gps)
+    sem = geocode_quality_run.executar(amb, "on", lugares)
+    com_gps = geocode_quality_run.executar(amb, "on", gps)
     decididos = sum(1 for r in sem.respostas.values() if r.get("unidade_civica_id"))
     yield common.figure(
         "geocode", "addresses decided with no Nominatim call (names in SQL, CEP table)",

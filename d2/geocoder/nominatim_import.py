@@ -23,7 +23,7 @@ import psycopg.conninfo
 from psycopg import sql
 
 from d2 import config, db, errors
-from d2.geocoder import nominatim
+from d2.geocoder import nominatim, nominatim_local
 
 SUFIXOS = (".osm", ".osm.pbf", ".pbf", ".osm.bz2")
 
@@ -233,7 +233,7 @@ def _importar_osm(
 ) -> None:
     """Nominatim's importer into the (absent) database at alvo."""
     ambiente = os.environ | {
-        "NOMINATIM_DATABASE_DSN": nominatim.dsn_nominatim(alvo),
+        "NOMINATIM_DATABASE_DSN": nominatim_local.dsn_nominatim(alvo),
         "NOMINATIM_DATABASE_WEBUSER": settings.nominatim_web_user,
     }
     comando = [

@@ -13,12 +13,10 @@ that is down, or slow for everyone, costs no address its tries.
 
 Decision, with D2_GEOCODER_LADDER=on (the default): the address ladder
 (d2.geocoder.ladder: the fields understood, the place known, named steps from the house
-number down to the município). Off: issue 14's free-text path, kept as it was: a street,
-house, POI or CEP match inside D-2's territory, where the município/UF the text names
-holds it → 'endereco'/'media' at that point; otherwise the UC the text names
-(d2.geocoder.inferencia) → 'inferencia'/'baixa' at a point on its surface; otherwise
-discarded, counted by reason. Either way one row per concluded address goes to
-d2.geocodificacoes (d2.v_geocodificacoes).
+number down to the município). Off: issue 14's free-text path, kept as it was
+(d2.worker.geocoding_free_text). Either way one row per concluded address goes to
+d2.geocodificacoes (d2.v_geocodificacoes); what a round did is a Round
+(d2.worker.geocoding_round).
 """
 
 from __future__ import annotations
@@ -27,17 +25,16 @@ import logging
 import random
 import threading
 import uuid
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import prometheus_client
 
 from d2 import config, db
 from d2.eventlog import bus
-from d2.geocoder import inference, ladder, nominatim, text
+from d2.geocoder import inference, ladder, nominatim, nominatim_search
 from d2.handler import cache, classification, handler, outputs
-from d2.territorio import resolver
+from d2.worker.geocoding_free_text import FreeTextPath
+from d2.worker.geocoding_round import Round, descartar, registro, somar
 
 log = logging.getLogger(__name__)
 
@@ -76,10 +73,12 @@ class GeocodingMetrics:
         )
 
 
-class AddressCache(cache.LRUCache[nominatim.Match | None | tuple[nominatim.Match, ...]]):
+class AddressCache(
+    cache.LRUCache[nominatim_search.Match | None | tuple[nominatim_search.Match, ...]]
+):
     """The geocoder's answers by normalised query (bounded, with a TTL), emptied when a
     new Nominatim import is seen: a free-text query's best match, or a ladder search's
-    matches (nominatim.Consulta.chave)."""
+    matches (nominatim_search.Consulta.chave)."""
 
     geracao: int | None = None
 
@@ -87,19 +86,6 @@ class AddressCache(cache.LRUCache[nominatim.Match | None | tuple[nominatim.Match
         if geracao != self.geracao:
             self.limpar()
             self.geracao = geracao
-
-
-@dataclass
-class Round:
-    """What one round of the stage did."""
-
-    concluidas: int = 0
-    adiadas: int = 0
-    resultados: Counter[str] = field(default_factory=Counter)
-    resultado: handler.Result = field(default_factory=handler.Result)
-    consultas: Counter[str] = field(default_factory=Counter)  # searches, by ladder step
-    ceps_contraditorios: int = 0
-    respondeu: bool = False  # the geocoder answered some search of the round
 
 
 class GeocodingStage:
@@ -125,6 +111,8 @@ class GeocodingStage:
             if cache is not None
             else AddressCache(settings.geocoder_cache_max, settings.geocoder_cache_ttl_s)
         )
+        # D2_GEOCODER_LADDER=off: issue 14's path, over the same geocoder and cache.
+        self.free_text = FreeTextPath(settings, geocodificador, self.cache, self.parar)
         self.servico = handler.Handler(settings)
         self.total = Round()
         self._acordar = threading.Event()
@@ -141,7 +129,7 @@ class GeocodingStage:
         soma = Round()
         while not self.parar.is_set():
             rodada = self.rodada(conn)
-            _somar(soma, rodada)
+            somar(soma, rodada)
             if rodada.concluidas == 0:
                 break
         return soma
@@ -194,7 +182,7 @@ class GeocodingStage:
         if self.settings.geocoder_escada:
             adiados = self._geocodificar_escada(conn, enderecos, rodada)
         else:
-            adiados = self._geocodificar(conn, enderecos, rodada)
+            adiados = self.free_text.geocodificar(conn, enderecos, rodada)
         proprias = self._falhas_proprias(adiados, rodada)
         if proprias:
             self._esgotar(enderecos, adiados, falhas, rodada)
@@ -214,7 +202,7 @@ class GeocodingStage:
                 self.metricas.consultas.labels(passo).inc(n)
             if rodada.ceps_contraditorios:
                 self.metricas.ceps_contraditorios.inc(rodada.ceps_contraditorios)
-        _somar(self.total, rodada)
+        somar(self.total, rodada)
         return rodada
 
     def _planos(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[classification.Plan]:
@@ -248,7 +236,7 @@ class GeocodingStage:
                 rodada.respondeu = True
             if d.contexto is not None and d.contexto.cep_contraditorio:
                 rodada.ceps_contraditorios += 1
-            plano.geocodificacao = _registro(plano, d.precisao, d.passo, d.entendido, d.consultas)
+            plano.geocodificacao = registro(plano, d.precisao, d.passo, d.entendido, d.consultas)
             if d.resolucao is not None and d.metodo is not None and d.confianca is not None:
                 plano.desfecho = classification.Outcome.GEORREFERENCIADA
                 plano.resolucao, plano.lat, plano.lng = d.resolucao, d.lat, d.lng
@@ -256,7 +244,7 @@ class GeocodingStage:
                 plano.endereco_geocodificado = d.nome
                 rodada.resultados[d.metodo] += 1
             else:
-                self._descartar(plano, d.motivo or str(inference.Reason.NAO_ENCONTRADO), rodada)
+                descartar(plano, d.motivo or str(inference.Reason.NAO_ENCONTRADO), rodada)
         return adiados
 
     def _falhas_proprias(self, adiados: dict[uuid.UUID, str], rodada: Round) -> bool:
@@ -288,152 +276,6 @@ class GeocodingStage:
                 )
                 rodada.resultados["esgotada"] += 1
 
-    def _geocodificar(
-        self, conn: db.Connection, planos: list[classification.Plan], rodada: Round
-    ) -> dict[uuid.UUID, str]:
-        """Decide every address plan; returns the ones to postpone (event → reason)."""
-        consultas: list[int] = [0] * len(planos)
-        respostas = self._perguntar(
-            [p.endereco for p in planos if p.endereco is not None], consultas
-        )
-        adiados: dict[uuid.UUID, str] = {}
-        decidir: list[tuple[classification.Plan, nominatim.Match | None]] = []
-        for plano, resposta, n in zip(planos, respostas, consultas, strict=True):
-            if isinstance(resposta, nominatim.Unavailable):
-                adiados[plano.evento.event_id] = str(resposta)
-                rodada.resultados["indisponivel"] += 1
-            else:
-                rodada.respondeu = rodada.respondeu or n > 0
-                plano.geocodificacao = _registro(plano, None, None, None, n)
-                decidir.append((plano, resposta))
-        if not decidir:
-            return adiados
-        inferencias = inference.inferir_muitos(
-            conn, [p.endereco for p, _ in decidir if p.endereco is not None]
-        )
-        de_rua = [(i, a) for i, (_, a) in enumerate(decidir) if a is not None and a.de_rua]
-        pontos = resolver.resolver_muitos(conn, [(a.lat, a.lng) for _, a in de_rua])
-        no_ponto = {i: r for (i, _), r in zip(de_rua, pontos, strict=True)}
-        por_inferencia: list[tuple[classification.Plan, inference.Inference]] = []
-        for i, ((plano, achado), inf) in enumerate(zip(decidir, inferencias, strict=True)):
-            res = no_ponto.get(i)
-            if achado is not None and res is not None and _coerente(plano, achado, res, inf):
-                plano.desfecho = classification.Outcome.GEORREFERENCIADA
-                plano.resolucao, plano.lat, plano.lng = res, achado.lat, achado.lng
-                plano.metodo, plano.confianca = "endereco", "media"
-                plano.endereco_geocodificado = achado.nome
-                rodada.resultados["endereco"] += 1
-            elif inf.uc is not None:
-                por_inferencia.append((plano, inf))
-            else:
-                motivo = inf.motivo or inference.Reason.NAO_ENCONTRADO
-                if res is not None and motivo == inference.Reason.NAO_ENCONTRADO:
-                    motivo = inference.Reason.AMBIGUO  # a street, in no place named
-                self._descartar(plano, str(motivo), rodada)
-        self._inferir(conn, por_inferencia, rodada)
-        return adiados
-
-    def _perguntar(
-        self, enderecos: list[text.Endereco], contagem: list[int]
-    ) -> list[nominatim.Resposta]:
-        """The geocoder's answer per address: the cache, else the text; where the text
-        gives no street and a CEP is there, the CEP alone. contagem[i]: the searches
-        made for address i (each counted once, for the first address that needed it)."""
-        respostas: list[nominatim.Resposta] = [None] * len(enderecos)
-        faltam: dict[str, list[int]] = {}
-        for i, endereco in enumerate(enderecos):
-            hit, valor = self.cache.obter_chave(endereco.chave)
-            if hit and not isinstance(valor, tuple):
-                respostas[i] = valor
-            else:
-                faltam.setdefault(endereco.consulta, []).append(i)
-        consultas = list(faltam)
-        for consulta in consultas:
-            contagem[faltam[consulta][0]] += 1
-        for consulta, resposta in zip(consultas, self._buscar(consultas), strict=True):
-            for i in faltam[consulta]:
-                respostas[i] = resposta
-        self._por_cep(enderecos, [i for c in consultas for i in faltam[c]], respostas, contagem)
-        for consulta in consultas:
-            for i in faltam[consulta]:
-                if not isinstance(respostas[i], nominatim.Unavailable):
-                    self.cache.definir_chave(enderecos[i].chave, respostas[i])  # type: ignore[arg-type]
-        return respostas
-
-    def _buscar(self, consultas: list[str]) -> list[nominatim.Resposta]:
-        """The geocoder's answers, asked in blocks; once the worker stops, the rest are
-        left for later (unavailable now)."""
-        bloco = max(1, self.settings.geocoder_concorrencia * 4)
-        respostas: list[nominatim.Resposta] = []
-        for inicio in range(0, len(consultas), bloco):
-            if self.parar.is_set():
-                faltam = len(consultas) - inicio
-                return respostas + [nominatim.Unavailable("worker parando")] * faltam
-            respostas += self.geocodificador.buscar_muitos(consultas[inicio : inicio + bloco])
-        return respostas
-
-    def _por_cep(
-        self,
-        enderecos: list[text.Endereco],
-        perguntados: list[int],
-        respostas: list[nominatim.Resposta],
-        contagem: list[int],
-    ) -> None:
-        """Where the text gave no street and carries a CEP, ask for the CEP alone."""
-        por_cep: dict[str, list[int]] = {}
-        for i in perguntados:
-            resposta, cep = respostas[i], enderecos[i].cep
-            sem_rua = resposta is None or (
-                isinstance(resposta, nominatim.Match) and not resposta.de_rua
-            )
-            if sem_rua and cep is not None and cep != enderecos[i].consulta:
-                por_cep.setdefault(cep, []).append(i)
-        ceps = list(por_cep)
-        for cep in ceps:
-            contagem[por_cep[cep][0]] += 1
-        for cep, resposta in zip(ceps, self._buscar(ceps), strict=True):
-            if isinstance(resposta, nominatim.Unavailable) or (
-                isinstance(resposta, nominatim.Match) and resposta.de_rua
-            ):
-                for i in por_cep[cep]:
-                    respostas[i] = resposta
-
-    def _inferir(
-        self,
-        conn: db.Connection,
-        planos: list[tuple[classification.Plan, inference.Inference]],
-        rodada: Round,
-    ) -> None:
-        if not planos:
-            return
-        ids = sorted({inf.uc.unidade_civica_id for _, inf in planos if inf.uc is not None})
-        with db.mapped_errors():
-            pontos = {
-                row["unidade_civica_id"]: (float(row["lat"]), float(row["lng"]))
-                for row in conn.execute(db.q("geocoder_points_on_surface"), {"ids": ids})
-            }
-        for plano, inf in planos:
-            assert inf.uc is not None
-            ponto = pontos.get(inf.uc.unidade_civica_id)
-            if ponto is None:  # a UC with no polygon in the mirror: no point to publish
-                self._descartar(plano, str(inference.Reason.NAO_ENCONTRADO), rodada)
-                continue
-            plano.desfecho = classification.Outcome.GEORREFERENCIADA
-            plano.lat, plano.lng = ponto
-            plano.resolucao = resolver.Resolucao(
-                inf.uc.unidade_civica_id, inf.uc.nivel, inf.uc.cadeia_ucs
-            )
-            plano.metodo, plano.confianca = "inferencia", "baixa"
-            rodada.resultados["inferencia"] += 1
-
-    @staticmethod
-    def _descartar(plano: classification.Plan, motivo: str, rodada: Round) -> None:
-        plano.desfecho = classification.Outcome.ENDERECO_NAO_RESOLVIDO
-        plano.motivo = motivo
-        if plano.geocodificacao is not None:
-            plano.geocodificacao["motivo"] = motivo
-        rodada.resultados[motivo] += 1
-
     def _adiar(
         self,
         conn: db.Connection,
@@ -461,47 +303,3 @@ class GeocodingStage:
             "Geocodificador indisponível; demandas com endereço aguardam",
             extra={"adiadas": len(ids), "erro": next(iter(adiados.values()))},
         )
-
-
-def _coerente(
-    plano: classification.Plan,
-    achado: nominatim.Match,
-    res: resolver.Resolucao,
-    inf: inference.Inference,
-) -> bool:
-    """A street-level match counts where the text says it is: in Brazil, inside the
-    município (or UF) the text names, or, when it names none, vouched for by a CEP."""
-    if achado.pais not in (None, "br"):
-        return False
-    cadeia = (res.unidade_civica_id, *res.cadeia_ucs)
-    if inf.municipio is not None or inf.ufs:
-        return inf.motivo is None and inf.contem(cadeia)
-    return plano.endereco is not None and plano.endereco.cep is not None
-
-
-def _registro(
-    plano: classification.Plan,
-    precisao: str | None,
-    passo: str | None,
-    entendido: dict[str, Any] | None,
-    consultas: int,
-) -> dict[str, Any]:
-    """The address's d2.geocodificacoes row (its motivo filled in when discarded)."""
-    return {
-        "event_id": plano.event_id_texto,
-        "demanda_id": plano.demanda_id_texto,
-        "precisao": precisao,
-        "passo": passo,
-        "entendido": entendido,
-        "consultas": consultas,
-        "motivo": None,
-    }
-
-
-def _somar(soma: Round, rodada: Round) -> None:
-    soma.concluidas += rodada.concluidas
-    soma.adiadas += rodada.adiadas
-    soma.resultados.update(rodada.resultados)
-    soma.resultado.somar(rodada.resultado)
-    soma.consultas.update(rodada.consultas)
-    soma.ceps_contraditorios += rodada.ceps_contraditorios

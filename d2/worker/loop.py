@@ -18,6 +18,10 @@ Beside it, while it leads, two stages run on threads and connections of their ow
 geocoding of address demands (d2.worker.geocoding) and the territory (d2.worker.territorio:
 citizen drawings, the replica, the mirror's apply, the follow-up), so neither a slow
 geocoder nor a hostile drawing ever holds a GPS demand back.
+
+What a supervisor reads (State), and the leader's watch over what holds its output back
+(the event log's fence, the mirror's apply), are d2.worker.health's; the port that serves
+them and the metrics, d2.worker.metrics_http's.
 """
 
 from __future__ import annotations
@@ -30,9 +34,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
 
 from d2 import (
     config,
@@ -43,31 +45,11 @@ from d2.eventlog import bus
 from d2.geocoder import nominatim
 from d2.handler import classification, handler
 from d2.territorio import mirror
-from d2.worker import geocoding, metrics, territorio
+from d2.worker import geocoding, health, metrics, metrics_http, territorio
 from d2.worker.leadership import Leadership
 from d2.worker.reading import InTurnReading, ReadAhead, Reading
 
 log = logging.getLogger(__name__)
-
-# Demands wait at most about this long for the re-georeferencing follow-up, which then
-# yields to them (spec 8.3: the follow-up never holds up the demand worker).
-
-
-@dataclass
-class State:
-    """What a supervisor (readiness/liveness) and the metrics read."""
-
-    pronto: bool = False
-    lider: bool = False
-    ultimo_avanco: float = field(default_factory=time.monotonic)
-    # Since when this worker has been waiting for the leadership (None: leading, or
-    # not asked yet), and for how long that may last before /healthz says 503 (0: ever).
-    standby_desde: float | None = None
-    limite_standby_s: float = 0.0
-    # What holds this worker's events or mirror back past its bound, named ("cerca",
-    # "mirror"; see Worker._vigiar); /healthz turns 503 while it is not empty.
-    alertas: dict[str, dict[str, Any]] = field(default_factory=dict)
-    resultado: handler.Result = field(default_factory=handler.Result)
 
 
 class Worker:
@@ -84,14 +66,13 @@ class Worker:
         self.batch_size = batch_size or settings.batch_size
         self.servico = handler.Handler(settings)
         self.parar = threading.Event()
-        self.estado = State(limite_standby_s=settings.standby_max_s)
+        self.estado = health.State(limite_standby_s=settings.standby_max_s)
         self._on_batch = on_batch
         self._ultimo_purge = time.monotonic()
         self._espera_s = 0.5
         self.metricas = metrics.Metrics() if settings.metrics_port else None
-        self._vigia_em = 0.0
-        self._alertas_logados: dict[str, float] = {}  # when each alert was last logged
-        # The territory stage while leading (it applies the mirror: Worker._vigiar asks it
+        self._vigia = health.Watch(settings, self.estado, self.metricas)
+        # The territory stage while leading (it applies the mirror: the watch asks it
         # since when it could not).
         self._territorio_stage: territorio.TerritorioStage | None = None
         # Address demands (issue 14): the geocoding stage, its metrics and cache, kept
@@ -117,7 +98,7 @@ class Worker:
     def executar(self, *, drain: bool = False) -> handler.Result:
         """Run until stopped (or, with drain, until nothing is pending)."""
         _espacar_coletas()
-        servidor = metrics.iniciar_servidor(
+        servidor = metrics_http.iniciar_servidor(
             self.settings.metrics_port,
             lambda: self.estado,
             metricas=self.metricas,
@@ -296,10 +277,7 @@ class Worker:
                     leitura.pedir(bus.posicao(eventos[-1]))
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
-                    # At most once a second: an idle worker polls many times a second.
-                    if time.monotonic() - self._vigia_em >= _VIGIA_S:
-                        self._vigiar(conn)
-                        self._vigia_em = time.monotonic()
+                    self._vigia.talvez(conn, self._territorio_stage)
                     return veio
                 veio = True
                 resultado = processar(self.servico, conn, eventos, lote=lote, leitura=leitura)
@@ -323,78 +301,12 @@ class Worker:
             leitura.descartar()
         return veio
 
-    def _vigiar(self, conn: db.Connection) -> None:
-        """What holds this worker's output back past its bounds, named: committed demands
-        behind the event log's fence (an open transaction with an id, anywhere in the
-        cluster) for longer than D2_FENCE_MAX_SECONDS; waiting changes of
-        core.uc_polygons the worker could not apply for longer than D2_MIRROR_MAX_SECONDS
-        (another session holding the mirror's lock, or the apply failing). Each goes to
-        /healthz (503, the session in the body), a WARNING log line (again every minute
-        while it lasts) and the metrics. Neither can be a delay D-2 waits out: the
-        session must end (docs/reliability.md, section 6)."""
-        s = self.settings
-        cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
-        alertas: dict[str, dict[str, Any]] = {}
-        if s.fence_max_s and cerca.retidos and cerca.atraso_s > s.fence_max_s:
-            sessao = bus.cerca_sessao(conn)
-            quem = db.descrever_sessao(sessao) if sessao else "a transaction that has ended since"
-            alertas["cerca"] = {
-                "motivo": (
-                    f"{cerca.retidos} committed demand(s) held back for {cerca.atraso_s:.0f} s "
-                    f"(D2_FENCE_MAX_SECONDS {s.fence_max_s:g}) by the oldest open transaction "
-                    f"of the cluster: {quem}; end it (pg_terminate_backend)"
-                ),
-                "retidos": cerca.retidos,
-                "retidos_s": round(cerca.atraso_s, 1),
-                "limite_s": s.fence_max_s,
-                "sessao": sessao,
-            }
-        preso = self._territorio_stage.mirror_preso_desde if self._territorio_stage else None
-        atraso_mirror = 0.0 if preso is None else time.monotonic() - preso
-        if s.mirror_max_s and preso is not None and atraso_mirror > s.mirror_max_s:
-            sessoes = mirror.quem_trava(conn)
-            quem = "; ".join(db.descrever_sessao(x) for x in sessoes)
-            alertas["mirror"] = {
-                "motivo": (
-                    f"{mirror.pendentes(conn)} change(s) of core.uc_polygons not applied for "
-                    f"{atraso_mirror:.0f} s (D2_MIRROR_MAX_SECONDS {s.mirror_max_s:g}): "
-                    + (f"the mirror's lock is held by {quem}" if quem else "the apply fails")
-                ),
-                "esperando_s": round(atraso_mirror, 1),
-                "limite_s": s.mirror_max_s,
-                "sessoes": sessoes,
-            }
-        self._anunciar(alertas)
-        self.estado.alertas = alertas
-        if self.metricas is not None:
-            self.metricas.atualizar_gauges(conn, cerca)
-            self.metricas.observar_alertas(alertas, atraso_mirror)
-
-    def _anunciar(self, alertas: dict[str, dict[str, Any]]) -> None:
-        agora = time.monotonic()
-        for nome, alerta in alertas.items():
-            if agora - self._alertas_logados.get(nome, -_ALERTA_A_CADA_S) >= _ALERTA_A_CADA_S:
-                log.warning(_MENSAGENS_ALERTA[nome], extra=alerta)
-                self._alertas_logados[nome] = agora
-        for nome in set(self._alertas_logados) - set(alertas):
-            del self._alertas_logados[nome]
-            log.info(_MENSAGENS_ALERTA[nome] + ": terminou")
-
     def _purgar_cache(self) -> None:
         if time.monotonic() - self._ultimo_purge >= 3600:
             removidas = self.servico.cache.purgar_expirados()
             self._ultimo_purge = time.monotonic()
             log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
 
-
-# The leader looks at what holds its output back (Worker._vigiar) at most this often,
-# when idle, and logs an alert again at most this often while it lasts.
-_VIGIA_S = 1.0
-_ALERTA_A_CADA_S = 60.0
-_MENSAGENS_ALERTA = {
-    "cerca": "Cerca do log de eventos retida por uma transação aberta",
-    "mirror": "Espelho: mudanças de core.uc_polygons sem aplicar além do limite",
-}
 
 # Polling: every _ESPERA_MIN_S until _QUENTE_S passed without an event, then the wait
 # doubles after each empty poll up to D2_POLL_INTERVAL. An empty poll is two index

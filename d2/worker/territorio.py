@@ -37,7 +37,7 @@ class TerritorioStage:
         self.mirror_preso_desde: float | None = None
         """Since when (monotonic) the rounds have been unable to apply waiting changes of
         core.uc_polygons (another session holds the appliers' lock, or the apply fails);
-        None while they apply them. The worker's health reads it (Worker._vigiar)."""
+        None while they apply them. The worker's health reads it (d2.worker.health.Watch)."""
 
     def acordar(self) -> None:
         self._acordar.set()

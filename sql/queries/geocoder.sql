@@ -14,7 +14,7 @@ WHERE unidade_civica_id = ANY(%(ids)s::uuid[])
 ORDER BY unidade_civica_id, uc_polygon_id;
 
 -- name: geocoder_points_places
--- The address ladder's check of geocoded points (d2/geocoder/ladder.py): the UC holding
+-- The address ladder's check of geocoded points (d2/geocoder/ladder_rules.py): the UC holding
 -- each point, its chain, and the município in that chain (mirror levels), so a point is
 -- judged against the place the text names.
 SELECT r.ordem, r.unidade_civica_id::text AS unidade_civica_id, r.nivel_minimo_resolvido,

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from d2.bench import address_corpus, common, geocode_quality
+from d2.bench import address_corpus, common, geocode_quality, geocode_quality_run
+from d2.bench.corpus import generator
 from d2.importers import ibge
 from tests.support import Conn
 
@@ -67,7 +68,7 @@ def test_address_corpus__every_expected_answer_is_complete() -> None:
     for caso in casos:
         esperado = caso["esperado"]
         if esperado["uc"] is None:
-            assert esperado == address_corpus.NENHUM, caso["id"]
+            assert esperado == generator.NENHUM, caso["id"]
         else:
             assert len(esperado["uc"]) in (7, 10), caso["id"]
             assert (esperado["metodo"], esperado["confianca"]) in {
@@ -93,8 +94,8 @@ _ESPERADO = {"uc": _UC, "metodo": "endereco", "confianca": "media", "precisao": 
         (_ESPERADO, {"unidade_civica_id": ibge.uc_id(4, "5003702"),
                      "metodo_resolucao": "endereco"}, "wrong_uc"),
         (_ESPERADO, {"unidade_civica_id": None}, "missed"),
-        (address_corpus.NENHUM, {"unidade_civica_id": None}, "right"),
-        (address_corpus.NENHUM, {"unidade_civica_id": ibge.uc_id(4, "5002704"),
+        (generator.NENHUM, {"unidade_civica_id": None}, "right"),
+        (generator.NENHUM, {"unidade_civica_id": ibge.uc_id(4, "5002704"),
                                  "metodo_resolucao": "inferencia"}, "unexpected"),
         (dict(_ESPERADO, uc="5002704", metodo="inferencia"),
          {"unidade_civica_id": ibge.uc_id(2, _UC), "metodo_resolucao": "endereco",
@@ -136,7 +137,7 @@ def avaliacao(pg_server: Server) -> Iterator[geocode_quality.Avaliacao]:
     if not (Path(sys.executable).parent / "nominatim").exists() and not shutil.which("nominatim"):
         pytest.skip("Nominatim is not installed (pip install nominatim-db nominatim-api)")
     srv = common.Server(pg_server.url("postgres"))
-    with geocode_quality.ambiente(srv, shared) as amb:
+    with geocode_quality_run.ambiente(srv, shared) as amb:
         yield geocode_quality.avaliar(amb, geocode_quality.amostra(amb.corpus.casos, POR_CATEGORIA))
 
 
@@ -187,7 +188,7 @@ def _resolucao(conn: Conn, caso: dict[str, Any]) -> None:
         VALUES (gen_random_uuid(), gen_random_uuid(), %(uc)s, 2, ARRAY[%(uc)s], 'endereco',
                 'media', -20.46, -54.61, %(event_id)s, gen_random_uuid())
         """,
-        {"uc": ibge.uc_id(2, _UC), "event_id": geocode_quality.event_id(caso)},
+        {"uc": ibge.uc_id(2, _UC), "event_id": geocode_quality_run.event_id(caso)},
     )
 
 
@@ -200,7 +201,7 @@ def test_quality_answers__from_the_resolutions_when_the_view_is_missing(
     _resolucao(conn, _CASO)
     conn.execute("DROP VIEW d2.v_geocodificacoes")  # as before the ladder's migration
 
-    respostas, com_passos = geocode_quality.ler_respostas(db_url, [_CASO])
+    respostas, com_passos = geocode_quality_run.ler_respostas(db_url, [_CASO])
 
     assert not com_passos
     assert respostas["completo-999"]["unidade_civica_id"] == ibge.uc_id(2, _UC)
@@ -222,14 +223,16 @@ def test_quality_answers__precision_step_and_searches_from_the_view(
         """
     )
 
-    respostas, com_passos = geocode_quality.ler_respostas(db_url, [_CASO])
+    respostas, com_passos = geocode_quality_run.ler_respostas(db_url, [_CASO])
 
     assert com_passos
     resposta = respostas["completo-999"]
     assert (resposta["precisao"], resposta["passo"], resposta["consultas"]) == (
         "numero", "estruturada_numero", 2,
     )  # fmt: skip
-    execucao = geocode_quality.Execucao("on", respostas, geocode_quality.Gravacao(), 1, 1, True)
+    execucao = geocode_quality_run.Execucao(
+        "on", respostas, geocode_quality_run.Gravacao(), 1, 1, True
+    )
     assert geocode_quality.buscas_por_endereco(execucao)["distribution"] == {2: 1}
     placar = geocode_quality.Placar()
     placar.somar({"esperado": _ESPERADO}, resposta)

@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from d2 import config
 from d2.eventlog import dead_letters
 from d2.handler import handler
-from d2.worker import loop, metrics
+from d2.worker import loop, metrics, metrics_http
 from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, semear_cursor
 from tests.territorio import Territorio
@@ -151,10 +151,10 @@ def porta_livre() -> int:
 
 
 @pytest.fixture
-def servidor() -> Iterator[tuple[metrics.Server, EstadoFalso, metrics.Metrics]]:
+def servidor() -> Iterator[tuple[metrics_http.Server, EstadoFalso, metrics.Metrics]]:
     estado = EstadoFalso()
     m = metrics.Metrics()
-    srv = metrics.iniciar_servidor(
+    srv = metrics_http.iniciar_servidor(
         porta_livre(), lambda: estado, metricas=m, host="127.0.0.1", limite_vivo_s=5.0
     )
     assert srv is not None
@@ -164,7 +164,7 @@ def servidor() -> Iterator[tuple[metrics.Server, EstadoFalso, metrics.Metrics]]:
         srv.parar()
 
 
-def get(srv: metrics.Server, caminho: str) -> tuple[int, str, str]:
+def get(srv: metrics_http.Server, caminho: str) -> tuple[int, str, str]:
     url = f"http://127.0.0.1:{srv.porta}{caminho}"
     try:
         with urllib.request.urlopen(url, timeout=5) as resp:
@@ -174,7 +174,7 @@ def get(srv: metrics.Server, caminho: str) -> tuple[int, str, str]:
 
 
 def test_http__metrics_endpoint_serves_the_exposition(
-    servidor: tuple[metrics.Server, EstadoFalso, metrics.Metrics],
+    servidor: tuple[metrics_http.Server, EstadoFalso, metrics.Metrics],
 ) -> None:
     srv, _, m = servidor
     m.observar_lote(lote({"georreferenciada": 2}), 0.01)
@@ -186,7 +186,7 @@ def test_http__metrics_endpoint_serves_the_exposition(
 
 
 def test_http__readyz_follows_the_boot_and_healthz_the_loop(
-    servidor: tuple[metrics.Server, EstadoFalso, metrics.Metrics],
+    servidor: tuple[metrics_http.Server, EstadoFalso, metrics.Metrics],
 ) -> None:
     srv, estado, _ = servidor
     assert get(srv, "/readyz")[0] == 503  # boot replay not finished
@@ -201,7 +201,7 @@ def test_http__readyz_follows_the_boot_and_healthz_the_loop(
 
 
 def test_http__port_zero_means_disabled() -> None:
-    assert metrics.iniciar_servidor(0, lambda: None) is None
+    assert metrics_http.iniciar_servidor(0, lambda: None) is None
 
 
 def test_worker__serves_metrics_and_health_on_d2_metrics_port(
@@ -254,7 +254,7 @@ def test_worker__serves_metrics_and_health_on_d2_metrics_port(
 # --- The endpoint under attack: where it listens, idle clients, floods ------------------------
 
 
-def _conectar(srv: metrics.Server, inicio: bytes = b"") -> socket.socket:
+def _conectar(srv: metrics_http.Server, inicio: bytes = b"") -> socket.socket:
     s = socket.create_connection(("127.0.0.1", srv.porta), timeout=10)
     if inicio:
         s.sendall(inicio)
@@ -278,7 +278,7 @@ def _fechada_em(s: socket.socket, limite_s: float) -> float | None:
 def test_http__listens_on_loopback_unless_told_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    srv = metrics.iniciar_servidor(porta_livre(), lambda: None)
+    srv = metrics_http.iniciar_servidor(porta_livre(), lambda: None)
     assert srv is not None
     try:
         assert srv.server_address[0] == "127.0.0.1"
@@ -292,7 +292,7 @@ def test_http__listens_on_loopback_unless_told_otherwise(
 
 def test_http__an_idle_client_neither_blocks_healthz_nor_stays_forever() -> None:
     estado = EstadoFalso()
-    srv = metrics.iniciar_servidor(
+    srv = metrics_http.iniciar_servidor(
         porta_livre(), lambda: estado, tempo_limite_s=0.5, max_conexoes=4
     )
     assert srv is not None
@@ -311,7 +311,7 @@ def test_http__a_flood_beyond_the_bound_holds_at_most_the_bound_and_healthz_answ
     than the bound open (threads), /healthz answered during the flood, every idle one
     closed by its deadline, and the server thread lives."""
     estado = EstadoFalso()
-    srv = metrics.iniciar_servidor(
+    srv = metrics_http.iniciar_servidor(
         porta_livre(), lambda: estado, tempo_limite_s=8.0, max_conexoes=3
     )
     assert srv is not None
@@ -381,7 +381,7 @@ def test_http__slow_drip_clients_cannot_keep_healthz_away() -> None:
     is answered, within a second or two at worst on a loaded machine (milliseconds
     here)."""
     estado = EstadoFalso()
-    srv = metrics.iniciar_servidor(porta_livre(), lambda: estado)  # the defaults: 16, 5 s
+    srv = metrics_http.iniciar_servidor(porta_livre(), lambda: estado)  # the defaults: 16, 5 s
     assert srv is not None
     try:
         with Gotejamento(srv.porta, clientes=32, passo_s=0.5) as ataque:
@@ -401,7 +401,7 @@ def test_http__slow_drip_clients_cannot_keep_healthz_away() -> None:
         assert all(codigo == 200 for codigo, _ in respostas), respostas
         assert max(segundos for _, segundos in respostas) < 2.0, respostas
         assert ataque.conexoes > 32  # they were cut at their deadline and came back
-        assert srv.abertas <= metrics.MAX_CONEXOES
+        assert srv.abertas <= metrics_http.MAX_CONEXOES
         assert srv.thread is not None and srv.thread.is_alive()
     finally:
         srv.parar()

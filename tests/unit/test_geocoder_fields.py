@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d2.bench import adversarial
-from d2.geocoder import fields, ladder, nominatim, places, text
+from d2.geocoder import fields, ladder_steps, nominatim_search, places, text
 from d2.geocoder.inference import Candidate, Reason
 
 
@@ -127,16 +127,16 @@ def _municipio(nome: str = "Campo Grande", uc: str = "mun-cg", uf: str = "uf-ms"
     return Candidate(uc, 4, nome, (uc, uf), 0, 1, 2)
 
 
-def _consultas(contexto: places.Contexto) -> list[nominatim.Consulta]:
+def _consultas(contexto: places.Contexto) -> list[nominatim_search.Consulta]:
     """Every search the ladder would make for this address, if each found nothing."""
-    escada = ladder.escada(contexto)
+    escada = ladder_steps.escada(contexto)
     consultas = []
     try:
         tentativa = next(escada)
         while True:
             if tentativa.consulta is not None:
                 consultas.append(tentativa.consulta)
-            tentativa = escada.send(ladder.Avaliacao(vazio=True))
+            tentativa = escada.send(ladder_steps.Avaliacao(vazio=True))
     except StopIteration:
         pass
     return consultas

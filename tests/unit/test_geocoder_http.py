@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from d2 import config
-from d2.geocoder import nominatim
+from d2.geocoder import nominatim_http, nominatim_search
 from d2.worker import geocoding
 
 RESPOSTA_OK = [
@@ -71,17 +71,17 @@ def servidor() -> Iterator[str]:
 
 def test_http__answers_refusals_and_failures(servidor: str) -> None:
     medidas: list[float] = []
-    cliente = nominatim.NominatimHTTP(servidor, timeout_s=0.5, observar=medidas.append)
+    cliente = nominatim_http.NominatimHTTP(servidor, timeout_s=0.5, observar=medidas.append)
     try:
         ok, vazio, recusa, ocupado, lixo, enorme, lento = cliente.buscar_muitos(
             ["ok", "vazio", "recusa", "ocupado", "lixo", "enorme", "lento"]
         )
     finally:
         cliente.fechar()
-    assert isinstance(ok, nominatim.Match) and ok.de_rua and (ok.lat, ok.lng) == (-12.5, -58)
+    assert isinstance(ok, nominatim_search.Match) and ok.de_rua and (ok.lat, ok.lng) == (-12.5, -58)
     assert vazio is None and recusa is None  # nothing found; a query the server refuses
     for falha in (ocupado, lixo, enorme, lento):  # later: 5xx, garbage, unbounded, slow
-        assert isinstance(falha, nominatim.Unavailable), falha
+        assert isinstance(falha, nominatim_search.Unavailable), falha
     assert len(medidas) == 7
 
 
@@ -91,7 +91,7 @@ class _Contador:
     def __init__(self) -> None:
         self.perguntas = 0
 
-    def buscar_muitos(self, consultas: list[str]) -> list[nominatim.Resposta]:
+    def buscar_muitos(self, consultas: list[str]) -> list[nominatim_search.Resposta]:
         self.perguntas += len(consultas)
         return [None] * len(consultas)
 
@@ -104,8 +104,8 @@ def test_estagio__asks_nothing_more_once_the_worker_stops() -> None:
     parar = threading.Event()
     est = geocoding.GeocodingStage(config.load(), contador, parar=parar)
     consultas = [f"rua {i}" for i in range(50)]
-    assert est._buscar(consultas) == [None] * 50
+    assert est.free_text._buscar(consultas) == [None] * 50
     parar.set()
-    depois = est._buscar(consultas)
+    depois = est.free_text._buscar(consultas)
     assert contador.perguntas == 50
-    assert all(isinstance(r, nominatim.Unavailable) for r in depois)
+    assert all(isinstance(r, nominatim_search.Unavailable) for r in depois)

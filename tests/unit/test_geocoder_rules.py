@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from d2.geocoder import inference, nominatim, text
+from d2.geocoder import inference, nominatim_http, nominatim_search, text
 from d2.worker import geocoding
 
 AU, BO = "uf-au", "uf-bo"
@@ -89,7 +89,7 @@ def test_inferencia__street_segments_are_read_only_when_alone() -> None:
 def test_cache__bounded_expires_and_empties_on_a_new_import() -> None:
     agora = [0.0]
     cache = geocoding.AddressCache(2, 10, clock=lambda: agora[0])
-    achado = nominatim.Match(-1, -2, 30, "place", "house", "br", "x")
+    achado = nominatim_search.Match(-1, -2, 30, "place", "house", "br", "x")
     cache.observar_geracao(1)
     cache.definir_chave("a", achado)
     cache.definir_chave("b", None)
@@ -108,7 +108,7 @@ def test_estagio__keeps_the_cache_it_is_given_even_empty() -> None:
     from d2 import config
 
     cache = geocoding.AddressCache(10, 10)
-    http = nominatim.NominatimHTTP("http://127.0.0.1:9")
+    http = nominatim_http.NominatimHTTP("http://127.0.0.1:9")
     try:
         assert geocoding.GeocodingStage(config.load(), http, cache=cache).cache is cache
     finally:

@@ -173,3 +173,14 @@ def test_only_db_handles_psycopgs_errors() -> None:
         )
     )
     assert quem == []
+
+
+def test_every_module_reads_in_one_sitting() -> None:
+    """A module past 400 lines holds more than one idea: split it by what it does (the
+    address corpus's generator became d2/bench/corpus/, the worker's health left its loop)."""
+    longos = {
+        modulo: linhas
+        for modulo, caminho in _modulos().items()
+        if (linhas := len(caminho.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert longos == {}

@@ -65,6 +65,13 @@ INGLES = {
     "writable",
     # The locks and the sessions holding them (issue 29 items 5, 6).
     "locks", "statement", "timeout", "transaction",
+    # The address corpus's generator and its categories (d2/bench/corpus/), and the run of
+    # `d2 bench geocode-quality` beside the table that judges it.
+    "categories", "generator", "run",
+    # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
+    "conclusion",
+    # The geocoder's modules: Nominatim in process, the stage's free-text path, its rounds.
+    "free", "local", "round",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES

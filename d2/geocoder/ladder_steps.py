@@ -1,0 +1,237 @@
+"""The ladder's named steps, most precise first: for one address, a generator of rungs
+(Tentativa), each told what it gave (Avaliacao) before the next is asked;
+d2.geocoder.ladder climbs them for a round's addresses together, d2.geocoder.ladder_rules
+judges each answer.
+
+The steps, in order (a step runs only where it can succeed; docs/geocoding.md):
+
+    rua_numero    Nominatim by fields: street and house number, city = the município
+    rua           the street without its number (a number Nominatim cannot read)
+    rua_sem_tipo  the street's name without its tipo ("Av." where OSM says "Rua")
+    rua_bairro    the street, city = the bairro named (OSM files it under the bairro)
+    rua_corrigida a misspelt street: the one CEP street of the município it most resembles
+    esquina       the crossing street of "esquina com"
+    referencia    the POI of "próximo à Escola Y" (Nominatim's amenity)
+    cep_rua       the CEP's street (d2.ceps), city = the CEP's município
+    cep           the CEP itself, where d2.ceps does not know it (Nominatim's postcodes)
+    bairro        SQL: the bairro named (or the CEP's), inside its município
+    municipio     SQL: the município
+    uf            SQL: the UF, where nothing finer is named
+    texto_livre   Nominatim free text, for a município name shared by several places
+                  that nothing above told apart
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Generator
+from dataclasses import dataclass
+
+import enderecobr
+
+from d2.geocoder import fields, nominatim_search, places, text
+from d2.geocoder.inference import Candidate
+
+
+class Passo(enum.StrEnum):
+    RUA_NUMERO = "rua_numero"
+    RUA = "rua"
+    RUA_SEM_TIPO = "rua_sem_tipo"
+    RUA_BAIRRO = "rua_bairro"
+    RUA_CORRIGIDA = "rua_corrigida"
+    ESQUINA = "esquina"
+    REFERENCIA = "referencia"
+    CEP_RUA = "cep_rua"
+    CEP = "cep"
+    BAIRRO = "bairro"
+    MUNICIPIO = "municipio"
+    UF = "uf"
+    TEXTO_LIVRE = "texto_livre"
+
+
+# Matches wanted per search: enough to see a street's homonyms in other places.
+_LIMITE = 5
+_LIMITE_SEM_CIDADE = 10
+
+
+@dataclass(frozen=True)
+class Tentativa:
+    """One rung for one address: a search; or, with no consulta, an SQL inference (uc)
+    or the SQL correction of a misspelt street (corrigir)."""
+
+    passo: Passo
+    consulta: nominatim_search.Consulta | None = None
+    com_numero: bool = False
+    uc: Candidate | None = None  # the SQL step's UC
+    corrigir: str | None = None  # the street to correct, in ctx.municipio
+
+
+@dataclass(frozen=True)
+class Avaliacao:
+    """What a rung gave one address."""
+
+    vazio: bool = False  # nothing at all: another form of the question may find it
+    ambiguo: bool = False  # credible matches in several places
+    rua: str | None = None  # the correction found for a misspelt street
+
+
+Escada = Generator[Tentativa, Avaliacao, None]
+
+
+def _rua_da_consulta(rua: str, numero: str | None) -> str:
+    return f"{rua} {numero}" if numero else rua
+
+
+def _limite(ctx: places.Contexto) -> int:
+    return _LIMITE if ctx.municipio or ctx.homonimos else _LIMITE_SEM_CIDADE
+
+
+def _cidade(ctx: places.Contexto) -> str | None:
+    if ctx.municipio is not None:
+        return ctx.municipio.nome
+    if ctx.homonimos:
+        return ctx.homonimos[0].nome
+    return None
+
+
+def _rua_do_cep(logradouro: str) -> tuple[str | None, str | None]:
+    """CEP Aberto's street, standardised, and the number some carry ("Rua X 2317", a
+    large user's CEP); ", s/n" and what follows a comma are not the street."""
+    nome = logradouro.split(",")[0].strip()
+    if not nome:
+        return None, None
+    palavras = enderecobr.padronizar_logradouros(nome).split()
+    numero = None
+    if len(palavras) > 2 and palavras[-1].isdigit():
+        numero = palavras.pop()
+    return " ".join(palavras) or None, numero
+
+
+def escada(ctx: places.Contexto) -> Escada:
+    """The rungs one address can climb, each asked only if the ones before failed."""
+    if ctx.conflito:
+        return  # the text contradicts itself, or names two places: no question helps
+    r = yield from _da_rua(ctx)
+    if r.ambiguo:
+        return
+    if r.vazio:  # nothing at all was found of the text's street (or it has none)
+        r = yield from _das_referencias(ctx)
+        if r.ambiguo:
+            return
+        yield from _do_cep(ctx)
+    yield from _do_lugar(ctx)
+
+
+def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
+    """The text's street: with its number, without it, without its tipo, in its bairro."""
+    e = ctx.entendido
+    r = Avaliacao(vazio=True)
+    if not (e.rua and ctx.tem_lugar):
+        return r
+    cidade, limite = _cidade(ctx), _limite(ctx)
+    if e.numero:
+        r = yield Tentativa(
+            Passo.RUA_NUMERO,
+            nominatim_search.Consulta(
+                rua=_rua_da_consulta(e.rua, e.numero), cidade=cidade, limite=limite
+            ),
+            com_numero=True,
+        )
+    if not e.numero or (r.vazio and not e.numero_simples):
+        r = yield Tentativa(
+            Passo.RUA, nominatim_search.Consulta(rua=e.rua, cidade=cidade, limite=limite)
+        )
+    if r.vazio and e.tipo and e.logradouro and _nome_de_rua_bom(e.logradouro):
+        r = yield Tentativa(
+            Passo.RUA_SEM_TIPO,
+            nominatim_search.Consulta(
+                rua=_rua_da_consulta(e.logradouro, e.numero), cidade=cidade, limite=limite
+            ),
+            com_numero=bool(e.numero),
+        )
+    bairro = ctx.bairro.nome if ctx.bairro is not None else e.bairro
+    if r.vazio and bairro:
+        r = yield Tentativa(
+            Passo.RUA_BAIRRO,
+            nominatim_search.Consulta(
+                rua=_rua_da_consulta(e.rua, e.numero), cidade=bairro, limite=_LIMITE_SEM_CIDADE
+            ),
+            com_numero=bool(e.numero),
+        )
+    if r.vazio and ctx.municipio is not None and e.logradouro and _nome_de_rua_bom(e.logradouro):
+        correcao = yield Tentativa(Passo.RUA_CORRIGIDA, corrigir=e.rua)
+        if correcao.rua is not None:
+            r = yield Tentativa(
+                Passo.RUA_CORRIGIDA,
+                nominatim_search.Consulta(
+                    rua=_rua_da_consulta(correcao.rua, e.numero), cidade=cidade, limite=limite
+                ),
+                com_numero=bool(e.numero),
+            )
+    return r
+
+
+def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
+    """The crossing street of "esquina com", the POI of "próximo à"."""
+    e = ctx.entendido
+    r = Avaliacao(vazio=True)
+    if not ctx.tem_lugar:
+        return r
+    cidade, limite = _cidade(ctx), _limite(ctx)
+    if e.esquina:
+        esquina = enderecobr.padronizar_logradouros(e.esquina)
+        r = yield Tentativa(
+            Passo.ESQUINA, nominatim_search.Consulta(rua=esquina, cidade=cidade, limite=limite)
+        )
+    if e.referencia and r.vazio:
+        r = yield Tentativa(
+            Passo.REFERENCIA,
+            nominatim_search.Consulta(lugar=e.referencia, cidade=cidade, limite=limite),
+        )
+    return r
+
+
+def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
+    """The CEP's street (d2.ceps), or the CEP itself where d2.ceps does not know it."""
+    e, cep = ctx.entendido, ctx.cep
+    if cep is not None and cep.municipio is not None and cep.logradouro:
+        rua_cep, numero_cep = _rua_do_cep(cep.logradouro)
+        if rua_cep is None or (e.rua and text.normalizar(rua_cep) == text.normalizar(e.rua)):
+            return  # the text's street, already asked
+        numero = (e.numero if not e.rua else None) or numero_cep
+        yield Tentativa(
+            Passo.CEP_RUA,
+            nominatim_search.Consulta(
+                rua=_rua_da_consulta(rua_cep, numero), cidade=cep.municipio.nome, limite=_LIMITE
+            ),
+            com_numero=bool(numero),
+        )
+    elif e.cep and cep is None and not ctx.cep_contraditorio:
+        yield Tentativa(
+            Passo.CEP, nominatim_search.Consulta(cep=fields.cep_formatado(e.cep), limite=_LIMITE)
+        )
+
+
+def _do_lugar(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
+    """The place named, in SQL; Nominatim's free text for a name shared by several."""
+    e = ctx.entendido
+    if ctx.municipio is not None:
+        if ctx.bairro is not None:
+            yield Tentativa(Passo.BAIRRO, uc=ctx.bairro)
+        yield Tentativa(Passo.MUNICIPIO, uc=ctx.municipio)
+    elif ctx.uf is not None:
+        yield Tentativa(Passo.UF, uc=ctx.uf)
+    elif ctx.homonimos and e.texto:
+        palavras = e.texto.split()[: 2 * fields.MAX_PALAVRAS]
+        yield Tentativa(
+            Passo.TEXTO_LIVRE,
+            nominatim_search.Consulta(texto=" ".join(palavras), limite=_LIMITE_SEM_CIDADE),
+            com_numero=bool(e.numero),
+        )
+
+
+def _nome_de_rua_bom(nome: str) -> bool:
+    """A name that says which street it is without its tipo: not "A", "10", "B-2"
+    (IPEA's geocodebr makes the same exception for its fuzzy matching)."""
+    palavras = nome.split()
+    return not (len(palavras) == 1 and (len(nome) <= 3 or nome.replace("-", "").isdigit()))
