@@ -323,15 +323,15 @@ def test_places__two_municipios_named_the_last_is_asked_for_the_street() -> None
     assert (ctx.motivo, ctx.conflito) == (Reason.AMBIGUO, True)
 
 
-def _tentativas(contexto: places.Contexto) -> list[ladder.Tentativa]:
+def _tentativas(contexto: places.Contexto) -> list[ladder_steps.Tentativa]:
     """Every rung the ladder would climb for this address, if each found nothing."""
-    escada = ladder.escada(contexto)
+    escada = ladder_steps.escada(contexto)
     tentativas = []
     try:
         tentativa = next(escada)
         while True:
             tentativas.append(tentativa)
-            tentativa = escada.send(ladder.Avaliacao(vazio=True))
+            tentativa = escada.send(ladder_steps.Avaliacao(vazio=True))
     except StopIteration:
         pass
     return tentativas
