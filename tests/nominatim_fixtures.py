@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from d2 import config
 from d2.geocoder import nominatim_import, nominatim_local
 from d2.importers import sample, sample_osm
 from d2.worker import loop
+from tests.support import porta_livre
 
 if TYPE_CHECKING:
     from tests.conftest import Server
@@ -95,18 +95,12 @@ def geocoder_url(
     return db_url
 
 
-def _porta_livre() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def nominatim_http(nominatim_amostra: NominatimAmostra) -> Iterator[str]:
     """`nominatim serve` (falcon + uvicorn) over the sample database, on 127.0.0.1."""
     pytest.importorskip("falcon", reason="falcon not installed (pip install -e '.[dev]')")
     pytest.importorskip("uvicorn", reason="uvicorn not installed (pip install -e '.[dev]')")
-    porta = _porta_livre()
+    porta = porta_livre()
     dsn = nominatim_local.dsn_nominatim(nominatim_amostra.dsn)
     ambiente = os.environ | {"NOMINATIM_DATABASE_DSN": dsn}
     executavel = Path(sys.executable).parent / "nominatim"

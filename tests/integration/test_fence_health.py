@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -30,24 +28,8 @@ from d2.ops import status
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
 from tests.events import inserir_evento, payload_normalizada
-from tests.support import Conn, papel_de_login, semear_cursor
+from tests.support import Conn, healthz, papel_de_login, porta_livre, semear_cursor
 from tests.territorio import Territorio
-
-
-def _porta_livre() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _healthz(porta: int) -> tuple[int, dict[str, Any]]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{porta}/healthz", timeout=5) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-    except OSError:
-        return 0, {}
 
 
 def _metrica(porta: int, nome: str) -> float | None:
@@ -87,16 +69,16 @@ def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
     Territorio(conn)
     semear_cursor(conn)
     pid = int(cerca_presa.info.backend_pid)
-    porta = _porta_livre()
+    porta = porta_livre()
     worker = ProcessoWorker(
         db_url, tmp_path / "w.log", D2_METRICS_PORT=str(porta), D2_FENCE_MAX_SECONDS="1"
     ).iniciar()
     try:
-        esperar(lambda: _healthz(porta)[0] == 200, timeout_s=30)
+        esperar(lambda: healthz(porta)[0] == 200, timeout_s=30)
         inserir_evento(conn, payload_normalizada(-27.0, -49.0))  # committed, and held
 
-        esperar(lambda: _healthz(porta)[0] == 503, timeout_s=20)
-        codigo, corpo = _healthz(porta)
+        esperar(lambda: healthz(porta)[0] == 503, timeout_s=20)
+        codigo, corpo = healthz(porta)
         assert codigo == 503 and corpo["status"] == "degraded", corpo
         sessao = corpo["cerca"]["sessao"]
         assert (sessao["pid"], sessao["banco"], sessao["aplicacao"]) == (
@@ -119,7 +101,7 @@ def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
         # The session ends: the demand goes through, /healthz is 200 again.
         conn.execute("SELECT pg_terminate_backend(%s)", [pid])
         esperar(lambda: _tratado(conn), timeout_s=20)
-        esperar(lambda: _healthz(porta)[0] == 200, timeout_s=10)
+        esperar(lambda: healthz(porta)[0] == 200, timeout_s=10)
         assert _metrica(porta, "d2_event_log_cerca_pid") == 0
     finally:
         worker.terminar()

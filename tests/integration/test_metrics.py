@@ -22,7 +22,7 @@ from d2.eventlog import dead_letters
 from d2.handler import handler
 from d2.worker import loop, metrics, metrics_http
 from tests.events import inserir_evento, payload_normalizada
-from tests.support import Conn, semear_cursor
+from tests.support import Conn, porta_livre, semear_cursor
 from tests.territorio import Territorio
 
 
@@ -142,12 +142,6 @@ class EstadoFalso:
     standby_desde: float | None = None
     limite_standby_s: float = 0.0
     alertas: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-def porta_livre() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ from d2.ops import status
 from d2.territorio import mirror
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
-from tests.support import Conn, papel_de_login, semear_cursor
+from tests.support import Conn, healthz, papel_de_login, porta_livre, semear_cursor
 from tests.territorio import Territorio, inserir_uc, poligono, quadrado
 
 # The keys the appliers and the builder used (sql/queries/mirror.sql and four functions
@@ -265,24 +265,6 @@ def test_import_ibge__a_lock_held_past_the_bound_says_the_import_is_in_and_who_h
     assert mirror.pendentes(conn) == 19
 
 
-def _healthz(porta: int) -> tuple[int, dict[str, Any]]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{porta}/healthz", timeout=5) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-    except OSError:
-        return 0, {}
-
-
-def _porta_livre() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _metrica(porta: int, nome: str) -> float | None:
     with urllib.request.urlopen(f"http://127.0.0.1:{porta}/metrics", timeout=5) as r:
         for linha in r.read().decode().splitlines():
@@ -296,17 +278,17 @@ def test_healthz__changes_waiting_past_d2_mirror_max_seconds_name_the_lock_holde
 ) -> None:
     semear_cursor(conn)
     _, sessao = trabalhador
-    porta = _porta_livre()
+    porta = porta_livre()
     worker = ProcessoWorker(
         db_url, tmp_path / "w.log", D2_METRICS_PORT=str(porta), D2_MIRROR_MAX_SECONDS="1"
     ).iniciar()
     try:
-        esperar(lambda: _healthz(porta)[0] == 200, timeout_s=30)
+        esperar(lambda: healthz(porta)[0] == 200, timeout_s=30)
         with sessao.transaction():
             sessao.execute(db.q("mirror_lock"))
             uc = _novo_municipio(conn, territorio)
-            esperar(lambda: _healthz(porta)[0] == 503, timeout_s=20)
-            codigo, corpo = _healthz(porta)
+            esperar(lambda: healthz(porta)[0] == 503, timeout_s=20)
+            codigo, corpo = healthz(porta)
             assert codigo == 503 and corpo["status"] == "degraded", corpo
             [quem] = corpo["mirror"]["sessoes"]
             assert (quem["pid"], quem["aplicacao"]) == (_pid(sessao), "aplicador-preso")
@@ -322,7 +304,7 @@ def test_healthz__changes_waiting_past_d2_mirror_max_seconds_name_the_lock_holde
             assert "'aplicador-preso'" in texto and "d2.mirror_aplicador" in texto
             assert _resolvido(conn) != uc
         # The lock goes: the worker applies at its next poll, and is healthy again.
-        esperar(lambda: _healthz(porta)[0] == 200, timeout_s=20)
+        esperar(lambda: healthz(porta)[0] == 200, timeout_s=20)
         assert _resolvido(conn) == uc and mirror.pendentes(conn) == 0
         assert _metrica(porta, "d2_mirror_lock_pid") == 0
     finally:

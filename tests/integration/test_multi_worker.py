@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import functools
 import json
-import socket
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -36,7 +32,7 @@ from tests.chaos.processes import (
 )
 from tests.conftest import Server
 from tests.events import inserir_evento, payload_normalizada
-from tests.support import Conn, backlog, papel_de_login, semear_cursor
+from tests.support import Conn, backlog, healthz, papel_de_login, porta_livre, semear_cursor
 from tests.territorio import Territorio
 
 TAKEOVER_MAX_S = 10.0
@@ -306,22 +302,6 @@ def test_leadership__idle_leader_outlives_idle_in_transaction_timeout_holding_no
 LIDER_LINHA = "Worker ativo (liderança obtida)"
 
 
-def _porta_livre() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _healthz(porta: int) -> tuple[int, dict[str, Any]]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{porta}/healthz", timeout=5) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-    except OSError:
-        return 0, {}
-
-
 def test_healthz__standby_beyond_d2_standby_max_seconds_is_unhealthy(
     conn: Conn, db_url: str, tmp_path: Path
 ) -> None:
@@ -329,18 +309,18 @@ def test_healthz__standby_beyond_d2_standby_max_seconds_is_unhealthy(
     semear_cursor(conn)
     lider = ProcessoWorker(db_url, tmp_path / "a.log").iniciar()
     esperar(lider.lider, timeout_s=20)
-    porta = _porta_livre()
+    porta = porta_livre()
     standby = ProcessoWorker(
         db_url, tmp_path / "b.log", D2_METRICS_PORT=str(porta), D2_STANDBY_MAX_SECONDS="1"
     ).iniciar()
     try:
         esperar(lambda: STANDBY in standby.texto(), timeout_s=20)
-        esperar(lambda: _healthz(porta)[0] == 503, timeout_s=10)
-        codigo, corpo = _healthz(porta)
+        esperar(lambda: healthz(porta)[0] == 503, timeout_s=10)
+        codigo, corpo = healthz(porta)
         assert codigo == 503 and corpo["motivo"] == "standby beyond D2_STANDBY_MAX_SECONDS"
         assert corpo["standby_s"] > 1 and corpo["lider"] is False
         assert lider.terminar() == 0
-        esperar(lambda: _healthz(porta)[0] == 200, timeout_s=TAKEOVER_MAX_S)
+        esperar(lambda: healthz(porta)[0] == 200, timeout_s=TAKEOVER_MAX_S)
         assert standby.lider()
     finally:
         terminar_todos([w for w in (lider, standby) if w.vivo()])

@@ -1,5 +1,6 @@
 """The tests' shared harness, loaded as a pytest plugin by tests/conftest.py: the
-connection type, the test territory, the demand worker's cursor, a drain. Fixtures here
+connection type, the test territory, the demand worker's cursor, a drain, a free port and
+a worker's /healthz. Fixtures here
 are available to every test; the functions are imported (`from tests.support import …`).
 
 The database fixtures themselves (a throw-away cluster, one migrated clone per test) are
@@ -9,7 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import random
+import socket
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -29,6 +34,24 @@ Conn = db.Connection
 """An autocommit connection with dict rows, as the `conn` fixture gives."""
 
 TIPO_DEMANDA = handler.TIPO_ENTRADA
+
+
+def porta_livre() -> int:
+    """A TCP port of the loopback no one listens on now (for a metrics port, a server)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def healthz(porta: int) -> tuple[int, dict[str, Any]]:
+    """A worker's /healthz on that port: (status, body); (0, {}) while nothing answers."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{porta}/healthz", timeout=5) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+    except OSError:
+        return 0, {}
 
 
 def semear_cursor(
