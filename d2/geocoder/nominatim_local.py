@@ -8,13 +8,16 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg.conninfo
 
 from d2.geocoder.nominatim_search import Consulta, Match, Resposta, Resultados, Unavailable
+
+_C = TypeVar("_C")  # a question: free text or a Consulta
+_R = TypeVar("_R")  # its answer
 
 
 def dsn_nominatim(url: str) -> str:
@@ -57,15 +60,24 @@ class NominatimLocal:
     def buscar_muitos(self, consultas: list[str]) -> list[Resposta]:
         if not consultas:
             return []
-        futuro = asyncio.run_coroutine_threadsafe(self._todas(consultas), self._loop)
-        rodadas = -(-len(consultas) // self._concorrencia)
-        try:
-            return futuro.result(timeout=self._timeout_s * (rodadas + 1) + 5)
-        except TimeoutError:
-            futuro.cancel()
-            return [Unavailable("timeout")] * len(consultas)
+        falha: list[Resposta] = [Unavailable("timeout")] * len(consultas)
+        return list(self._rodar(self._em_paralelo(self._busca, consultas), len(consultas), falha))
+
+    def pesquisar(self, consultas: list[Consulta]) -> list[Resultados]:
+        if not consultas:
+            return []
+        falha: list[Resultados] = [Unavailable("timeout")] * len(consultas)
+        return list(
+            self._rodar(self._em_paralelo(self._pesquisa, consultas), len(consultas), falha)
+        )
+
+    def saudavel(self) -> bool:
+        """Whether Nominatim's database answers its status (quickly)."""
+        return bool(self._rodar(self._status(), 1, False))
 
     def _rodar(self, corotina: Any, n: int, falha: Any) -> Any:
+        """Run corotina on the loop's thread; falha when its n searches, asked
+        `concorrencia` at a time, have not all ended within their timeouts."""
         futuro = asyncio.run_coroutine_threadsafe(corotina, self._loop)
         rodadas = -(-n // self._concorrencia)
         try:
@@ -73,16 +85,6 @@ class NominatimLocal:
         except TimeoutError:
             futuro.cancel()
             return falha
-
-    def pesquisar(self, consultas: list[Consulta]) -> list[Resultados]:
-        if not consultas:
-            return []
-        falha: list[Resultados] = [Unavailable("timeout")] * len(consultas)
-        return list(self._rodar(self._pesquisas(consultas), len(consultas), falha))
-
-    def saudavel(self) -> bool:
-        """Whether Nominatim's database answers its status (quickly)."""
-        return bool(self._rodar(self._status(), 1, False))
 
     def _api_async(self) -> Any:
         if self._api is None:
@@ -98,11 +100,51 @@ class NominatimLocal:
             return False
         return int(getattr(estado, "status", 1)) == 0
 
-    async def _pesquisas(self, consultas: list[Consulta]) -> list[Resultados]:
+    async def _em_paralelo(
+        self,
+        uma: Callable[[asyncio.Semaphore, _C], Awaitable[_R]],
+        consultas: list[_C],
+    ) -> list[_R]:
+        """Each question asked by uma, at most `concorrencia` in flight at once."""
+        self._api_async()
         limite = asyncio.Semaphore(self._concorrencia)
-        return list(await asyncio.gather(*(self._pesquisa(limite, c) for c in consultas)))
+        return list(await asyncio.gather(*(uma(limite, c) for c in consultas)))
+
+    async def _chamar(
+        self, limite: asyncio.Semaphore, pedido: Callable[[], Awaitable[Any]]
+    ) -> Sequence[Any] | Unavailable:
+        """One call of nominatim-api, within the bound in flight and the timeout: its
+        results; none when Nominatim refuses the query (a query with no answer); or
+        Unavailable (its database gone, refusing, missing, or slow)."""
+        import nominatim_api
+
+        async with limite:
+            inicio = time.perf_counter()
+            try:
+                return list(await asyncio.wait_for(pedido(), self._timeout_s))
+            except nominatim_api.UsageError:
+                return []
+            except TimeoutError:
+                return Unavailable("timeout")
+            except Exception as exc:
+                return Unavailable(type(exc).__name__)
+            finally:
+                if self._observar is not None:
+                    self._observar(time.perf_counter() - inicio)
+
+    async def _busca(self, limite: asyncio.Semaphore, consulta: str) -> Resposta:
+        """Free text, the best match (the path without the ladder)."""
+        api = self._api_async()
+        achados = await self._chamar(
+            limite,
+            lambda: api.search(consulta, max_results=1, address_details=True, countries=["br"]),
+        )
+        if isinstance(achados, Unavailable):
+            return achados
+        return _match_local(achados[0]) if achados else None
 
     async def _pesquisa(self, limite: asyncio.Semaphore, consulta: Consulta) -> Resultados:
+        """By fields (structured search) or free text, the matches in Nominatim's order."""
         import nominatim_api
 
         api = self._api_async()
@@ -112,64 +154,26 @@ class NominatimLocal:
             "address_details": True,
             "countries": ["br"],
         }
-        async with limite:
-            inicio = time.perf_counter()
-            try:
-                if "q" in campos:
-                    pedido = api.search(campos["q"], **parametros)
-                else:
-                    if "amenity" in campos:
-                        parametros["layers"] = nominatim_api.DataLayer.ADDRESS | (
-                            nominatim_api.DataLayer.POI
-                        )
-                    pedido = api.search_address(
-                        amenity=campos.get("amenity"),
-                        street=campos.get("street"),
-                        city=campos.get("city"),
-                        postalcode=campos.get("postalcode"),
-                        **parametros,
-                    )
-                achados = await asyncio.wait_for(pedido, self._timeout_s)
-            except nominatim_api.UsageError:
-                return ()  # a query Nominatim refuses is a query with no answer
-            except TimeoutError:
-                return Unavailable("timeout")
-            except Exception as exc:  # the database behind it: gone, refusing, missing
-                return Unavailable(type(exc).__name__)
-            finally:
-                if self._observar is not None:
-                    self._observar(time.perf_counter() - inicio)
-        return tuple(_match_local(r) for r in achados)
-
-    async def _todas(self, consultas: list[str]) -> list[Resposta]:
-        self._api_async()
-        limite = asyncio.Semaphore(self._concorrencia)
-        return list(await asyncio.gather(*(self._uma(limite, c) for c in consultas)))
-
-    async def _uma(self, limite: asyncio.Semaphore, consulta: str) -> Resposta:
-        import nominatim_api
-
-        async with limite:
-            inicio = time.perf_counter()
-            try:
-                achados = await asyncio.wait_for(
-                    self._api.search(
-                        consulta, max_results=1, address_details=True, countries=["br"]
-                    ),
-                    self._timeout_s,
+        if "q" in campos:
+            achados = await self._chamar(limite, lambda: api.search(campos["q"], **parametros))
+        else:
+            if "amenity" in campos:
+                parametros["layers"] = nominatim_api.DataLayer.ADDRESS | (
+                    nominatim_api.DataLayer.POI
                 )
-            except nominatim_api.UsageError:
-                return None  # a query Nominatim refuses is a query with no answer
-            except TimeoutError:
-                return Unavailable("timeout")
-            except Exception as exc:  # the database behind it: gone, refusing, missing
-                return Unavailable(type(exc).__name__)
-            finally:
-                if self._observar is not None:
-                    self._observar(time.perf_counter() - inicio)
-        if not achados:
-            return None
-        return _match_local(achados[0])
+            achados = await self._chamar(
+                limite,
+                lambda: api.search_address(
+                    amenity=campos.get("amenity"),
+                    street=campos.get("street"),
+                    city=campos.get("city"),
+                    postalcode=campos.get("postalcode"),
+                    **parametros,
+                ),
+            )
+        if isinstance(achados, Unavailable):
+            return achados
+        return tuple(_match_local(r) for r in achados)
 
     def fechar(self) -> None:
         if self._api is not None:
