@@ -10,12 +10,9 @@ of those streets for `d2 cep import`.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import http.server
 import json
 import os
-import shutil
-import sys
 import threading
 import time
 import urllib.parse
@@ -29,10 +26,14 @@ import pytest
 import shapely
 
 from d2 import config
-from d2.geocoder import nominatim_import
 from d2.importers import cep, ibge, sample
 from d2.worker import loop
-from tests.nominatim_fixtures import NominatimAmostra
+from tests.nominatim_fixtures import (
+    NominatimAmostra,
+    apontar_worker,
+    construir_nominatim,
+    exigir_nominatim,
+)
 
 if TYPE_CHECKING:
     from tests.conftest import Server
@@ -230,19 +231,10 @@ def nominatim_ms(
     pg_server: Server, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[NominatimAmostra]:
     """A real Nominatim over escrever_osm's file, built once per session."""
-    if shutil.which("osm2pgsql") is None:
-        pytest.skip("osm2pgsql is not installed (apt-get install osm2pgsql; scripts/setup.sh)")
-    if not (Path(sys.executable).parent / "nominatim").exists() and not shutil.which("nominatim"):
-        pytest.skip("Nominatim is not installed (pip install nominatim-db nominatim-api)")
+    exigir_nominatim()
     home = tmp_path_factory.mktemp("nominatim_ms")
     arquivo = escrever_osm(home / "ms.osm")
-    dsn = pg_server.url(f"nominatim_ms_{os.getpid()}")
-    settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=dsn)
-    nominatim_import.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
-    nominatim_import.construir(
-        settings, dsn, arquivo, database_url=pg_server.url("postgres"), threads=1
-    )
-    yield NominatimAmostra(dsn, home / "nominatim")
+    yield construir_nominatim(pg_server, home, arquivo, f"nominatim_ms_{os.getpid()}")
 
 
 @pytest.fixture
@@ -256,11 +248,7 @@ def geocoder_ms_url(
     nominatim_ms (in process), the cursor seeded."""
     ibge.run_import(db_url, directory=escrever_territorio(tmp_path / "ibge"), progress=False)
     cep.importar(db_url, escrever_ceps(tmp_path / "ceps"))
-    monkeypatch.setenv("D2_NOMINATIM_DSN", nominatim_ms.dsn)
-    monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("D2_NOMINATIM_URL", raising=False)
-    loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
-    return db_url
+    return apontar_worker(db_url, nominatim_ms, tmp_path / "home", monkeypatch)
 
 
 class FalsoNominatim(http.server.BaseHTTPRequestHandler):

@@ -41,23 +41,47 @@ class NominatimAmostra:
     projeto: Path
 
 
-@pytest.fixture(scope="session")
-def nominatim_amostra(
-    pg_server: Server, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[NominatimAmostra]:
+def exigir_nominatim() -> None:
+    """Skip, with the reason, where osm2pgsql or Nominatim is not installed."""
     if shutil.which("osm2pgsql") is None:
         pytest.skip("osm2pgsql is not installed (apt-get install osm2pgsql; scripts/setup.sh)")
     if not (Path(sys.executable).parent / "nominatim").exists() and not shutil.which("nominatim"):
         pytest.skip("Nominatim is not installed (pip install nominatim-db nominatim-api)")
-    home = tmp_path_factory.mktemp("nominatim")
-    arquivo = sample_osm.write_osm(home / "amostra.osm")
-    dsn = pg_server.url(f"nominatim_{os.getpid()}")
+
+
+def construir_nominatim(
+    pg_server: Server, home: Path, arquivo: Path, banco: str
+) -> NominatimAmostra:
+    """A real Nominatim over an OSM file, in database `banco` of the session's cluster,
+    built by Nominatim's own importer."""
+    dsn = pg_server.url(banco)
     settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=dsn)
     nominatim_import.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
     nominatim_import.construir(
         settings, dsn, arquivo, database_url=pg_server.url("postgres"), threads=1
     )
-    yield NominatimAmostra(dsn, home / "nominatim")
+    return NominatimAmostra(dsn, home / "nominatim")
+
+
+def apontar_worker(
+    db_url: str, amostra: NominatimAmostra, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """The worker of this test pointed at amostra (in process), its cursor seeded."""
+    monkeypatch.setenv("D2_NOMINATIM_DSN", amostra.dsn)
+    monkeypatch.setenv("D2_HOME", str(home))
+    monkeypatch.delenv("D2_NOMINATIM_URL", raising=False)
+    loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
+    return db_url
+
+
+@pytest.fixture(scope="session")
+def nominatim_amostra(
+    pg_server: Server, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[NominatimAmostra]:
+    exigir_nominatim()
+    home = tmp_path_factory.mktemp("nominatim")
+    arquivo = sample_osm.write_osm(home / "amostra.osm")
+    yield construir_nominatim(pg_server, home, arquivo, f"nominatim_{os.getpid()}")
 
 
 def ligar_nominatim(
@@ -88,11 +112,7 @@ def geocoder_url(
     session's sample Nominatim (in process), the cursor seeded."""
 
     sample.load_sample(db_url)
-    monkeypatch.setenv("D2_NOMINATIM_DSN", nominatim_amostra.dsn)
-    monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("D2_NOMINATIM_URL", raising=False)
-    loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
-    return db_url
+    return apontar_worker(db_url, nominatim_amostra, tmp_path / "home", monkeypatch)
 
 
 @pytest.fixture(scope="session")

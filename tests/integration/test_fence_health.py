@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,16 +26,8 @@ from d2.ops import status
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
 from tests.events import inserir_evento, payload_normalizada
-from tests.support import Conn, healthz, papel_de_login, porta_livre, semear_cursor
+from tests.support import Conn, healthz, metrica, papel_de_login, porta_livre, semear_cursor
 from tests.territorio import Territorio
-
-
-def _metrica(porta: int, nome: str) -> float | None:
-    with urllib.request.urlopen(f"http://127.0.0.1:{porta}/metrics", timeout=5) as r:
-        for linha in r.read().decode().splitlines():
-            if linha.startswith(nome + " "):
-                return float(linha.split()[1])
-    return None
 
 
 @pytest.fixture
@@ -89,7 +79,7 @@ def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
         assert sessao["usuario"] == cerca_presa.info.user
         assert corpo["cerca"]["retidos"] == 1 and corpo["cerca"]["retidos_s"] >= 1  # rounded
         assert f"pid {pid} " in corpo["motivo"] and "pg_terminate_backend" in corpo["motivo"]
-        assert _metrica(porta, "d2_event_log_cerca_pid") == pid
+        assert metrica(porta, "d2_event_log_cerca_pid") == pid
         esperar(lambda: "Cerca do log de eventos retida" in worker.texto(), timeout_s=5)
         linha = next(json.loads(x) for x in worker.texto().splitlines() if "Cerca do log" in x)
         assert linha["level"] == "warning" and linha["sessao"]["pid"] == pid
@@ -102,7 +92,7 @@ def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
         conn.execute("SELECT pg_terminate_backend(%s)", [pid])
         esperar(lambda: _tratado(conn), timeout_s=20)
         esperar(lambda: healthz(porta)[0] == 200, timeout_s=10)
-        assert _metrica(porta, "d2_event_log_cerca_pid") == 0
+        assert metrica(porta, "d2_event_log_cerca_pid") == 0
     finally:
         worker.terminar()
         matar_restantes()

@@ -11,7 +11,6 @@ import urllib.request
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from d2 import config
 from d2.eventlog import dead_letters
 from d2.handler import handler
-from d2.worker import loop, metrics, metrics_http
+from d2.worker import health, loop, metrics, metrics_http
 from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, porta_livre, semear_cursor
 from tests.territorio import Territorio
@@ -134,19 +133,9 @@ def test_metrics__wired_to_a_real_worker_batch(
 # --- HTTP ------------------------------------------------------------------------------------
 
 
-@dataclass
-class EstadoFalso:
-    pronto: bool = False
-    lider: bool = False
-    ultimo_avanco: float = field(default_factory=time.monotonic)
-    standby_desde: float | None = None
-    limite_standby_s: float = 0.0
-    alertas: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
 @pytest.fixture
-def servidor() -> Iterator[tuple[metrics_http.Server, EstadoFalso, metrics.Metrics]]:
-    estado = EstadoFalso()
+def servidor() -> Iterator[tuple[metrics_http.Server, health.State, metrics.Metrics]]:
+    estado = health.State()
     m = metrics.Metrics()
     srv = metrics_http.iniciar_servidor(
         porta_livre(), lambda: estado, metricas=m, host="127.0.0.1", limite_vivo_s=5.0
@@ -168,7 +157,7 @@ def get(srv: metrics_http.Server, caminho: str) -> tuple[int, str, str]:
 
 
 def test_http__metrics_endpoint_serves_the_exposition(
-    servidor: tuple[metrics_http.Server, EstadoFalso, metrics.Metrics],
+    servidor: tuple[metrics_http.Server, health.State, metrics.Metrics],
 ) -> None:
     srv, _, m = servidor
     m.observar_lote(lote({"georreferenciada": 2}), 0.01)
@@ -180,7 +169,7 @@ def test_http__metrics_endpoint_serves_the_exposition(
 
 
 def test_http__readyz_follows_the_boot_and_healthz_the_loop(
-    servidor: tuple[metrics_http.Server, EstadoFalso, metrics.Metrics],
+    servidor: tuple[metrics_http.Server, health.State, metrics.Metrics],
 ) -> None:
     srv, estado, _ = servidor
     assert get(srv, "/readyz")[0] == 503  # boot replay not finished
@@ -285,7 +274,7 @@ def test_http__listens_on_loopback_unless_told_otherwise(
 
 
 def test_http__an_idle_client_neither_blocks_healthz_nor_stays_forever() -> None:
-    estado = EstadoFalso()
+    estado = health.State()
     srv = metrics_http.iniciar_servidor(
         porta_livre(), lambda: estado, tempo_limite_s=0.5, max_conexoes=4
     )
@@ -304,7 +293,7 @@ def test_http__a_flood_beyond_the_bound_holds_at_most_the_bound_and_healthz_answ
     """Connections beyond the bound take the slots of the oldest idle ones: never more
     than the bound open (threads), /healthz answered during the flood, every idle one
     closed by its deadline, and the server thread lives."""
-    estado = EstadoFalso()
+    estado = health.State()
     srv = metrics_http.iniciar_servidor(
         porta_livre(), lambda: estado, tempo_limite_s=8.0, max_conexoes=3
     )
@@ -374,7 +363,7 @@ def test_http__slow_drip_clients_cannot_keep_healthz_away() -> None:
     Now each connection has a total deadline and a probe always gets a slot: every probe
     is answered, within a second or two at worst on a loaded machine (milliseconds
     here)."""
-    estado = EstadoFalso()
+    estado = health.State()
     srv = metrics_http.iniciar_servidor(porta_livre(), lambda: estado)  # the defaults: 16, 5 s
     assert srv is not None
     try:

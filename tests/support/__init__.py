@@ -1,6 +1,6 @@
 """The tests' shared harness, loaded as a pytest plugin by tests/conftest.py: the
 connection type, the test territory, the demand worker's cursor, a drain, a free port and
-a worker's /healthz. Fixtures here
+a worker's /healthz and /metrics. Fixtures here
 are available to every test; the functions are imported (`from tests.support import …`).
 
 The database fixtures themselves (a throw-away cluster, one migrated clone per test) are
@@ -52,6 +52,15 @@ def healthz(porta: int) -> tuple[int, dict[str, Any]]:
         return exc.code, json.loads(exc.read())
     except OSError:
         return 0, {}
+
+
+def metrica(porta: int, nome: str) -> float | None:
+    """The value of an unlabelled metric on a worker's /metrics, None when absent."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{porta}/metrics", timeout=5) as r:
+        for linha in r.read().decode().splitlines():
+            if linha.startswith(nome + " "):
+                return float(linha.split()[1])
+    return None
 
 
 def semear_cursor(
