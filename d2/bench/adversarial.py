@@ -18,7 +18,6 @@ from typing import Any
 
 from d2 import config, db
 from d2.bench import common
-from d2.geocoder import nominatim_import
 from d2.importers import sample, sample_osm
 from d2.worker import loop
 
@@ -74,27 +73,20 @@ def medir(srv: common.Server, n: int) -> Iterator[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="d2-bench-adv-") as tmp:
         home = Path(tmp)
         arquivo = sample_osm.write_osm(home / "amostra.osm")
-        nominatim_url = common.with_dbname(
-            srv.admin_url, f"d2_bench_nominatim_adv_{int(time.time())}"
-        )
-        settings = dataclasses.replace(
-            config.load(), home=home, nominatim_dsn=nominatim_url, nominatim_url=None
-        )
-        nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
-        try:
-            nominatim_import.construir(
-                settings, nominatim_url, arquivo, database_url=srv.admin_url, threads=2
+        with (
+            common.nominatim(srv, home, arquivo, "d2_bench_nominatim_adv") as (nominatim_url, _),
+            common.scratch_db(srv, "adv") as url,
+        ):
+            settings = dataclasses.replace(
+                config.load(), home=home, nominatim_dsn=nominatim_url, nominatim_url=None
             )
-            with common.scratch_db(srv, "adv") as url:
-                sample.load_sample(url)
-                loop.Worker(settings, url=url).executar(drain=True)  # boot: seeds the cursor
-                _ms_por_texto(url, settings, ordinarios(20, 9000))  # warm: Nominatim, enderecobr
-                ordinario = _ms_por_texto(url, settings, ordinarios(n))
-                hostil = _ms_por_texto(url, settings, adversarios(n))
-                yield common.figure(
-                    "adversarial", "cost of a hostile address text", hostil, "ms/text",
-                    ordinario, "an ordinary address (street, number, município)",
-                    higher_is_better=False, texts=n,
-                )  # fmt: skip
-        finally:
-            common.drop_db(srv, common.dbname(nominatim_url))
+            sample.load_sample(url)
+            loop.Worker(settings, url=url).executar(drain=True)  # boot: seeds the cursor
+            _ms_por_texto(url, settings, ordinarios(20, 9000))  # warm: Nominatim, enderecobr
+            ordinario = _ms_por_texto(url, settings, ordinarios(n))
+            hostil = _ms_por_texto(url, settings, adversarios(n))
+            yield common.figure(
+                "adversarial", "cost of a hostile address text", hostil, "ms/text",
+                ordinario, "an ordinary address (street, number, município)",
+                higher_is_better=False, texts=n,
+            )  # fmt: skip

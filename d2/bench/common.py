@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 import uuid
@@ -16,7 +17,8 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from d2 import db, embedded, migrations
+from d2 import config, db, embedded, migrations
+from d2.geocoder import nominatim_import
 
 # ../shared/data beside the source checkout, or D2_SHARED_DATA (an installed d2).
 SHARED_DATA = Path(
@@ -118,6 +120,25 @@ def create_db(srv: Server, name: str, *, template: str | None = None) -> None:
                     sql.Identifier(name), sql.Identifier(template)
                 )
             )
+
+
+@contextlib.contextmanager
+def nominatim(srv: Server, home: Path, arquivo: Path, prefixo: str) -> Iterator[tuple[str, float]]:
+    """A Nominatim over the OSM file arquivo, built by its importer into a database of
+    srv named after prefixo and dropped afterwards: its URL, and the seconds the import
+    took. The import names D-2's server as DATABASE_URL's, whose databases it never drops."""
+    url = with_dbname(srv.admin_url, f"{prefixo}_{uuid.uuid4().hex[:8]}")
+    settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=url)
+    nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
+    try:
+        yield (
+            url,
+            nominatim_import.construir(
+                settings, url, arquivo, database_url=srv.admin_url, threads=2
+            ),
+        )
+    finally:
+        drop_db(srv, dbname(url))
 
 
 def drop_db(srv: Server, name: str) -> None:

@@ -31,14 +31,12 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from d2 import config, db, errors
 from d2.bench import common, geocode_quality, geocode_quality_run
-from d2.geocoder import nominatim_import
 from d2.importers import sample, sample_osm
 from d2.worker import loop
 
@@ -56,17 +54,6 @@ def enderecos(n: int) -> list[str]:
         for nome in [sample.municipios()[codigo][0]]
     ]
     return [f"{ruas[i % len(ruas)][0]}, {1000 + i}, {ruas[i % len(ruas)][1]}" for i in range(n)]
-
-
-def construir_nominatim(srv: common.Server, home: Path) -> tuple[str, float]:
-    """The sample Nominatim on srv; (its URL, seconds the import took)."""
-    arquivo = sample_osm.write_osm(home / "amostra.osm")
-    url = common.with_dbname(srv.admin_url, f"d2_bench_nominatim_{int(time.time())}")
-    settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=url)
-    nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
-    return url, nominatim_import.construir(
-        settings, url, arquivo, database_url=srv.admin_url, threads=2
-    )
 
 
 def _publicar(url: str, textos: list[str], pontos: list[tuple[float, float]]) -> int:
@@ -104,13 +91,14 @@ def medir(
 def _medir_amostra(srv: common.Server, n: int, n_um: int, n_gps: int) -> Iterator[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="d2-bench-geo-") as tmp:
         home = Path(tmp)
-        nominatim_url, import_s = construir_nominatim(srv, home)
-        try:
+        arquivo = sample_osm.write_osm(home / "amostra.osm")
+        with common.nominatim(srv, home, arquivo, "d2_bench_nominatim") as (
+            nominatim_url,
+            import_s,
+        ):
             yield {"bench": "setup", "figure": "sample Nominatim import", "value": round(
                 import_s, 1), "unit": "s"}  # fmt: skip
             yield from _medir(srv, home, nominatim_url, n, n_um, n_gps)
-        finally:
-            common.drop_db(srv, common.dbname(nominatim_url))
 
 
 def _medir(

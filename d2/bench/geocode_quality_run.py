@@ -33,7 +33,6 @@ import pyogrio
 
 from d2 import config, db, errors
 from d2.bench import address_corpus, common
-from d2.geocoder import nominatim_import
 from d2.handler import handler
 from d2.importers import ibge
 from d2.worker import loop
@@ -83,28 +82,21 @@ def ambiente(
     with tempfile.TemporaryDirectory(prefix="d2-bench-quality-") as tmp:
         home = Path(tmp)
         arquivo = address_corpus.write_osm(corpus, home / "address_corpus.osm")
-        nominatim_url = common.with_dbname(
-            srv.admin_url, f"d2_bench_nominatim_q{uuid.uuid4().hex[:8]}"
-        )
-        settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=nominatim_url)
-        nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
-        try:
-            segundos["nominatim"] = nominatim_import.construir(
-                settings, nominatim_url, arquivo, database_url=srv.admin_url, threads=2
+        with (
+            common.nominatim(srv, home, arquivo, "d2_bench_nominatim_q") as (nominatim_url, s),
+            common.scratch_db(srv, "quality") as base,
+        ):
+            segundos["nominatim"] = s
+            segundos["territorio"], _ = common.timed(
+                lambda: importar_territorio(base, corpus, shared, home)
             )
-            with common.scratch_db(srv, "quality") as base:
-                segundos["territorio"], _ = common.timed(
-                    lambda: importar_territorio(base, corpus, shared, home)
-                )
-                inicio = time.perf_counter()
-                cep_import = importar_ceps(base, home) if cep else "not asked"
-                segundos["cep"] = time.perf_counter() - inicio
-                amb = Ambiente(srv, home, nominatim_url, common.dbname(base), corpus, cep_import)
-                loop.Worker(amb.settings(), url=base).executar(drain=True)  # boot: the cursor
-                amb.segundos = segundos
-                yield amb
-        finally:
-            common.drop_db(srv, common.dbname(nominatim_url))
+            inicio = time.perf_counter()
+            cep_import = importar_ceps(base, home) if cep else "not asked"
+            segundos["cep"] = time.perf_counter() - inicio
+            amb = Ambiente(srv, home, nominatim_url, common.dbname(base), corpus, cep_import)
+            loop.Worker(amb.settings(), url=base).executar(drain=True)  # boot: the cursor
+            amb.segundos = segundos
+            yield amb
 
 
 def importar_territorio(
