@@ -138,15 +138,7 @@ BEGIN
             -- their consensus scores without one more geometry operation.
             SELECT coalesce(jsonb_object_agg(s.id::text, ST_Area(ST_Intersection(s.geom, g))), '{}')
             INTO interseccoes
-            FROM (
-                SELECT s.id, s.geom
-                FROM d2.territorio_submissoes s
-                WHERE s.alvo_uc_id = alvo
-                  AND s.decisao IN ('nova', 'confirmacao', 'alternativa', 'retida')
-                  AND s.moderacao IS DISTINCT FROM 'rejeitada'
-                ORDER BY s.criado_em DESC, s.id
-                LIMIT 50
-            ) s
+            FROM d2.territorio_versoes(alvo) s
             WHERE s.geom && g;
         END IF;
     END IF;

@@ -33,12 +33,7 @@ BEGIN
 
     WITH versoes AS (
         SELECT s.id, s.moderacao, s.criado_em, s.pontuacao
-        FROM d2.territorio_submissoes s
-        WHERE s.alvo_uc_id = p_uc
-          AND s.decisao IN ('nova', 'confirmacao', 'alternativa', 'retida')
-          AND s.moderacao IS DISTINCT FROM 'rejeitada'
-        ORDER BY s.criado_em DESC, s.id
-        LIMIT 50
+        FROM d2.territorio_versoes(p_uc) s
     )
     SELECT coalesce(
         (SELECT v.id FROM versoes v WHERE v.moderacao = 'aceita'

@@ -12,12 +12,7 @@ AS $$
 BEGIN
     WITH versoes AS (
         SELECT s.id, ST_SimplifyPreserveTopology(s.geom, 1e-5) AS geom
-        FROM d2.territorio_submissoes s
-        WHERE s.alvo_uc_id = p_uc
-          AND s.decisao IN ('nova', 'confirmacao', 'alternativa', 'retida')
-          AND s.moderacao IS DISTINCT FROM 'rejeitada'
-        ORDER BY s.criado_em DESC, s.id
-        LIMIT 50
+        FROM d2.territorio_versoes(p_uc) s
     ),
     totais AS (
         SELECT a.id,
