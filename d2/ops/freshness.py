@@ -92,14 +92,9 @@ def atualizar(conn: db.Connection, prazo_s: float, *, seguir: bool = False) -> F
     if seguir:
         restante = prazo_s - (time.monotonic() - inicio)
         try:
-            if _por_acompanhar(conn) and restante > 0:
+            if regeo.por_acompanhar(conn) and restante > 0:
                 estado.acompanhamento = regeo.acompanhar(conn, prazo_s=restante)
-            estado.por_acompanhar = _por_acompanhar(conn)
+            estado.por_acompanhar = regeo.por_acompanhar(conn)
         except errors.PermissionDenied:
-            estado.por_acompanhar = _por_acompanhar(conn)
+            estado.por_acompanhar = regeo.por_acompanhar(conn)
     return estado
-
-
-def _por_acompanhar(conn: db.Connection) -> int:
-    p = regeo.pendencias(conn)
-    return int(p["areas"]) + int(p["resolucoes"]) + int(p["revisoes"])

@@ -51,6 +51,12 @@ def pendencias(conn: db.Connection) -> dict[str, Any]:
     return dict(row)
 
 
+def por_acompanhar(conn: db.Connection) -> int:
+    """How many changed areas, queued resolutions and reviews the follow-up has left."""
+    p = pendencias(conn)
+    return int(p["areas"]) + int(p["resolucoes"]) + int(p["revisoes"])
+
+
 def acompanhar(
     conn: db.Connection, *, lote: int = 5000, prazo_s: float | None = None
 ) -> dict[str, Any]:

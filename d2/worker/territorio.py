@@ -60,8 +60,7 @@ class TerritorioStage:
                 extra={k: feito[k] for k in ("areas", "examinadas", "alteradas",
                                              "revisoes_resolvidas")},
             )  # fmt: skip
-        pendente = regeo.pendencias(conn)
-        return bool(pendente["areas"] or pendente["resolucoes"] or pendente["revisoes"])
+        return regeo.por_acompanhar(conn) > 0
 
     def drenar(self, conn: db.Connection) -> None:
         """Every round's work until none is left (d2 worker --drain), on the caller's
