@@ -272,6 +272,11 @@ def _posicao(c: Candidate) -> tuple[int, int]:
     return (-1 if c.segmento == CAUDA else c.segmento, c.fim)
 
 
+def _vao(c: Candidate) -> tuple[int, int, int]:
+    """The words a name spans: its segment, first and last word."""
+    return (c.segmento, c.inicio, c.fim)
+
+
 def _palavras(e: fields.Entendido, c: Candidate) -> list[str]:
     """The words of the segment a name was found in, as the SQL counted them."""
     if c.segmento == CAUDA or not 0 <= c.segmento < len(e.lugares):
@@ -303,19 +308,15 @@ def _lidos(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
         return (c.segmento, c.fim + 1) not in inicios and not sigla
 
     nomes = [c for c in nomes if not tipo_de_area(c)]
-    vao = {(c.segmento, c.inicio, c.fim) for c in nomes}
+    vao = {_vao(c) for c in nomes}
     municipios = [c for c in nomes if c.nivel == MUNICIPIO]
-
-    def vao_de(c: Candidate) -> tuple[int, int, int]:
-        return (c.segmento, c.inicio, c.fim)
 
     def bairro_de_outro(c: Candidate) -> bool:
         """A município that is also, at the same words, a bairro of another município
         named elsewhere: the bairro."""
-        outros = {m.unidade_civica_id for m in municipios if vao_de(m) != vao_de(c)}
+        outros = {m.unidade_civica_id for m in municipios if _vao(m) != _vao(c)}
         return c.nivel == MUNICIPIO and any(
-            b.nivel == BAIRRO and vao_de(b) == vao_de(c) and outros & set(b.cadeia_ucs)
-            for b in nomes
+            b.nivel == BAIRRO and _vao(b) == _vao(c) and outros & set(b.cadeia_ucs) for b in nomes
         )
 
     nomes = [c for c in nomes if not bairro_de_outro(c)]
@@ -328,13 +329,13 @@ def _lidos(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
     for c in nomes:
         palavras = _palavras(e, c)
         if c.nivel == MUNICIPIO and fields.nome_de_uf(" ".join(palavras[c.inicio - 1 : c.fim])):
-            if any(vao_de(m) != vao_de(c) for m in municipios):
+            if any(_vao(m) != _vao(c) for m in municipios):
                 continue  # "Goiânia, Goiás": the UF
             if sozinho and c.fim - c.inicio + 1 == len(palavras):
                 # "Paraná" alone: the UF, where it holds the município; else no guess.
-                uf = [u for u in nomes if u.nivel == UF and vao_de(u) == vao_de(c)]
+                uf = [u for u in nomes if u.nivel == UF and _vao(u) == _vao(c)]
                 if not any(u.unidade_civica_id in c.cadeia_ucs for u in uf):
-                    fora.add(vao_de(c))
+                    fora.add(_vao(c))
                 continue
         lidos.append(c)
-    return [c for c in lidos if vao_de(c) not in fora]
+    return [c for c in lidos if _vao(c) not in fora]
