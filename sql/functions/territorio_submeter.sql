@@ -81,12 +81,13 @@ BEGIN
     INSERT INTO d2.territorio_submissoes AS s (
         id, event_id, lugar_id, autor_id, nome, nivel, geom, area_m2, reparada,
         municipio_uc_id, parent_uc_id, decisao, motivo, alvo_uc_id, sobreposicao, moderacao,
-        pontuacao
+        pontuacao, resolucoes_tomadas
     ) VALUES (
         submissao_id, p_event_id, av.lugar_id, av.autor_id, coalesce(av.nome, ''), av.nivel,
         av.geom, av.area_m2, coalesce(av.reparada, false), av.municipio_uc_id,
         av.parent_uc_id, av.decisao, av.motivo, unidade_civica_id, av.sobreposicao,
-        CASE WHEN av.decisao IN ('alternativa', 'retida') THEN 'pendente' END, pontos
+        CASE WHEN av.decisao IN ('alternativa', 'retida') THEN 'pendente' END, pontos,
+        av.resolucoes_tomadas
     );
     DELETE FROM d2.territorio_avaliacoes a WHERE a.event_id = p_event_id;
     UPDATE d2.territorio_estado SET geracao = geracao + 1;

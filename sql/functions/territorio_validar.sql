@@ -16,7 +16,8 @@
 -- 3.6 s with method=structure, minutes with the default linework method; 101 vertices:
 -- 0.03 s). So only small drawings are repaired, always with method=structure, and the
 -- cap bounds the worst case (docs/reliability.md, threat "a drawing that pins the
--- database").
+-- database"). Every reason is a fixed text of this function's own, never an error
+-- message of PostGIS or GEOS.
 CREATE OR REPLACE FUNCTION d2.territorio_validar(p_geometria jsonb, p_nivel integer)
 RETURNS TABLE (
     motivo text,
@@ -56,7 +57,17 @@ BEGIN
     BEGIN
         g := ST_SetSRID(ST_Force2D(ST_GeomFromGeoJSON(p_geometria::text)), 4326::integer);
     EXCEPTION WHEN OTHERS THEN
-        motivo := 'GeoJSON ilegível: ' || SQLERRM;
+        -- Fixed texts, never PostGIS's own: its message may quote the input, and the
+        -- reason travels to moderators' screens and logs.
+        motivo := CASE
+            WHEN SQLERRM ILIKE '%ordinates%' AND SQLERRM NOT ILIKE '%coordinates%'
+                THEN 'GeoJSON ilegível: um ponto sem longitude e latitude'
+            WHEN SQLERRM ILIKE '%nested%'
+                THEN 'GeoJSON ilegível: coordenadas mal aninhadas para o tipo'
+            WHEN SQLERRM ILIKE '%coordinates%'
+                THEN 'GeoJSON ilegível: coordenadas ausentes ou não numéricas'
+            ELSE 'GeoJSON ilegível'
+        END;
         RETURN NEXT;
         RETURN;
     END;
@@ -98,7 +109,20 @@ BEGIN
 
     g := ST_ForcePolygonCCW(g);
     IF NOT ST_IsValid(g) THEN
-        detalhe := coalesce((ST_IsValidDetail(g)).reason, 'desconhecido');
+        -- GEOS's reason, one of a fixed set, named in fixed words (its text is not kept).
+        detalhe := CASE (ST_IsValidDetail(g)).reason
+            WHEN 'Self-intersection' THEN 'auto-interseção'
+            WHEN 'Ring Self-intersection' THEN 'anel que se cruza'
+            WHEN 'Too few points in geometry component' THEN 'anel com poucos pontos'
+            WHEN 'Hole lies outside shell' THEN 'buraco fora do contorno'
+            WHEN 'Nested holes' THEN 'buracos aninhados'
+            WHEN 'Interior is disconnected' THEN 'interior desconexo'
+            WHEN 'Nested shells' THEN 'contornos aninhados'
+            WHEN 'Duplicate Rings' THEN 'anéis repetidos'
+            WHEN 'Invalid Coordinate' THEN 'coordenada inválida'
+            WHEN 'Ring is not closed' THEN 'anel não fechado'
+            ELSE 'motivo não identificado'
+        END;
         IF vertices > lim.max_vertices_reparo THEN
             motivo := pg_catalog.format(
                 'geometria inválida (%s) com %s vértices: só se reparam desenhos de até %s',

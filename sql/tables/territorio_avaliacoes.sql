@@ -27,5 +27,7 @@ CREATE TABLE d2.territorio_avaliacoes (
     -- d2.territorio_estado.geracao when the evaluation began.
     geracao         BIGINT,
     -- NULL until an evaluation finished.
-    avaliada_em     TIMESTAMPTZ
+    avaliada_em     TIMESTAMPTZ,
+    -- The stored answers inside the drawing (its share of the município's budget).
+    resolucoes_tomadas BIGINT
 );

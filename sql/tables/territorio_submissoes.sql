@@ -8,6 +8,8 @@ CREATE TABLE d2.territorio_submissoes (
     -- The lugar.cadastrado event: idempotency, a second call changes nothing.
     event_id        UUID NOT NULL,
     lugar_id        UUID,
+    -- As the event claims it: kept as a record, never the key of a limit (a new id costs
+    -- a producer nothing).
     autor_id        UUID,
     nome            VARCHAR(255) NOT NULL,
     -- 1 micro-área or 2 bairro (d2.territorio_limites).
@@ -40,6 +42,9 @@ CREATE TABLE d2.territorio_submissoes (
     -- added to as versions arrive (d2.territorio_submeter), recomputed when a moderator
     -- takes one out (d2.territorio_pontuar).
     pontuacao       DOUBLE PRECISION NOT NULL DEFAULT 0,
+    -- The stored answers inside it when it was judged: what a new UC takes from the
+    -- município's budget (d2.territorio_limites.orcamento_resolucoes).
+    resolucoes_tomadas BIGINT,
     CONSTRAINT territorio_submissoes_event_id_key UNIQUE (event_id),
     CONSTRAINT territorio_submissoes_moderacao_check
         CHECK (moderacao IN ('pendente', 'aceita', 'rejeitada')),
@@ -60,5 +65,8 @@ CREATE INDEX territorio_submissoes_alvo_idx ON d2.territorio_submissoes (alvo_uc
 -- The moderators' queue (d2 territorio list), oldest first.
 CREATE INDEX territorio_submissoes_pendentes_idx ON d2.territorio_submissoes (criado_em)
     WHERE moderacao = 'pendente';
--- The daily count per author (d2.territorio_avaliar).
-CREATE INDEX territorio_submissoes_autor_idx ON d2.territorio_submissoes (autor_id, criado_em);
+-- The new UCs made without a moderator in a município's window: its budgets
+-- (d2.territorio_avaliar).
+CREATE INDEX territorio_submissoes_orcamento_idx
+    ON d2.territorio_submissoes (municipio_uc_id, nivel, criado_em)
+    WHERE decisao = 'nova' AND moderacao IS NULL;

@@ -252,9 +252,12 @@ def test_regeo__the_worker_follows_a_drawn_bairro_by_itself(
         "coordenadas_lng) VALUES (gen_random_uuid(), gen_random_uuid(), -5.0, -60.0)"
     )
     esvaziar_areas(conn)
-    # ~50 km²: above the size a moderator must see first; this test is about the
-    # follow-up, so the operator raised the bound.
-    conn.execute("UPDATE d2.territorio_limites SET area_moderacao_m2 = 1e8 WHERE nivel = 2")
+    # ~50 km²: above the size a moderator must see first and the município's daily
+    # budget; this test is about the follow-up, so the operator raised the bounds.
+    conn.execute(
+        "UPDATE d2.territorio_limites SET area_moderacao_m2 = 1e8, orcamento_area_m2 = 1e8, "
+        "cobertura_max = 1 WHERE nivel = 2"
+    )
     inserir_evento(  # what L-1 publishes: a citizen's drawing
         conn,
         {

@@ -1,0 +1,189 @@
+"""Drawings judged by what they would take, summed over place and time: a grid of
+micro-areas each under every per-drawing threshold, drawn by one author or by sixteen,
+creates at most the first few units without a moderator; a drawing named like the
+official UC it lies in waits; a small drawing where no unit is still applies unattended.
+
+Each attack is the one an attacker's review made on the code before these budgets (every
+drawing of the grid became a unit and moved its stored answers)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+
+from d2 import config
+from d2.territorio import comunitario, mirror
+from tests.events import inserir_evento, payload_normalizada, submeter_desenho
+from tests.support import Conn, drenar, semear_cursor
+from tests.territorio import (
+    TerritorioDesenhos,
+    inserir_uc,
+    poligono,
+    quadrado,
+    quadrado_em,
+    sincronizar_espelho,
+)
+
+# An official bairro of município M large enough to hold the grid (~18 km²).
+BAIRRO = (-54.97, -22.07, -54.93, -22.03)
+# A micro-area of ~0.97 km² at this latitude: under the level's 1 km² moderation area.
+LADO_MICRO = 0.0092
+GRADE = 4
+X0, Y0 = -54.968, -22.068
+
+
+def _micro(i: int, j: int) -> dict[str, Any]:
+    return quadrado_em(X0 + i * LADO_MICRO, Y0 + j * LADO_MICRO, LADO_MICRO)
+
+
+def _respostas(conn: Conn, db_url: str, por_lado: int = 20) -> None:
+    """por_lado² stored answers spread evenly over the grid (~25 per micro-area: under
+    the 50 a single drawing may take)."""
+    semear_cursor(conn)
+    passo = GRADE * LADO_MICRO / por_lado
+    with conn.transaction():
+        for i in range(por_lado):
+            for j in range(por_lado):
+                inserir_evento(
+                    conn,
+                    payload_normalizada(Y0 + passo * (j + 0.5), X0 + passo * (i + 0.5)),
+                )
+    drenar(db_url)
+
+
+def _unidades_das_respostas(conn: Conn) -> dict[uuid.UUID, uuid.UUID]:
+    return {
+        r["demanda_id"]: r["unidade_civica_id"]
+        for r in conn.execute("SELECT demanda_id, unidade_civica_id FROM d2.resolucoes_geo")
+    }
+
+
+def _decisoes(conn: Conn, eventos: list[uuid.UUID]) -> list[str]:
+    decisao = {
+        r["event_id"]: r["decisao"]
+        for r in conn.execute(
+            "SELECT event_id, decisao FROM d2.territorio_submissoes WHERE event_id = ANY(%s)",
+            [eventos],
+        )
+    }
+    return [decisao[e] for e in eventos]
+
+
+@pytest.mark.parametrize("autores", ["one", "sixteen"])
+def test_budget__a_grid_of_sub_threshold_micro_areas_makes_only_the_first_few_units(
+    conn: Conn,
+    territorio_desenhos: TerritorioDesenhos,
+    settings: config.Settings,
+    db_url: str,
+    autores: str,
+) -> None:
+    """Before: every one of the 16 micro-areas (0.97 km², ~25 answers each, no overlap)
+    passed each per-drawing threshold and became a unit; 400 of 400 answers moved. Now the
+    area and the answers taken without a moderator are summed per município and window:
+    past the budget every drawing there waits, whoever claims to have drawn it."""
+    bairro = inserir_uc(
+        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_desenhos.municipio,
+        fonte="ibge",
+    )  # fmt: skip
+    _respostas(conn, db_url)
+    antes = _unidades_das_respostas(conn)
+    assert len(antes) == 400 and set(antes.values()) == {bairro}
+
+    um_autor = uuid.uuid4()
+    eventos = [
+        submeter_desenho(
+            conn,
+            _micro(i, j),
+            nivel=1,
+            nome=f"Micro {i}-{j}",
+            autor_id=um_autor if autores == "one" else uuid.uuid4(),
+        )
+        for i in range(GRADE)
+        for j in range(GRADE)
+    ]
+    comunitario.drenar(conn, settings)
+    sincronizar_espelho(conn)
+    drenar(db_url)  # the follow-up moves whatever the new units took
+
+    decisoes = _decisoes(conn, eventos)
+    novas = decisoes.count("nova")
+    assert 1 <= novas <= 3, decisoes
+    assert decisoes[:novas] == ["nova"] * novas  # the first ones, then every one waits
+    assert set(decisoes[novas:]) == {"retida"}
+    motivos = conn.execute(
+        "SELECT DISTINCT motivo FROM d2.territorio_submissoes WHERE decisao = 'retida'"
+    ).fetchall()
+    assert all("orçamento" in m["motivo"] for m in motivos), motivos
+    depois = _unidades_das_respostas(conn)
+    movidas = sum(1 for d, uc in depois.items() if uc != antes[d])
+    limites = conn.execute(
+        "SELECT orcamento_resolucoes FROM d2.territorio_limites WHERE nivel = 1"
+    ).fetchone()
+    assert limites is not None
+    assert 0 < movidas <= limites["orcamento_resolucoes"]
+
+
+def test_budget__a_drawing_named_like_the_official_uc_it_lies_in_waits(
+    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+) -> None:
+    """Before: a micro-area named "Jardim Grande" inside IBGE's Jardim Grande became a
+    unit, and every list showed two places of the same name. Now it waits; the name is
+    compared as searches compare it (case, accents and spacing aside)."""
+    inserir_uc(
+        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_desenhos.municipio,
+        fonte="ibge",
+    )  # fmt: skip
+    igual = submeter_desenho(conn, _micro(0, 0), nivel=1, nome="  JARDIM   grande ")
+    municipio = submeter_desenho(conn, _micro(2, 2), nivel=1, nome="Município M")
+    outro = submeter_desenho(conn, _micro(3, 0), nivel=1, nome="Vila do Córrego")
+    comunitario.drenar(conn, settings)
+    assert _decisoes(conn, [igual, municipio, outro]) == ["retida", "retida", "nova"]
+    motivo = conn.execute(
+        "SELECT motivo FROM d2.territorio_submissoes WHERE event_id = %s", [igual]
+    ).fetchone()
+    assert motivo is not None and "nome igual ao de uma UC oficial" in motivo["motivo"]
+
+
+def test_budget__a_level_2_drawing_where_there_are_no_bairros_is_bounded_too(
+    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+) -> None:
+    """Município N has no official bairro: drawings just under the level's moderation area
+    (a few km² each) all became units. Now the município's area budget holds them."""
+    eventos = [
+        submeter_desenho(conn, quadrado_em(-54.895 + 0.024 * i, -22.095, 0.022), nome=f"B{i}")
+        for i in range(4)
+    ]
+    comunitario.drenar(conn, settings)
+    decisoes = _decisoes(conn, eventos)
+    assert decisoes[0] == "nova" and decisoes[-1] == "retida", decisoes
+
+
+def test_budget__a_small_drawing_where_no_unit_is_applies_unattended_within_seconds(
+    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+) -> None:
+    """The legitimate path: from the drawing's event to the resolver answering with the new
+    unit (consume, then the mirror's apply, as the worker's stages do), no moderator."""
+    tempos = []
+    for k in range(5):
+        desenho = quadrado_em(-54.89 + 0.015 * k, -22.02, 0.004)
+        inicio = time.perf_counter()
+        evento = submeter_desenho(conn, desenho, nivel=2, nome=f"Vila {k}")
+        comunitario.drenar(conn, settings)
+        mirror.aplicar(conn)
+        r = conn.execute(
+            "SELECT unidade_civica_id FROM d2.resolver_territorio(%s, %s)",
+            [-22.02 + 0.002, -54.89 + 0.015 * k + 0.002],
+        ).fetchone()
+        tempos.append(time.perf_counter() - inicio)
+        s = conn.execute(
+            "SELECT decisao, alvo_uc_id FROM d2.territorio_submissoes WHERE event_id = %s",
+            [evento],
+        ).fetchone()
+        assert s is not None and s["decisao"] == "nova"
+        assert r is not None and r["unidade_civica_id"] == s["alvo_uc_id"]
+    tempos.sort()
+    print(f"drawing → applied: median {tempos[2] * 1000:.0f} ms, max {tempos[-1] * 1000:.0f} ms")
+    assert tempos[-1] < 10
