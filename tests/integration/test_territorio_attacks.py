@@ -366,3 +366,43 @@ def test_attack__control_and_direction_characters_never_reach_a_stored_name(
         "WHERE tipo = 'uc.poligono_adicionado'"
     ).fetchall()
     assert evento_publicado == {"nome": "Vila[2J]0;moderacao aceitaNova"}
+
+
+# --- a malformed GeoJSON is refused with a fixed reason, never PostGIS's text ------------
+
+RAZOES_FIXAS = {
+    "GeoJSON ilegível",
+    "GeoJSON ilegível: um ponto sem longitude e latitude",
+    "GeoJSON ilegível: coordenadas mal aninhadas para o tipo",
+    "GeoJSON ilegível: coordenadas ausentes ou não numéricas",
+    "geometria vazia",
+    # PostGIS reads a text ordinate as 0: the point lands at (0, 0), far from everything.
+    "fora de um município da base (menos de 95% da área dentro de um só)",
+}
+
+
+@pytest.mark.parametrize(
+    "geometria",
+    [
+        {"type": "Polygon", "coordinates": [[[-54.95]]]},
+        {"type": "Polygon", "coordinates": [-54.95, -22.05]},
+        {"type": "Polygon", "coordinates": [[["\x1b]0;x\x07", "<script>"]]]},
+        {"type": "Polygon"},
+        {"type": "MultiPolygon", "coordinates": [[[-54.95, -22.05]]]},
+        {"type": "Polygon", "coordinates": {"segredo": "S3nha"}},
+    ],
+    ids=["one-ordinate", "flat", "text-ordinates", "no-coordinates", "shallow-multi", "object"],
+)
+def test_attack__a_malformed_geojson_gets_a_fixed_reason(
+    conn: Conn,
+    territorio_desenhos: TerritorioDesenhos,
+    settings: config.Settings,
+    geometria: dict[str, Any],
+) -> None:
+    """PostGIS's parser message reached the submission's motivo (shown to moderators,
+    logged) as it was. Now each failure is named by one of a few fixed texts."""
+    evento = submeter_desenho(conn, geometria)
+    comunitario.drenar(conn, settings)
+    s = submissao(conn, evento)
+    assert s["decisao"] == "rejeitada"
+    assert s["motivo"] in RAZOES_FIXAS, s["motivo"]
