@@ -1,6 +1,7 @@
 # The D-2 worker image (used by docker-compose.yml). PostGIS runs in its own container.
-# Installs exactly what CI tested: every version pinned in requirements.lock, nothing
-# resolved at build time (--no-deps), then d2 itself without dependencies, then pip check
+# Installs exactly what CI tested: every version pinned in requirements.lock, each file
+# checked against its sha256 (--require-hashes), nothing resolved at build time
+# (--no-deps), then d2 itself without dependencies, then pip check
 # (fails when the lock misses one). NOT built by the project (no Docker engine where it is
 # developed): tests/unit/test_docker.py reads this file and checks these properties.
 FROM python:3.11-slim
@@ -12,7 +13,7 @@ COPY alembic ./alembic
 # nominatim-db needs PyICU, built here against the system's ICU (issue 14).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libicu-dev pkg-config g++ \
-    && pip install --no-cache-dir --no-deps -r requirements.lock \
+    && pip install --no-cache-dir --no-deps --require-hashes -r requirements.lock \
     && pip install --no-cache-dir --no-deps . \
     && pip check \
     && apt-get purge -y --auto-remove g++ pkg-config \

@@ -29,14 +29,15 @@ if [ -n "$need_apt" ]; then
 fi
 
 # Exact versions from requirements.lock (scripts/lock.sh writes it from pyproject.toml),
-# then d2 itself without resolving anything; pip check fails when the lock misses a
-# dependency pyproject.toml gained (rerun scripts/lock.sh).
+# each file checked against the sha256 the lock holds (--require-hashes: a file swapped on
+# the index is refused), then d2 itself without resolving anything; pip check fails when
+# the lock misses a dependency pyproject.toml gained (rerun scripts/lock.sh).
 if [ ! -x .venv/bin/d2 ] || [ pyproject.toml -nt .venv/.installed ] \
     || [ requirements.lock -nt .venv/.installed ]; then
     echo "setup: creating .venv and installing d2 from requirements.lock" >&2
     python3 -m venv .venv
     .venv/bin/pip install -q --upgrade pip >/dev/null
-    .venv/bin/pip install -q -r requirements.lock
+    .venv/bin/pip install -q --require-hashes -r requirements.lock
     .venv/bin/pip install -q --no-deps -e .
     .venv/bin/pip check >&2 || {
         echo "setup: requirements.lock is out of date with pyproject.toml: run scripts/lock.sh" >&2

@@ -3,6 +3,7 @@ scripts/setup.sh install) pins every dependency of pyproject.toml within its ran
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -21,13 +22,23 @@ def _projeto() -> list[Requirement]:
     return [Requirement(t) for t in textos]
 
 
+def _entradas() -> dict[str, list[str]]:
+    """Each pin of requirements.lock ("name==version") with its options (the --hash=...),
+    continuation lines joined."""
+    texto = (RAIZ / "requirements.lock").read_text(encoding="utf-8")
+    entradas: dict[str, list[str]] = {}
+    for linha in texto.replace("\\\n", " ").splitlines():
+        partes = linha.split("#", 1)[0].split() if not linha.lstrip().startswith("#") else []
+        if partes:
+            entradas[partes[0]] = partes[1:]
+    return entradas
+
+
 def _lock() -> dict[str, Version]:
     fixas: dict[str, Version] = {}
-    for linha in (RAIZ / "requirements.lock").read_text(encoding="utf-8").splitlines():
-        linha = linha.split("#", 1)[0].strip()
-        if linha:
-            nome, versao = linha.split("==")
-            fixas[canonicalize_name(nome)] = Version(versao)
+    for pino in _entradas():
+        nome, versao = pino.split("==")
+        fixas[canonicalize_name(nome)] = Version(versao)
     return fixas
 
 
@@ -47,3 +58,15 @@ def test_lock_pins_every_dependency_within_its_range() -> None:
         assert req.specifier.contains(fixas[nome], prereleases=True), (req, fixas[nome])
     for nome, piso in PISOS.items():
         assert fixas[nome] >= piso
+
+
+def test_lock_pins_every_package_by_hash() -> None:
+    """CI, scripts/setup.sh and the Dockerfile install with --require-hashes: a file whose
+    sha256 is not the lock's (a package swapped on the index) is refused."""
+    entradas = _entradas()
+    assert len(entradas) == len(_lock()) > 0
+    for pino, opcoes in entradas.items():
+        assert opcoes, f"{pino} has no --hash in requirements.lock: run scripts/lock.sh"
+        for opcao in opcoes:
+            assert re.fullmatch(r"--hash=sha256:[0-9a-f]{64}", opcao), (pino, opcao)
+    assert "--require-hashes -r requirements.lock" in (RAIZ / "scripts/setup.sh").read_text()
