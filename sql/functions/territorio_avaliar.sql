@@ -139,11 +139,13 @@ BEGIN
               AND s.decisao = 'nova' AND s.moderacao IS NULL
               AND s.criado_em > clock_timestamp() - lim.janela_orcamento;
             -- An official UC it lies on whose name it repeats: two places of one name.
+            -- Names from d2.uc_fonte: the mirror's own source (core.uc_polygons or the
+            -- event-synced replica).
             SELECT u.nome INTO homonima
             FROM d2.mirror_pieces p
-            JOIN core.uc_polygons u ON u.id = p.uc_polygon_id
+            JOIN d2.uc_fonte u ON u.id = p.uc_polygon_id
             WHERE p.prioridade = 0 AND p.geom && g AND ST_Intersects(p.geom, g)
-              AND u.nome_busca = d2.nome_busca(nome_limpo)
+              AND d2.nome_busca(u.nome) = d2.nome_busca(nome_limpo)
             ORDER BY p.nivel, u.nome
             LIMIT 1;
             -- The largest share of one official UC of its level or coarser (up to the
@@ -173,7 +175,7 @@ BEGIN
                 JOIN recentes r ON p.geom && r.geom
                 WHERE p.uc_polygon_id = t.uc_polygon_id
             ) c
-            JOIN core.uc_polygons u ON u.id = t.uc_polygon_id
+            LEFT JOIN d2.uc_fonte u ON u.id = t.uc_polygon_id
             ORDER BY c.cobertura DESC NULLS LAST, u.nome
             LIMIT 1;
             decisao := 'retida';
@@ -204,7 +206,8 @@ BEGIN
             ELSIF cobertura > lim.cobertura_max THEN
                 motivo := pg_catalog.format(
                     'com as UCs novas sem moderador em %s cobriria %s%% de %s (máximo %s%%)',
-                    lim.janela_orcamento, round((100 * cobertura)::numeric), coberta,
+                    lim.janela_orcamento, round((100 * cobertura)::numeric),
+                    coalesce(coberta, 'uma UC oficial'),
                     round((100 * lim.cobertura_max)::numeric));
             ELSE
                 decisao := 'nova';
