@@ -226,6 +226,8 @@ _CONTROLES = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2
 
 def limpar(texto: str) -> str:
     """A text field without control and direction characters, stripped."""
+    if texto.isprintable():  # no Cc, Cf, Zl or Zp character: nothing to remove (most rows)
+        return texto.strip()
     return _CONTROLES.sub("", _ESPACOS.sub(" ", texto)).strip()
 
 
