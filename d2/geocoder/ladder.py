@@ -47,15 +47,17 @@ def geocodificar(
     entendidos = [_entender(e) for e in enderecos]
     contextos = places.contextos(conn, entendidos)
     desfechos = [ladder_rules.Desfecho(c) for c in contextos]
+    buscar = geocodificador.modo != nominatim.NENHUM
     escadas: dict[int, Escada] = {}
     atuais: dict[int, Tentativa] = {}
     ambiguos: set[int] = set()  # some search found the street in several places
     for i, ctx in enumerate(contextos):
-        escadas[i] = escada(ctx)
+        escadas[i] = escada(ctx, buscar=buscar)
         try:
             atuais[i] = next(escadas[i])
-        except StopIteration:
-            desfechos[i].motivo = str(ctx.motivo or Reason.NAO_ENCONTRADO)
+        except StopIteration:  # homonyms with nothing to ask: a name several places share
+            padrao = Reason.AMBIGUO if ctx.homonimos else Reason.NAO_ENCONTRADO
+            desfechos[i].motivo = str(ctx.motivo or padrao)
     while atuais:
         buscas = {i: t for i, t in atuais.items() if t.consulta is not None}
         respostas = _perguntar(geocodificador, cache, buscas, desfechos, bloco, parar)

@@ -107,10 +107,14 @@ def _rua_do_cep(logradouro: str) -> tuple[str | None, str | None]:
     return " ".join(palavras) or None, numero
 
 
-def escada(ctx: places.Contexto) -> Escada:
-    """The rungs one address can climb, each asked only if the ones before failed."""
+def escada(ctx: places.Contexto, *, buscar: bool = True) -> Escada:
+    """The rungs one address can climb, each asked only if the ones before failed;
+    without a Nominatim (buscar False), only the SQL steps: the place named or the CEP's."""
     if ctx.conflito:
         return  # the text contradicts itself, or names two places: no question helps
+    if not buscar:
+        yield from _do_lugar(ctx, buscar=False)
+        return
     r = yield from _da_rua(ctx)
     if r.ambiguo:
         return
@@ -212,7 +216,9 @@ def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
         )
 
 
-def _do_lugar(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
+def _do_lugar(
+    ctx: places.Contexto, *, buscar: bool = True
+) -> Generator[Tentativa, Avaliacao, None]:
     """The place named, in SQL; Nominatim's free text for a name shared by several."""
     e = ctx.entendido
     if ctx.municipio is not None:
@@ -221,7 +227,7 @@ def _do_lugar(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
         yield Tentativa(Passo.MUNICIPIO, uc=ctx.municipio)
     elif ctx.uf is not None:
         yield Tentativa(Passo.UF, uc=ctx.uf)
-    elif ctx.homonimos and e.texto:
+    elif ctx.homonimos and e.texto and buscar:
         palavras = e.texto.split()[: 2 * fields.MAX_PALAVRAS]
         yield Tentativa(
             Passo.TEXTO_LIVRE,
