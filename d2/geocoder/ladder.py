@@ -14,14 +14,15 @@ from typing import Any, Protocol
 
 from d2 import db
 from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, places, text
-from d2.geocoder.inference import Reason
-from d2.geocoder.ladder_steps import Avaliacao, Escada, Passo, Tentativa, escada
+from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Reason
+from d2.geocoder.ladder_steps import Avaliacao, Escada, Tentativa, escada
 from d2.importers.cep import busca
 from d2.territorio import resolver
 
 log = logging.getLogger(__name__)
 
-_SQL = {Passo.BAIRRO: "bairro", Passo.MUNICIPIO: "municipio", Passo.UF: "uf"}
+# The precision of an SQL step's answer: the level of its UC.
+_PRECISAO = {BAIRRO: "bairro", MUNICIPIO: "municipio", UF: "uf"}
 # A misspelt street is corrected to a CEP street of its município only when that one is
 # this similar (pg_trgm) and clearly more than the next.
 _SEMELHANCA = 0.6
@@ -85,7 +86,8 @@ def geocodificar(
                     )
                     desfecho.lat, desfecho.lng = ponto
                     desfecho.metodo, desfecho.confianca = "inferencia", "baixa"
-                    desfecho.precisao = desfecho.passo = _SQL[tentativa.passo]
+                    desfecho.precisao = _PRECISAO[tentativa.uc.nivel]
+                    desfecho.passo = str(tentativa.passo)
                     continue
                 avaliacao = Avaliacao()  # a UC without a polygon: the next rung
             elif i not in achados:

@@ -15,6 +15,8 @@ The steps, in order (a step runs only where it can succeed; docs/geocoding.md):
     cep_rua       the CEP's street (d2.ceps), city = the CEP's município
     cep           the CEP itself, where d2.ceps does not know it (Nominatim's postcodes)
     bairro        SQL: the bairro named (or the CEP's), inside its município
+    cep_faixa     SQL: the bairro or município of a CEP d2.ceps lacks, by its 5-digit
+                  range (every CEP known there in that one place), the text naming none
     municipio     SQL: the município
     uf            SQL: the UF, where nothing finer is named
     texto_livre   Nominatim free text, for a município name shared by several places
@@ -44,6 +46,7 @@ class Passo(enum.StrEnum):
     CEP_RUA = "cep_rua"
     CEP = "cep"
     BAIRRO = "bairro"
+    CEP_FAIXA = "cep_faixa"
     MUNICIPIO = "municipio"
     UF = "uf"
     TEXTO_LIVRE = "texto_livre"
@@ -210,7 +213,7 @@ def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
             ),
             com_numero=bool(numero),
         )
-    elif e.cep and cep is None and not ctx.cep_contraditorio:
+    elif e.cep and (cep is None or cep.faixa) and not ctx.cep_contraditorio:
         yield Tentativa(
             Passo.CEP, nominatim_search.Consulta(cep=fields.cep_formatado(e.cep), limite=_LIMITE)
         )
@@ -223,8 +226,8 @@ def _do_lugar(
     e = ctx.entendido
     if ctx.municipio is not None:
         if ctx.bairro is not None:
-            yield Tentativa(Passo.BAIRRO, uc=ctx.bairro)
-        yield Tentativa(Passo.MUNICIPIO, uc=ctx.municipio)
+            yield Tentativa(_passo_sql(ctx, Passo.BAIRRO, ctx.bairro), uc=ctx.bairro)
+        yield Tentativa(_passo_sql(ctx, Passo.MUNICIPIO, ctx.municipio), uc=ctx.municipio)
     elif ctx.uf is not None:
         yield Tentativa(Passo.UF, uc=ctx.uf)
     elif ctx.homonimos and e.texto and buscar:
@@ -234,6 +237,14 @@ def _do_lugar(
             nominatim_search.Consulta(texto=" ".join(palavras), limite=_LIMITE_SEM_CIDADE),
             com_numero=bool(e.numero),
         )
+
+
+def _passo_sql(ctx: places.Contexto, passo: Passo, uc: Candidate) -> Passo:
+    """cep_faixa where the UC is the one a CEP's range gave (the text named none: a UC
+    read from the text has a segment, one from the CEP has none)."""
+    if ctx.cep is not None and ctx.cep.faixa and uc.segmento < 0:
+        return Passo.CEP_FAIXA
+    return passo
 
 
 def _nome_de_rua_bom(nome: str) -> bool:

@@ -5,6 +5,7 @@ beside an address: the text decides."""
 
 from __future__ import annotations
 
+import csv
 import uuid
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,20 @@ def lugares_url(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     """This test's database with the MS places and their CEPs, no Nominatim named (the
     session's cluster has no database `nominatim`), the cursor seeded."""
     ibge.run_import(db_url, directory=escrever_territorio(tmp_path / "ibge"), progress=False)
-    cep.importar(db_url, escrever_ceps(tmp_path / "ceps"))
+    dump = escrever_ceps(tmp_path / "ceps")
+    with (dump / "ms.cepaberto_parte_1.csv").open("a", newline="", encoding="utf-8") as f:
+        # A range shared by two municípios (79003), and one whose only CEP is in a
+        # locality the territory lacks (79990).
+        csv.writer(f).writerows(
+            [
+                ["79003100", "Rua Um", "", "Centro", "1", "50"],
+                ["79003200", "Rua Dois", "", "Centro", "2", "50"],
+                ["79990100", "Rua Tres", "", "", "3", "50"],
+            ]
+        )
+    with (dump / "cities.csv").open("a", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerow(["3", "Lugar Nenhum", "50"])
+    cep.importar(db_url, dump)
     for nome in ("D2_NOMINATIM_URL", "D2_NOMINATIM_DSN", "D2_NOMINATIM"):
         monkeypatch.delenv(nome, raising=False)
     monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
@@ -129,6 +143,45 @@ def test_without_nominatim__addresses_answered_at_bairro_or_municipio(
         assert ("D2_NOMINATIM=off" in geo["onde"]) is (modo == "off")
         texto = status.formatar_status(status.status(conn, config.load()))
         assert "geocoder  no Nominatim" in texto
+        invariants.verificar(conn)
+
+
+FAIXAS = [
+    # (CEP CEP Aberto lacks, CD_MUN, UC named, precisao): its 5-digit range decides.
+    ("79002-999", CG, "Centro", "bairro"),  # every CEP of 79002 in CG's Centro
+    ("79806-123", DOURADOS, "Jardim Caramuru", "bairro"),
+    ("79800-500", DOURADOS, "Dourados", "municipio"),  # its one CEP names no bairro
+    ("79003-300", None, None, None),  # the range spans two municípios: no guess
+    ("79990-200", None, None, None),  # its CEPs lie in a locality not linked
+    ("79555-000", None, None, None),  # no CEP known in the range
+]
+
+
+def test_without_nominatim__a_cep_missing_is_read_by_its_range(lugares_url: str) -> None:
+    """A CEP CEP Aberto lacks whose 5-digit range lies wholly in one município (or
+    bairro): that place, at passo cep_faixa; the text's own place wins over it."""
+    with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
+        ids = [_publicar(conn, {"cep": c}) for c, *_ in FAIXAS]
+        no_texto = _publicar(
+            conn, {"endereco": "Rua Sem Nome, 10, Centro, Campo Grande, 79002-999"}
+        )
+        contradiz = _publicar(conn, {"endereco": "Dourados - MS, 79002-999"})
+        _drenar()
+        for event_id, (c, municipio, uc, precisao) in zip(ids, FAIXAS, strict=True):
+            r = _resposta(conn, event_id)
+            assert (r["municipio"], r["uc_nome"], r["precisao"]) == (municipio, uc, precisao), c
+            assert r["passo"] == ("cep_faixa" if municipio else None), c
+            assert r["parada"] is False
+        # The text named the place: its own step answers (the range agrees with it).
+        r = _resposta(conn, no_texto)
+        assert (r["uc_nome"], r["passo"]) == ("Centro", "bairro")
+        # A range of another município than the one named: set aside, the text wins.
+        r = _resposta(conn, contradiz)
+        assert (r["uc_nome"], r["passo"]) == ("Dourados", "municipio")
+        entendido = conn.execute(
+            "SELECT endereco_entendido FROM d2.geocodificacoes WHERE event_id = %s", [contradiz]
+        ).fetchone()
+        assert entendido is not None and entendido["endereco_entendido"]["cep_contraditorio"]
         invariants.verificar(conn)
 
 
