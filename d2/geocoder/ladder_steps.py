@@ -12,6 +12,7 @@ The steps, in order (a step runs only where it can succeed; docs/geocoding.md):
     rua_corrigida a misspelt street: the one CEP street of the município it most resembles
     esquina       the crossing street of "esquina com"
     referencia    the POI of "próximo à Escola Y" (Nominatim's amenity)
+    poi           a POI named as the address itself ("Hospital Regional, Campo Grande")
     cep_rua       the CEP's street (d2.ceps), city = the CEP's município
     cep           the CEP itself, where d2.ceps does not know it (Nominatim's postcodes)
     bairro        SQL: the bairro named (or the CEP's), inside its município
@@ -43,6 +44,7 @@ class Passo(enum.StrEnum):
     RUA_CORRIGIDA = "rua_corrigida"
     ESQUINA = "esquina"
     REFERENCIA = "referencia"
+    POI = "poi"
     CEP_RUA = "cep_rua"
     CEP = "cep"
     BAIRRO = "bairro"
@@ -51,6 +53,21 @@ class Passo(enum.StrEnum):
     UF = "uf"
     TEXTO_LIVRE = "texto_livre"
 
+
+# The kinds of place a citizen names as the address itself ("Hospital Regional", "UBS
+# Tiradentes", "Parque das Nações Indígenas"), as the first word of a place segment the
+# territory does not hold. A list because neither enderecobr (no POI vocabulary) nor
+# Nominatim (its special phrases come from the OSM wiki at import, not with it) gives
+# one; kept small because each hit costs a search, and a segment that is only a bairro
+# the territory lacks must not wait for Nominatim. Nominatim's class of the match then
+# decides (ladder_rules: an amenity, a park..., never a place or a boundary).
+POI_TIPOS = frozenset(
+    "HOSPITAL UBS UPA CLINICA POLICLINICA POSTO ESCOLA COLEGIO CRECHE UNIVERSIDADE "
+    "FACULDADE PARQUE IGREJA PAROQUIA CAPELA CATEDRAL SANTUARIO MERCADO SUPERMERCADO "
+    "SHOPPING ESTADIO GINASIO CEMITERIO DELEGACIA BIBLIOTECA MUSEU TEATRO".split()
+)
+# POIs whose name alone says which one (one per município, as a rule).
+POI_NOMES = frozenset({"SANTA CASA", "RODOVIARIA", "AEROPORTO", "PREFEITURA"})
 
 # Matches wanted per search: enough to see a street's homonyms in other places.
 _LIMITE = 5
@@ -195,7 +212,28 @@ def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Av
             Passo.REFERENCIA,
             nominatim_search.Consulta(lugar=e.referencia, cidade=cidade, limite=limite),
         )
+    nome = poi(ctx)
+    if nome and r.vazio:
+        # Free text, the município beside the name: Nominatim's structured search finds
+        # only POIs of rank 30 by their name (buildings), never an area such as a park.
+        pergunta = f"{nome}, {cidade}" if cidade else nome
+        r = yield Tentativa(Passo.POI, nominatim_search.Consulta(texto=pergunta, limite=limite))
     return r
+
+
+def poi(ctx: places.Contexto) -> str | None:
+    """The POI an address names as itself: its first place segment that begins with a
+    kind of place and goes on with a name ("HOSPITAL REGIONAL"), or is a name that says
+    which one ("SANTA CASA"); not a segment marked "Bairro", nor the bairro decided."""
+    e = ctx.entendido
+    bairro = text.normalizar(ctx.bairro.nome) if ctx.bairro is not None else None
+    for j, lugar in enumerate(e.lugares):
+        palavras = lugar.split()
+        if j in e.lugares_bairro or not palavras or text.normalizar(lugar) == bairro:
+            continue
+        if (palavras[0] in POI_TIPOS and len(palavras) > 1) or lugar in POI_NOMES:
+            return lugar
+    return None
 
 
 def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:

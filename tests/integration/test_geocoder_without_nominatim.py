@@ -106,6 +106,7 @@ SEM_NOMINATIM = [
     ({"cep": "79002-220"}, CG, "Centro", "bairro", None),  # the CEP's bairro
     ({"endereco": "1500, 79800-000"}, DOURADOS, "Dourados", "municipio", None),
     ({"endereco": "Jardim Caramuru, Dourados"}, DOURADOS, "Jardim Caramuru", "bairro", None),
+    ({"endereco": "Hospital Regional, Campo Grande - MS"}, CG, "Campo Grande", "municipio", None),
     # What needs a search to be told apart stays unanswered, never guessed.
     ({"endereco": "Rua Hayel Bon Faker 2000, Campo Grande"}, None, None, None, "ambiguo"),
     ({"endereco": "Centro"}, None, None, None, "ambiguo"),
