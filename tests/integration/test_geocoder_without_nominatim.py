@@ -6,6 +6,7 @@ beside an address: the text decides."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import config
+from d2 import config, errors
+from d2.geocoder import nominatim
 from d2.importers import cep, ibge
 from d2.ops import status
 from d2.worker import health, loop
@@ -254,3 +256,26 @@ def test_without_nominatim__healthz_says_which_geocoder() -> None:
     assert vivo and corpo["geocodificador"] == "nenhum"
     vivo, corpo = health.vivo(health.State(pronto=True), 60.0)
     assert vivo and "geocodificador" not in corpo
+
+
+def test_without_nominatim__status_names_the_server_without_its_credentials(conn: Conn) -> None:
+    settings = dataclasses.replace(
+        config.load(), nominatim_url="https://d2:segredo@geo.interno:8443/nominatim/"
+    )
+    escolha = nominatim.escolher(settings, conn)
+    assert escolha == nominatim.Escolha("http", "https://geo.interno:8443/nominatim")
+    desligado = dataclasses.replace(settings, nominatim_ativo=False)
+    assert nominatim.escolher(desligado, conn).modo == "nenhum"
+    sem_geocoder = dataclasses.replace(settings, geocoder_ativo=False)
+    assert status.geocodificador(sem_geocoder, conn)["modo"] == "desligado"
+
+
+@pytest.mark.parametrize(("valor", "ativo"), [("", True), ("auto", True), ("OFF", False)])
+def test_without_nominatim__the_setting(
+    valor: str, ativo: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("D2_NOMINATIM", valor)
+    assert config.load().nominatim_ativo is ativo
+    monkeypatch.setenv("D2_NOMINATIM", "nenhum")
+    with pytest.raises(errors.ConfigError, match="D2_NOMINATIM must be auto or off"):
+        config.load()
