@@ -158,11 +158,8 @@ class NominatimLocal:
             achados = await self._chamar(limite, lambda: api.search(campos["q"], **parametros))
         else:
             if "amenity" in campos:
-                # MANMADE: a park or a square has no address rank, only its area.
-                parametros["layers"] = (
-                    nominatim_api.DataLayer.ADDRESS
-                    | nominatim_api.DataLayer.POI
-                    | nominatim_api.DataLayer.MANMADE
+                parametros["layers"] = nominatim_api.DataLayer.ADDRESS | (
+                    nominatim_api.DataLayer.POI
                 )
             achados = await self._chamar(
                 limite,
