@@ -39,6 +39,16 @@ def _ligado(name: str) -> bool:
     raise errors.ConfigError(f"{name} must be on or off, got {raw!r}")
 
 
+def _nominatim() -> bool:
+    """D2_NOMINATIM: auto (the default; on is the same) or off."""
+    raw = (os.environ.get("D2_NOMINATIM") or "auto").strip().lower()
+    if raw in ("auto", "on"):
+        return True
+    if raw == "off":
+        return False
+    raise errors.ConfigError(f"D2_NOMINATIM must be auto or off, got {raw!r}")
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None
@@ -59,6 +69,10 @@ class Settings:
     osm_max_bytes: int = 1 << 30
     # Textual addresses (issue 14). Off: address demands are discarded as in the MVP.
     geocoder_ativo: bool = True
+    # D2_NOMINATIM=off: no Nominatim at all (a small deployment may never run one); the
+    # address path then answers from places and CEPs alone. auto (the default): the one
+    # configured, else the default database if it exists (d2.geocoder.nominatim).
+    nominatim_ativo: bool = True
     nominatim_url: str | None = None  # an existing Nominatim server (HTTP mode)
     nominatim_dsn: str | None = None  # its database (in-process mode); None: derived
     geocoder_timeout_s: float = 5.0
@@ -132,6 +146,7 @@ def load() -> Settings:
         max_batch_bytes=_int("D2_MAX_BATCH_BYTES", 16 * 1024 * 1024),
         max_payload_bytes_uc=_int("D2_MAX_PAYLOAD_BYTES_UC", 64 * 1024 * 1024),
         geocoder_ativo=os.environ.get("D2_GEOCODER", "on").lower() not in ("off", "0", "false"),
+        nominatim_ativo=_nominatim(),
         nominatim_url=os.environ.get("D2_NOMINATIM_URL") or None,
         nominatim_dsn=os.environ.get("D2_NOMINATIM_DSN") or None,
         geocoder_timeout_s=_float("D2_GEOCODER_TIMEOUT", 5.0),

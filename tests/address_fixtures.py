@@ -208,6 +208,16 @@ def escrever_osm(path: Path) -> Path:
         {"highway": "residential", "name": "Rua 14 de Julho"},
     )
     osm.no(-54.6125, -20.4655, {"amenity": "school", "name": "Escola Estadual Maria Constança"})
+    # POIs named as the address itself: a hospital (Jardim dos Estados), the Santa Casa
+    # (Centro), a park (an area: Monte Castelo), and two schools of one name in two
+    # bairros (no single bairro for that name).
+    osm.no(-54.585, -20.455, {"amenity": "hospital", "name": "Hospital Regional Rosa Pedrossian"})
+    osm.no(-54.625, -20.455, {"amenity": "hospital", "name": "Santa Casa de Campo Grande"})
+    canto = [(-54.63, -20.43), (-54.61, -20.43), (-54.61, -20.41), (-54.63, -20.41)]
+    nos = [osm.no(x, y) for x, y in canto]
+    osm.via([*nos, nos[0]], {"leisure": "park", "name": "Parque das Nações Indígenas"})
+    osm.no(-54.58, -20.47, {"amenity": "school", "name": "Escola Municipal Padre Tomaz"})
+    osm.no(-54.62, -20.42, {"amenity": "school", "name": "Escola Municipal Padre Tomaz"})
     osm.rua("Rua Hayel Bon Faker", -54.81, -22.225, ["2000", "2010"], "Dourados", "79806-000")
     osm.rua("Rua Antônio Maria Coelho", -54.81, -22.228, ["10"], "Dourados")
     return osm.gravar(path)

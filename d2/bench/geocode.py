@@ -24,7 +24,10 @@ On the address corpus (d2.bench.geocode_quality_run's environment, D2_GEOCODER_L
   as it made them); the target is a ratio of at least 0.8;
 * addresses decided with no Nominatim call (a place named in the text, a locality's CEP:
   the names in SQL, the CEP table) per second through the worker, against GPS demands
-  through the same worker (target: 1,000/s).
+  through the same worker (target: 1,000/s);
+* every address-only demand of the corpus with no Nominatim at all (D2_NOMINATIM=off):
+  addresses/s through the geocoding stage against the same demands with the corpus's
+  Nominatim, their verdicts, and the wrong municípios (which must stay 0).
 """
 
 from __future__ import annotations
@@ -192,6 +195,28 @@ def medir_corpus(srv: common.Server, n_sem_nominatim: int) -> Iterator[dict[str,
                 concurrency=concorrencia,
             )  # fmt: skip
         yield from _sem_nominatim(amb, n_sem_nominatim)
+        yield from _nenhum_nominatim(amb, casos, segunda)
+
+
+def _nenhum_nominatim(
+    amb: geocode_quality_run.Ambiente,
+    casos: list[dict[str, Any]],
+    com: geocode_quality_run.Execucao,
+) -> Iterator[dict[str, Any]]:
+    """The corpus's address-only demands with no Nominatim at all, judged as the quality
+    benchmark judges them: what a deployment without one answers, and how fast."""
+    sem = geocode_quality_run.executar(amb, "on", casos, nominatim_ativo=False)
+    placar = geocode_quality.Placar()
+    for caso in casos:
+        placar.somar(caso, sem.respostas[caso["id"]])
+    yield common.figure(
+        "geocode", "address-only demands of the corpus with no Nominatim (D2_NOMINATIM=off)",
+        sem.enderecos / sem.segundos_estagio, "addresses/s",
+        com.enderecos / com.segundos_estagio, "the same demands with the corpus's Nominatim",
+        addresses=sem.enderecos, nominatim_searches=len(sem.gravacao.buscas),
+        verdicts=placar.linha(sem.com_passos),
+        stage_seconds=round(sem.segundos_estagio, 3),
+    )  # fmt: skip
 
 
 def textos_sem_nominatim(amb: geocode_quality_run.Ambiente, n: int) -> list[dict[str, Any]]:

@@ -304,15 +304,16 @@ class Execucao:
         return sum(1 for r in self.respostas.values() if not r["gps"])
 
 
-def executar(amb: Ambiente, valor: str, casos: list[dict[str, Any]]) -> Execucao:
-    """The cases through a clone of the environment's database, D2_GEOCODER_LADDER=valor."""
+def executar(amb: Ambiente, valor: str, casos: list[dict[str, Any]], **mudar: Any) -> Execucao:
+    """The cases through a clone of the environment's database, D2_GEOCODER_LADDER=valor
+    (mudar: settings changed, e.g. nominatim_ativo=False)."""
     with (
         caminho(valor),
         common.scratch_db(amb.srv, f"q{valor}", template=amb.template) as url,
     ):
         publicar(url, casos)
         with gravar_buscas() as gravacao:
-            segundos, handler_s, _ = drenar(loop.Worker(amb.settings(), url=url))
+            segundos, handler_s, _ = drenar(loop.Worker(amb.settings(**mudar), url=url))
         respostas, com_passos = ler_respostas(url, casos)
     return Execucao(valor, respostas, gravacao, segundos, segundos - handler_s, com_passos)
 

@@ -14,14 +14,15 @@ from typing import Any, Protocol
 
 from d2 import db
 from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, places, text
-from d2.geocoder.inference import Reason
-from d2.geocoder.ladder_steps import Avaliacao, Escada, Passo, Tentativa, escada
+from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Reason
+from d2.geocoder.ladder_steps import Avaliacao, Escada, Tentativa, escada
 from d2.importers.cep import busca
 from d2.territorio import resolver
 
 log = logging.getLogger(__name__)
 
-_SQL = {Passo.BAIRRO: "bairro", Passo.MUNICIPIO: "municipio", Passo.UF: "uf"}
+# The precision of an SQL step's answer: the level of its UC.
+_PRECISAO = {BAIRRO: "bairro", MUNICIPIO: "municipio", UF: "uf"}
 # A misspelt street is corrected to a CEP street of its município only when that one is
 # this similar (pg_trgm) and clearly more than the next.
 _SEMELHANCA = 0.6
@@ -47,15 +48,17 @@ def geocodificar(
     entendidos = [_entender(e) for e in enderecos]
     contextos = places.contextos(conn, entendidos)
     desfechos = [ladder_rules.Desfecho(c) for c in contextos]
+    buscar = geocodificador.modo != nominatim.NENHUM
     escadas: dict[int, Escada] = {}
     atuais: dict[int, Tentativa] = {}
     ambiguos: set[int] = set()  # some search found the street in several places
     for i, ctx in enumerate(contextos):
-        escadas[i] = escada(ctx)
+        escadas[i] = escada(ctx, buscar=buscar)
         try:
             atuais[i] = next(escadas[i])
-        except StopIteration:
-            desfechos[i].motivo = str(ctx.motivo or Reason.NAO_ENCONTRADO)
+        except StopIteration:  # homonyms with nothing to ask: a name several places share
+            padrao = Reason.AMBIGUO if ctx.homonimos else Reason.NAO_ENCONTRADO
+            desfechos[i].motivo = str(ctx.motivo or padrao)
     while atuais:
         buscas = {i: t for i, t in atuais.items() if t.consulta is not None}
         respostas = _perguntar(geocodificador, cache, buscas, desfechos, bloco, parar)
@@ -83,7 +86,8 @@ def geocodificar(
                     )
                     desfecho.lat, desfecho.lng = ponto
                     desfecho.metodo, desfecho.confianca = "inferencia", "baixa"
-                    desfecho.precisao = desfecho.passo = _SQL[tentativa.passo]
+                    desfecho.precisao = _PRECISAO[tentativa.uc.nivel]
+                    desfecho.passo = str(tentativa.passo)
                     continue
                 avaliacao = Avaliacao()  # a UC without a polygon: the next rung
             elif i not in achados:

@@ -94,9 +94,24 @@ def _recipiente(ctx: places.Contexto, passo: Passo, lugar: Lugar) -> str | None:
     return None
 
 
+# What a POI named as the address may be, by Nominatim's class of the match (OSM's key):
+# a building or an area people go to. Not a place, boundary or landuse (a bairro or a
+# town by another name: the SQL steps answer those), nor a street.
+_CLASSES_POI = frozenset(
+    "amenity leisure shop tourism building healthcare office historic aeroway railway "
+    "public_transport club sport".split()
+)
+# A park is an area (rank 24 in Nominatim); a town or bairro is below that.
+_RANK_POI = 22
+
+
 def _precisao(tentativa: Tentativa, m: nominatim_search.Match) -> str | None:
     """The precision of a match for the step that asked, or None when it is not an
     answer to that question (a city where a street was asked)."""
+    if tentativa.passo == Passo.POI:
+        if m.categoria not in _CLASSES_POI or m.rank < _RANK_POI:
+            return None
+        return "numero" if m.rank >= 30 else "logradouro"
     if tentativa.passo == Passo.CEP:
         return "cep" if m.tipo == "postcode" or m.rank >= nominatim_search.RANK_RUA else None
     if tentativa.passo == Passo.TEXTO_LIVRE and m.tipo == "postcode":
@@ -141,6 +156,10 @@ def avaliar(
     )
     if len({c[0] for c in crediveis}) > 1 or pagina_cheia:
         return Avaliacao(ambiguo=True)
+    if tentativa.passo == Passo.POI and len({c[2].resolucao for c in crediveis}) > 1:
+        # Several places of that name in the município, in different UCs: not that
+        # POI's bairro, but still the município (the SQL steps answer it).
+        return Avaliacao()
     _, m, lugar, precisao = crediveis[0]
     desfecho.resolucao = lugar.resolucao
     desfecho.lat, desfecho.lng = m.lat, m.lng

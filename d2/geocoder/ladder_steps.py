@@ -12,9 +12,12 @@ The steps, in order (a step runs only where it can succeed; docs/geocoding.md):
     rua_corrigida a misspelt street: the one CEP street of the município it most resembles
     esquina       the crossing street of "esquina com"
     referencia    the POI of "próximo à Escola Y" (Nominatim's amenity)
+    poi           a POI named as the address itself ("Hospital Regional, Campo Grande")
     cep_rua       the CEP's street (d2.ceps), city = the CEP's município
     cep           the CEP itself, where d2.ceps does not know it (Nominatim's postcodes)
     bairro        SQL: the bairro named (or the CEP's), inside its município
+    cep_faixa     SQL: the bairro or município of a CEP d2.ceps lacks, by its 5-digit
+                  range (every CEP known there in that one place), the text naming none
     municipio     SQL: the município
     uf            SQL: the UF, where nothing finer is named
     texto_livre   Nominatim free text, for a município name shared by several places
@@ -41,13 +44,30 @@ class Passo(enum.StrEnum):
     RUA_CORRIGIDA = "rua_corrigida"
     ESQUINA = "esquina"
     REFERENCIA = "referencia"
+    POI = "poi"
     CEP_RUA = "cep_rua"
     CEP = "cep"
     BAIRRO = "bairro"
+    CEP_FAIXA = "cep_faixa"
     MUNICIPIO = "municipio"
     UF = "uf"
     TEXTO_LIVRE = "texto_livre"
 
+
+# The kinds of place a citizen names as the address itself ("Hospital Regional", "UBS
+# Tiradentes", "Parque das Nações Indígenas"), as the first word of a place segment the
+# territory does not hold. A list because neither enderecobr (no POI vocabulary) nor
+# Nominatim (its special phrases come from the OSM wiki at import, not with it) gives
+# one; kept small because each hit costs a search, and a segment that is only a bairro
+# the territory lacks must not wait for Nominatim. Nominatim's class of the match then
+# decides (ladder_rules: an amenity, a park..., never a place or a boundary).
+POI_TIPOS = frozenset(
+    "HOSPITAL UBS UPA CLINICA POLICLINICA POSTO ESCOLA COLEGIO CRECHE UNIVERSIDADE "
+    "FACULDADE PARQUE IGREJA PAROQUIA CAPELA CATEDRAL SANTUARIO MERCADO SUPERMERCADO "
+    "SHOPPING ESTADIO GINASIO CEMITERIO DELEGACIA BIBLIOTECA MUSEU TEATRO".split()
+)
+# POIs whose name alone says which one (one per município, as a rule).
+POI_NOMES = frozenset({"SANTA CASA", "RODOVIARIA", "AEROPORTO", "PREFEITURA"})
 
 # Matches wanted per search: enough to see a street's homonyms in other places.
 _LIMITE = 5
@@ -107,10 +127,14 @@ def _rua_do_cep(logradouro: str) -> tuple[str | None, str | None]:
     return " ".join(palavras) or None, numero
 
 
-def escada(ctx: places.Contexto) -> Escada:
-    """The rungs one address can climb, each asked only if the ones before failed."""
+def escada(ctx: places.Contexto, *, buscar: bool = True) -> Escada:
+    """The rungs one address can climb, each asked only if the ones before failed;
+    without a Nominatim (buscar False), only the SQL steps: the place named or the CEP's."""
     if ctx.conflito:
         return  # the text contradicts itself, or names two places: no question helps
+    if not buscar:
+        yield from _do_lugar(ctx, buscar=False)
+        return
     r = yield from _da_rua(ctx)
     if r.ambiguo:
         return
@@ -188,7 +212,28 @@ def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Av
             Passo.REFERENCIA,
             nominatim_search.Consulta(lugar=e.referencia, cidade=cidade, limite=limite),
         )
+    nome = poi(ctx)
+    if nome and r.vazio:
+        # Free text, the município beside the name: Nominatim's structured search finds
+        # only POIs of rank 30 by their name (buildings), never an area such as a park.
+        pergunta = f"{nome}, {cidade}" if cidade else nome
+        r = yield Tentativa(Passo.POI, nominatim_search.Consulta(texto=pergunta, limite=limite))
     return r
+
+
+def poi(ctx: places.Contexto) -> str | None:
+    """The POI an address names as itself: its first place segment that begins with a
+    kind of place and goes on with a name ("HOSPITAL REGIONAL"), or is a name that says
+    which one ("SANTA CASA"); not a segment marked "Bairro", nor the bairro decided."""
+    e = ctx.entendido
+    bairro = text.normalizar(ctx.bairro.nome) if ctx.bairro is not None else None
+    for j, lugar in enumerate(e.lugares):
+        palavras = lugar.split()
+        if j in e.lugares_bairro or not palavras or text.normalizar(lugar) == bairro:
+            continue
+        if (palavras[0] in POI_TIPOS and len(palavras) > 1) or lugar in POI_NOMES:
+            return lugar
+    return None
 
 
 def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
@@ -206,28 +251,38 @@ def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
             ),
             com_numero=bool(numero),
         )
-    elif e.cep and cep is None and not ctx.cep_contraditorio:
+    elif e.cep and (cep is None or cep.faixa) and not ctx.cep_contraditorio:
         yield Tentativa(
             Passo.CEP, nominatim_search.Consulta(cep=fields.cep_formatado(e.cep), limite=_LIMITE)
         )
 
 
-def _do_lugar(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
+def _do_lugar(
+    ctx: places.Contexto, *, buscar: bool = True
+) -> Generator[Tentativa, Avaliacao, None]:
     """The place named, in SQL; Nominatim's free text for a name shared by several."""
     e = ctx.entendido
     if ctx.municipio is not None:
         if ctx.bairro is not None:
-            yield Tentativa(Passo.BAIRRO, uc=ctx.bairro)
-        yield Tentativa(Passo.MUNICIPIO, uc=ctx.municipio)
+            yield Tentativa(_passo_sql(ctx, Passo.BAIRRO, ctx.bairro), uc=ctx.bairro)
+        yield Tentativa(_passo_sql(ctx, Passo.MUNICIPIO, ctx.municipio), uc=ctx.municipio)
     elif ctx.uf is not None:
         yield Tentativa(Passo.UF, uc=ctx.uf)
-    elif ctx.homonimos and e.texto:
+    elif ctx.homonimos and e.texto and buscar:
         palavras = e.texto.split()[: 2 * fields.MAX_PALAVRAS]
         yield Tentativa(
             Passo.TEXTO_LIVRE,
             nominatim_search.Consulta(texto=" ".join(palavras), limite=_LIMITE_SEM_CIDADE),
             com_numero=bool(e.numero),
         )
+
+
+def _passo_sql(ctx: places.Contexto, passo: Passo, uc: Candidate) -> Passo:
+    """cep_faixa where the UC is the one a CEP's range gave (the text named none: a UC
+    read from the text has a segment, one from the CEP has none)."""
+    if ctx.cep is not None and ctx.cep.faixa and uc.segmento < 0:
+        return Passo.CEP_FAIXA
+    return passo
 
 
 def _nome_de_rua_bom(nome: str) -> bool:

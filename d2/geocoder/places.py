@@ -57,6 +57,9 @@ class Cep:
     logradouro: str
     municipio: Candidate | None  # the linked município UC
     bairro_uc: Candidate | None  # the linked bairro UC
+    # A CEP CEP Aberto lacks, read by its 5-digit range: every CEP known there lies in
+    # this município (and bairro UC, when given); it names no street (sql/queries/cep.sql).
+    faixa: bool = False
 
 
 @dataclass
@@ -135,7 +138,7 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
     saida = []
     for e, achados in zip(entendidos, candidatos, strict=True):
         contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None)
-        if e.cep and e.cep not in ceps:
+        if e.cep and (e.cep not in ceps or ceps[e.cep].faixa):
             contexto.cep_desconhecido = e.cep
         saida.append(contexto)
     return saida
@@ -158,6 +161,7 @@ def _cep(linha: dict[str, object]) -> Cep:
         str(linha["logradouro"] or ""),
         uc("municipio", MUNICIPIO),
         uc("bairro", BAIRRO),
+        bool(linha.get("faixa")),
     )
 
 

@@ -163,13 +163,33 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
         except errors.InvalidInput as exc:
             plano.desfecho = Outcome.COORDENADAS_INVALIDAS
             plano.motivo = str(exc)
-    if plano.desfecho is not None and settings.geocoder_ativo:
+    sem_fix = plano.desfecho is None and sem_posicao(plano.lat, plano.lng)
+    if (plano.desfecho is not None or sem_fix) and settings.geocoder_ativo:
         # Spec 3.3 step 2, Phase 2: no usable GPS, but an address → the geocoding stage.
+        # A no-fix value is no position either: with an address, the text decides;
+        # without one it stays a point, outside every polygon (the review queue).
         plano.endereco = text.do_payload(payload)
         if plano.endereco is not None:
             plano.lat = plano.lng = None
             plano.desfecho = Outcome.GEOCODIFICACAO_PENDENTE
     return plano
+
+
+# Brazil's extent with its oceanic islands (Fernando de Noronha, Trindade, São Pedro e
+# São Paulo), a little wider. Upstream checks a bounding box (the spec, section 2.9), so
+# a point outside it is a phone's placeholder or a bug, never where a Brazilian address is.
+_BRASIL_LAT = (-34.0, 5.5)
+_BRASIL_LNG = (-74.5, -28.5)
+
+
+def sem_posicao(lat: float | None, lng: float | None) -> bool:
+    """Whether valid coordinates are a no-fix value rather than a position: (0, 0),
+    what many phones send without a fix, or a point outside Brazil's extent."""
+    if lat is None or lng is None:
+        return False
+    if lat == 0 and lng == 0:
+        return True
+    return not (_BRASIL_LAT[0] <= lat <= _BRASIL_LAT[1] and _BRASIL_LNG[0] <= lng <= _BRASIL_LNG[1])
 
 
 def _tipo_json(valor: object) -> str:

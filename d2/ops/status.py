@@ -12,8 +12,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from d2 import db
+from d2 import config, db
 from d2.eventlog import bus
+from d2.geocoder import nominatim
 from d2.handler import handler, outputs
 from d2.territorio import mirror
 
@@ -31,8 +32,17 @@ def nome_nivel(nivel: int | None) -> str:
 # --- status ----------------------------------------------------------------------------------
 
 
-def status(conn: db.Connection) -> dict[str, Any]:
-    """Everything `d2 status` shows, as plain JSON-able values (timestamps as datetimes)."""
+def geocodificador(settings: config.Settings, conn: db.Connection) -> dict[str, str]:
+    """Which geocoder the address path has, as a worker starting now would choose it."""
+    if not settings.geocoder_ativo:
+        return {"modo": "desligado", "onde": "D2_GEOCODER=off"}
+    escolha = nominatim.escolher(settings, conn)
+    return {"modo": escolha.modo, "onde": escolha.onde}
+
+
+def status(conn: db.Connection, settings: config.Settings | None = None) -> dict[str, Any]:
+    """Everything `d2 status` shows, as plain JSON-able values (timestamps as datetimes);
+    with settings, also the address path's geocoder."""
     with db.mapped_errors():
         cursor = conn.execute(db.q("ops_status_cursor"), {"tipo": handler.TIPO_ENTRADA}).fetchone()
         resolucoes = conn.execute(db.q("ops_status_resolucoes")).fetchall()
@@ -56,6 +66,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
         conflitos = conn.execute(db.q("conflicts_count")).fetchone()
         parada = conn.execute(db.q("replica_stop_open")).fetchone()
     cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
+    geo = geocodificador(settings, conn) if settings is not None else None
     assert geral is not None and acompanhamento is not None
     # Who holds things back, named: the transaction holding the fence (any database of
     # the cluster), the sessions holding the mirror's locks while changes wait.
@@ -98,6 +109,7 @@ def status(conn: db.Connection) -> dict[str, Any]:
             "descartado": dead.get("descartado", 0),
             "ultimo_erro_em": geral["ultimo_dead_letter_em"],
         },
+        "geocodificador": geo,
         "geocodificacoes_pendentes": {
             "total": int(enderecos["total"]) if enderecos else 0,
             "mais_antiga": enderecos["mais_antiga"] if enderecos else None,
@@ -175,6 +187,21 @@ def _linha_geocodificacoes(g: dict[str, Any]) -> str:
     )
 
 
+_MODOS = {
+    nominatim.LOCAL: "Nominatim in process",
+    nominatim.HTTP: "Nominatim over HTTP",
+    nominatim.NENHUM: "no Nominatim: addresses answered at the bairro or município from "
+    "places and CEPs",
+    "desligado": "off: address-only demands discarded",
+}
+
+
+def _linha_geocodificador(g: dict[str, str] | None) -> list[str]:
+    if g is None:
+        return []
+    return [f"geocoder  {_MODOS.get(g['modo'], g['modo'])} ({g['onde']})"]
+
+
 def _linhas_replica(r: dict[str, Any]) -> list[str]:
     linhas = []
     if r["fonte"] == "eventos" or r["eventos"]:
@@ -236,6 +263,7 @@ def formatar_status(d: dict[str, Any]) -> str:
         + (f", oldest {_quando(rv['mais_antiga'])}" if rv["total"] else "")
         + ("  → d2 revisoes list / d2 revisoes reprocessar" if rv["total"] else ""),
         _linha_geocodificacoes(d["geocodificacoes_pendentes"]),
+        *_linha_geocodificador(d.get("geocodificador")),
         f"conflict  {d['conflitos']['demandas']} demandas await an operator "
         f"({d['conflitos']['eventos']} events with another place)  → d2 conflicts list"
         if d["conflitos"]["demandas"]

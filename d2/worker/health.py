@@ -36,6 +36,9 @@ class State:
     # "mirror"; see Watch.vigiar); /healthz turns 503 while it is not empty.
     alertas: dict[str, dict[str, Any]] = field(default_factory=dict)
     resultado: handler.Result = field(default_factory=handler.Result)
+    # The geocoder of the address path while leading (local, http, nenhum; None: off or
+    # not leading): /healthz says it, so "no Nominatim" is seen, not guessed.
+    geocodificador: str | None = None
 
 
 class WorkerState(Protocol):
@@ -46,6 +49,7 @@ class WorkerState(Protocol):
     ultimo_avanco: float
     standby_desde: float | None
     limite_standby_s: float
+    geocodificador: str | None
     alertas: dict[str, dict[str, Any]]
     """What holds the worker's events or mirror back past its bound ("cerca", "mirror"),
     each with its "motivo" and the sessions named; empty when nothing does."""
@@ -153,6 +157,8 @@ def vivo(estado: WorkerState | None, limite_s: float) -> tuple[bool, dict[str, A
         "limite_s": limite_s,
         "lider": estado.lider,
     }
+    if estado.geocodificador is not None:
+        corpo["geocodificador"] = estado.geocodificador
     if estado.standby_desde is not None and estado.limite_standby_s > 0:
         # A standby that never gets the leadership is not healthy where one worker
         # should lead (D2_STANDBY_MAX_SECONDS): say so instead of 200 forever.

@@ -189,7 +189,17 @@ class Worker:
             yield
             return
         observar = self._metricas_geo.duracao.observe if self._metricas_geo else None
-        geocodificador = nominatim.criar_geocodificador(self.settings, self.url, observar)
+        with db.connect(self.url, autocommit=True, application_name="d2-geocoder") as conn:
+            escolha = nominatim.escolher(self.settings, conn)
+        geocodificador = nominatim.criar_geocodificador(
+            self.settings, self.url, observar, escolha=escolha
+        )
+        self.estado.geocodificador = escolha.modo
+        if escolha.modo == nominatim.NENHUM:
+            log.info(
+                "Geocodificação sem Nominatim: endereços respondidos por bairro ou município",
+                extra={"motivo": escolha.onde},
+            )
         # With drain the stage runs on this thread: the worker's own stop stops it.
         parar = self.parar if drain else threading.Event()
         self._estagio = geocoding.GeocodingStage(
@@ -218,6 +228,7 @@ class Worker:
                 thread.join()
             geocodificador.fechar()
             self._estagio = None
+            self.estado.geocodificador = None
 
     @contextlib.contextmanager
     def _territorio(self, *, drain: bool) -> Iterator[territorio.TerritorioStage]:

@@ -223,22 +223,54 @@ SELECT pg_total_relation_size('d2.ceps') + pg_total_relation_size('d2.cep_locali
 -- its município UC (name and chain) and bairro UC (name and chain) where linked, and
 -- CEP Aberto's bairro and street. The CEPs go as char(8)[], the column's type: as text[]
 -- they would cast the column and skip its index (a scan of 1.14 M rows per round).
-SELECT c.cep, l.uf, l.nome AS localidade, c.bairro, c.logradouro,
-       l.municipio_uc_id::text AS municipio_uc_id, m.nome AS municipio_nome,
-       d2.cadeia_ucs(l.municipio_uc_id)::text[] AS municipio_cadeia,
-       c.bairro_uc_id::text AS bairro_uc_id, b.nome AS bairro_nome,
-       d2.cadeia_ucs(c.bairro_uc_id)::text[] AS bairro_cadeia
-FROM d2.ceps c
-JOIN d2.cep_localidades l ON l.id = c.localidade_id
+-- A CEP CEP Aberto lacks is read by its 5-digit range (faixa): when every CEP known in
+-- that range lies in one linked município, that município (and the bairro UC, when every
+-- one of them is linked to the same bairro), no street; not when any of them is
+-- unlinked, nor when they span two municípios. A range is at most 1,000 CEPs, read by
+-- the primary key.
+WITH exatos AS (
+    SELECT c.cep, l.uf, l.nome AS localidade, c.bairro, c.logradouro,
+           l.municipio_uc_id, c.bairro_uc_id, false AS faixa
+    FROM d2.ceps c
+    JOIN d2.cep_localidades l ON l.id = c.localidade_id
+    WHERE c.cep = ANY(%(ceps)s::char(8)[])
+),
+faixas AS (
+    SELECT p.cep, f.uf, f.localidade, f.bairro, ''::varchar AS logradouro,
+           f.municipio_uc_id, f.bairro_uc_id, true AS faixa
+    FROM (SELECT DISTINCT unnest(%(ceps)s::char(8)[]) AS cep) p
+    CROSS JOIN LATERAL (
+        SELECT min(l.uf) AS uf, min(l.nome) AS localidade,
+               (array_agg(DISTINCT l.municipio_uc_id))[1] AS municipio_uc_id,
+               count(DISTINCT l.municipio_uc_id) AS municipios,
+               bool_and(l.municipio_uc_id IS NOT NULL) AS ligados,
+               CASE WHEN bool_and(c.bairro_uc_id IS NOT NULL)
+                         AND count(DISTINCT c.bairro_uc_id) = 1
+                    THEN (array_agg(DISTINCT c.bairro_uc_id))[1] END AS bairro_uc_id,
+               CASE WHEN count(DISTINCT c.bairro) = 1 THEN min(c.bairro) ELSE '' END AS bairro,
+               count(*) AS ceps
+        FROM d2.ceps c
+        JOIN d2.cep_localidades l ON l.id = c.localidade_id
+        WHERE c.cep BETWEEN (left(p.cep, 5) || '000')::char(8)
+                        AND (left(p.cep, 5) || '999')::char(8)
+    ) f
+    WHERE f.ceps > 0 AND f.ligados AND f.municipios = 1
+      AND NOT EXISTS (SELECT 1 FROM exatos e WHERE e.cep = p.cep)
+)
+SELECT x.cep, x.uf, x.localidade, x.bairro, x.logradouro, x.faixa,
+       x.municipio_uc_id::text AS municipio_uc_id, m.nome AS municipio_nome,
+       d2.cadeia_ucs(x.municipio_uc_id)::text[] AS municipio_cadeia,
+       x.bairro_uc_id::text AS bairro_uc_id, b.nome AS bairro_nome,
+       d2.cadeia_ucs(x.bairro_uc_id)::text[] AS bairro_cadeia
+FROM (SELECT * FROM exatos UNION ALL SELECT * FROM faixas) x
 LEFT JOIN LATERAL (
     SELECT u.nome FROM core.uc_polygons u
-    WHERE u.unidade_civica_id = l.municipio_uc_id ORDER BY u.id LIMIT 1
+    WHERE u.unidade_civica_id = x.municipio_uc_id ORDER BY u.id LIMIT 1
 ) m ON true
 LEFT JOIN LATERAL (
     SELECT u.nome FROM core.uc_polygons u
-    WHERE u.unidade_civica_id = c.bairro_uc_id ORDER BY u.id LIMIT 1
-) b ON true
-WHERE c.cep = ANY(%(ceps)s::char(8)[]);
+    WHERE u.unidade_civica_id = x.bairro_uc_id ORDER BY u.id LIMIT 1
+) b ON true;
 
 -- name: cep_localities_ufs
 -- The UFs of the localities (their names, by enderecobr, match UF UCs without a sigla).

@@ -143,3 +143,9 @@ SELECT id, arquivo, bytes, duracao_s, concluida_em
 FROM d2.nominatim_importacoes
 ORDER BY id DESC
 LIMIT 1;
+
+-- name: nominatim_exists
+-- Whether the default Nominatim database exists on this server, or `d2 nominatim import`
+-- ever built one here (then it is expected, even while an import rebuilds it).
+SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = %(banco)s) AS existe,
+       EXISTS (SELECT 1 FROM d2.nominatim_importacoes) AS importado;

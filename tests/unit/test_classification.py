@@ -191,3 +191,51 @@ def test_lote__same_demanda_twice_in_a_batch_is_a_retry_or_a_conflict() -> None:
     ]
     assert "repeated under event" in planos[1].motivo
     assert planos[2].titular == primeiro.event_id
+
+
+ENDERECO = {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"}
+
+
+@pytest.mark.parametrize(
+    ("lat", "lng", "sem_posicao"),
+    [
+        (0, 0, True),  # many phones without a fix
+        (0.0, -0.0, True),
+        (37.422, -122.084, True),  # far outside Brazil (an emulator's default)
+        (-20.46, -54.61, False),  # Campo Grande
+        (-3.85, -32.42, False),  # Fernando de Noronha
+        (0.0, -50.0, False),  # on the equator, in Amapá
+        (0.00001, 0.0, True),  # outside Brazil
+    ],
+)
+def test_no_fix__with_an_address_the_text_decides(
+    lat: float, lng: float, sem_posicao: bool
+) -> None:
+    """A no-fix value is no position: with an address it goes to the address path; a
+    real point stays GPS, which always wins over the text."""
+    coordenadas = {"lat": lat, "lng": lng}
+    plano = classification.classificar(
+        _evento(_payload(coordenadas_validadas=coordenadas, entidades_extraidas=ENDERECO)), CONFIG
+    )
+    if sem_posicao:
+        assert plano.desfecho == classification.Outcome.GEOCODIFICACAO_PENDENTE
+        assert (plano.lat, plano.lng) == (None, None)
+        assert plano.endereco is not None
+    else:
+        assert plano.desfecho is None
+        assert (plano.lat, plano.lng) == (lat, lng)
+
+
+@pytest.mark.parametrize(("lat", "lng"), [(0, 0), (37.422, -122.084)])
+def test_no_fix__without_an_address_it_stays_a_point(lat: float, lng: float) -> None:
+    """Without an address the spec's rule stands: a point, resolved (outside every
+    polygon: the review queue); and with the geocoder off, even with an address."""
+    coordenadas = {"lat": lat, "lng": lng}
+    sem_texto = classification.classificar(
+        _evento(_payload(coordenadas_validadas=coordenadas)), CONFIG
+    )
+    assert (sem_texto.desfecho, sem_texto.lat, sem_texto.lng) == (None, lat, lng)
+    desligado = dataclasses.replace(CONFIG, geocoder_ativo=False)
+    evento = _evento(_payload(coordenadas_validadas=coordenadas, entidades_extraidas=ENDERECO))
+    plano = classification.classificar(evento, desligado)
+    assert (plano.desfecho, plano.lat, plano.lng) == (None, lat, lng)

@@ -63,6 +63,10 @@ INGLES = {
     "total", "try", "type", "unit", "unlinked", "unsubdivided", "upsert", "upstream",
     "url", "uuid", "verify", "version", "versions", "views", "web", "wire", "worker",
     "writable",
+    # The address path with no Nominatim configured.
+    "without",
+    # Points of interest named as an address.
+    "poi",
     # The locks and the sessions holding them (issue 29 items 5, 6).
     "locks", "statement", "timeout", "transaction",
     # The address corpus's generator and its categories (d2/bench/corpus/), and the run of

@@ -1,0 +1,281 @@
+"""The address path without a Nominatim at all (none configured, or D2_NOMINATIM=off): it
+still reads places and CEPs and answers at the bairro or município, while a Nominatim
+that is configured but down still makes addresses wait; and a GPS no-fix value (0, 0)
+beside an address: the text decides."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import uuid
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+
+from d2 import config, errors
+from d2.geocoder import nominatim
+from d2.importers import cep, ibge
+from d2.ops import status
+from d2.worker import health, loop
+from tests import events, invariants
+from tests.address_fixtures import escrever_ceps, escrever_territorio
+from tests.support import Conn
+
+CG, DOURADOS = "5002704", "5003702"
+
+
+@pytest.fixture
+def lugares_url(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """This test's database with the MS places and their CEPs, no Nominatim named (the
+    session's cluster has no database `nominatim`), the cursor seeded."""
+    ibge.run_import(db_url, directory=escrever_territorio(tmp_path / "ibge"), progress=False)
+    dump = escrever_ceps(tmp_path / "ceps")
+    with (dump / "ms.cepaberto_parte_1.csv").open("a", newline="", encoding="utf-8") as f:
+        # A range shared by two municípios (79003), and one whose only CEP is in a
+        # locality the territory lacks (79990).
+        csv.writer(f).writerows(
+            [
+                ["79003100", "Rua Um", "", "Centro", "1", "50"],
+                ["79003200", "Rua Dois", "", "Centro", "2", "50"],
+                ["79990100", "Rua Tres", "", "", "3", "50"],
+            ]
+        )
+    with (dump / "cities.csv").open("a", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerow(["3", "Lugar Nenhum", "50"])
+    cep.importar(db_url, dump)
+    for nome in ("D2_NOMINATIM_URL", "D2_NOMINATIM_DSN", "D2_NOMINATIM"):
+        monkeypatch.delenv(nome, raising=False)
+    monkeypatch.setenv("D2_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("D2_GEOCODER_TIMEOUT", "1")
+    loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
+    return db_url
+
+
+def _publicar(conn: Conn, entidades: dict[str, Any] | None, gps: Any = None) -> uuid.UUID:
+    payload = events.payload_normalizada(entidades_extraidas=entidades or {})
+    payload["coordenadas_validadas"] = gps
+    return events.inserir_evento(conn, payload)
+
+
+def _drenar() -> None:
+    settings = config.load()
+    assert settings.database_url is not None
+    loop.Worker(settings, url=settings.database_url).executar(drain=True)
+
+
+def _resposta(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
+    row = conn.execute(
+        """
+        SELECT r.metodo_resolucao, r.confianca_geo, g.passo, g.precisao, g.consultas, g.motivo,
+               (SELECT u.metadados ->> 'codigo_municipio' FROM core.uc_polygons u
+                WHERE u.unidade_civica_id = ANY(r.cadeia_ucs) AND u.nivel = 4 LIMIT 1)
+                   AS municipio,
+               (SELECT u.nome FROM core.uc_polygons u
+                WHERE u.unidade_civica_id = r.unidade_civica_id LIMIT 1) AS uc_nome,
+               EXISTS (SELECT 1 FROM d2.geocodificacoes_pendentes p WHERE p.event_id = %(id)s)
+                   AS parada,
+               EXISTS (SELECT 1 FROM d2.revisoes_geo_pendentes v WHERE v.event_id = %(id)s)
+                   AS em_revisao
+        FROM (SELECT %(id)s::uuid AS event_id) e
+        LEFT JOIN d2.resolucoes_geo r ON r.event_id = e.event_id
+        LEFT JOIN d2.geocodificacoes g ON g.event_id = e.event_id
+        """,
+        {"id": event_id},
+    ).fetchone()
+    assert row is not None
+    return dict(row)
+
+
+SEM_NOMINATIM = [
+    # (entidades_extraidas, CD_MUN, UC named, passo, discard reason)
+    (
+        {"endereco": "Rua Antônio Maria Coelho, 1500, Centro, Campo Grande - MS"},
+        CG,
+        "Centro",
+        "bairro",
+        None,
+    ),
+    (
+        {"endereco": "Rua Hayel Bon Faker 2000, Dourados/MS"},
+        DOURADOS,
+        "Dourados",
+        "municipio",
+        None,
+    ),
+    ({"cep": "79002-220"}, CG, "Centro", "bairro", None),  # the CEP's bairro
+    ({"endereco": "1500, 79800-000"}, DOURADOS, "Dourados", "municipio", None),
+    ({"endereco": "Jardim Caramuru, Dourados"}, DOURADOS, "Jardim Caramuru", "bairro", None),
+    ({"endereco": "Hospital Regional, Campo Grande - MS"}, CG, "Campo Grande", "municipio", None),
+    # What needs a search to be told apart stays unanswered, never guessed.
+    ({"endereco": "Rua Hayel Bon Faker 2000, Campo Grande"}, None, None, None, "ambiguo"),
+    ({"endereco": "Centro"}, None, None, None, "ambiguo"),
+]
+
+
+@pytest.mark.parametrize("modo", ["auto", "off"])
+def test_without_nominatim__addresses_answered_at_bairro_or_municipio(
+    lugares_url: str, modo: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """None configured (auto: no database `nominatim` on the server) or switched off
+    (D2_NOMINATIM=off, even beside a DSN): no search, nothing parked, one terminal state
+    each, the answers inferencia/baixa."""
+    if modo == "off":
+        monkeypatch.setenv("D2_NOMINATIM", "off")
+        monkeypatch.setenv("D2_NOMINATIM_DSN", "postgresql://nobody@/nowhere?host=/nonexistent")
+    with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
+        ids = [_publicar(conn, entidades) for entidades, *_ in SEM_NOMINATIM]
+        _drenar()
+        for event_id, (entidades, municipio, uc, passo, motivo) in zip(
+            ids, SEM_NOMINATIM, strict=True
+        ):
+            r = _resposta(conn, event_id)
+            assert (r["municipio"], r["uc_nome"], r["passo"], r["motivo"]) == (
+                municipio,
+                uc,
+                passo,
+                motivo,
+            ), entidades
+            assert (r["consultas"], r["parada"]) == (0, False)
+            if municipio is not None:
+                assert (r["metodo_resolucao"], r["confianca_geo"]) == ("inferencia", "baixa")
+        geo = status.status(conn, config.load())["geocodificador"]
+        assert geo["modo"] == "nenhum"
+        assert ("D2_NOMINATIM=off" in geo["onde"]) is (modo == "off")
+        texto = status.formatar_status(status.status(conn, config.load()))
+        assert "geocoder  no Nominatim" in texto
+        invariants.verificar(conn)
+
+
+FAIXAS = [
+    # (CEP CEP Aberto lacks, CD_MUN, UC named, precisao): its 5-digit range decides.
+    ("79002-999", CG, "Centro", "bairro"),  # every CEP of 79002 in CG's Centro
+    ("79806-123", DOURADOS, "Jardim Caramuru", "bairro"),
+    ("79800-500", DOURADOS, "Dourados", "municipio"),  # its one CEP names no bairro
+    ("79003-300", None, None, None),  # the range spans two municípios: no guess
+    ("79990-200", None, None, None),  # its CEPs lie in a locality not linked
+    ("79555-000", None, None, None),  # no CEP known in the range
+]
+
+
+def test_without_nominatim__a_cep_missing_is_read_by_its_range(lugares_url: str) -> None:
+    """A CEP CEP Aberto lacks whose 5-digit range lies wholly in one município (or
+    bairro): that place, at passo cep_faixa; the text's own place wins over it."""
+    with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
+        ids = [_publicar(conn, {"cep": c}) for c, *_ in FAIXAS]
+        no_texto = _publicar(
+            conn, {"endereco": "Rua Sem Nome, 10, Centro, Campo Grande, 79002-999"}
+        )
+        contradiz = _publicar(conn, {"endereco": "Dourados - MS, 79002-999"})
+        _drenar()
+        for event_id, (c, municipio, uc, precisao) in zip(ids, FAIXAS, strict=True):
+            r = _resposta(conn, event_id)
+            assert (r["municipio"], r["uc_nome"], r["precisao"]) == (municipio, uc, precisao), c
+            assert r["passo"] == ("cep_faixa" if municipio else None), c
+            assert r["parada"] is False
+        # The text named the place: its own step answers (the range agrees with it).
+        r = _resposta(conn, no_texto)
+        assert (r["uc_nome"], r["passo"]) == ("Centro", "bairro")
+        # A range of another município than the one named: set aside, the text wins.
+        r = _resposta(conn, contradiz)
+        assert (r["uc_nome"], r["passo"]) == ("Dourados", "municipio")
+        entendido = conn.execute(
+            "SELECT endereco_entendido FROM d2.geocodificacoes WHERE event_id = %s", [contradiz]
+        ).fetchone()
+        assert entendido is not None and entendido["endereco_entendido"]["cep_contraditorio"]
+        invariants.verificar(conn)
+
+
+def test_without_nominatim__a_configured_one_that_is_down_still_parks(
+    lugares_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Nominatim named (D2_NOMINATIM_DSN) but away: the street waits for it rather than
+    take a coarser answer; a place alone needs no search and is answered."""
+    monkeypatch.setenv("D2_NOMINATIM_DSN", "postgresql://nobody@/nowhere?host=/nonexistent")
+    with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
+        rua = _publicar(conn, {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"})
+        lugar = _publicar(conn, {"endereco": "Jardim Caramuru, Dourados"})
+        _drenar()
+        r = _resposta(conn, rua)
+        assert (r["parada"], r["metodo_resolucao"]) == (True, None)
+        assert _resposta(conn, lugar)["uc_nome"] == "Jardim Caramuru"
+        assert status.status(conn, config.load())["geocodificador"]["modo"] == "local"
+        invariants.verificar(conn)
+
+
+def test_without_nominatim__the_default_database_once_imported_is_expected(
+    lugares_url: str,
+) -> None:
+    """None named, no database `nominatim`, but `d2 nominatim import` built one here:
+    it is being rebuilt or was dropped, so addresses wait for it."""
+    with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
+        conn.execute(
+            "INSERT INTO d2.nominatim_importacoes (arquivo, bytes, duracao_s) "
+            "VALUES ('brasil.osm.pbf', 1, 1)"
+        )
+        rua = _publicar(conn, {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"})
+        _drenar()
+        assert _resposta(conn, rua)["parada"] is True
+        assert status.status(conn, config.load())["geocodificador"]["modo"] == "local"
+
+
+def test_without_nominatim__gps_zero_zero_with_an_address_the_text_decides(
+    lugares_url: str,
+) -> None:
+    """(0, 0), the no-fix value of many phones: beside an address it is no position (the
+    address answers); alone it is a point outside every polygon (the review queue)."""
+    zero = {"lat": 0, "lng": 0}
+    with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
+        com_texto = _publicar(conn, {"endereco": "Jardim Caramuru, Dourados - MS"}, zero)
+        sem_texto = _publicar(conn, None, zero)
+        longe = _publicar(conn, {"cep": "79002220"}, {"lat": 48.85, "lng": 2.35})
+        dentro = _publicar(
+            conn, {"endereco": "Jardim Caramuru, Dourados"}, {"lat": -20.45, "lng": -54.62}
+        )
+        _drenar()
+        r = _resposta(conn, com_texto)
+        assert (r["uc_nome"], r["metodo_resolucao"], r["passo"]) == (
+            "Jardim Caramuru",
+            "inferencia",
+            "bairro",
+        )
+        s = _resposta(conn, sem_texto)
+        assert (s["metodo_resolucao"], s["em_revisao"]) == (None, True)
+        assert _resposta(conn, longe)["uc_nome"] == "Centro"
+        # A real point wins over the text, as always.
+        d = _resposta(conn, dentro)
+        assert (d["metodo_resolucao"], d["municipio"], d["passo"]) == ("gps", CG, None)
+        invariants.verificar(conn)
+
+
+def test_without_nominatim__healthz_says_which_geocoder() -> None:
+    estado = health.State(geocodificador="nenhum", pronto=True, lider=True)
+    vivo, corpo = health.vivo(estado, 60.0)
+    assert vivo and corpo["geocodificador"] == "nenhum"
+    vivo, corpo = health.vivo(health.State(pronto=True), 60.0)
+    assert vivo and "geocodificador" not in corpo
+
+
+def test_without_nominatim__status_names_the_server_without_its_credentials(conn: Conn) -> None:
+    settings = dataclasses.replace(
+        config.load(), nominatim_url="https://d2:segredo@geo.interno:8443/nominatim/"
+    )
+    escolha = nominatim.escolher(settings, conn)
+    assert escolha == nominatim.Escolha("http", "https://geo.interno:8443/nominatim")
+    desligado = dataclasses.replace(settings, nominatim_ativo=False)
+    assert nominatim.escolher(desligado, conn).modo == "nenhum"
+    sem_geocoder = dataclasses.replace(settings, geocoder_ativo=False)
+    assert status.geocodificador(sem_geocoder, conn)["modo"] == "desligado"
+
+
+@pytest.mark.parametrize(("valor", "ativo"), [("", True), ("auto", True), ("OFF", False)])
+def test_without_nominatim__the_setting(
+    valor: str, ativo: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("D2_NOMINATIM", valor)
+    assert config.load().nominatim_ativo is ativo
+    monkeypatch.setenv("D2_NOMINATIM", "nenhum")
+    with pytest.raises(errors.ConfigError, match="D2_NOMINATIM must be auto or off"):
+        config.load()
