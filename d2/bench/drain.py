@@ -44,6 +44,7 @@ from typing import Any
 
 from d2 import config, db, logs
 from d2.bench import common
+from d2.handler import handler
 from d2.worker import loop
 
 PROJETO = Path(__file__).resolve().parents[1]
@@ -60,7 +61,7 @@ def preparar_backlog(url: str, lats: list[float], lngs: list[float]) -> int:
                 db.q("bench_events_insert"),
                 {"lats": lats[i : i + 20_000], "lngs": lngs[i : i + 20_000], "enderecos": []},
             )
-        conn.execute(db.q("bench_cursor_at"), {"seq": antes})
+        handler.CURSOR.colocar(conn, antes)
         conn.commit()
     with common.connect(url) as conn:
         conn.execute("VACUUM ANALYZE core.event_log")
@@ -69,7 +70,7 @@ def preparar_backlog(url: str, lats: list[float], lngs: list[float]) -> int:
 
 def cursor_em(url: str, seq: int) -> None:
     with common.connect(url) as conn:
-        conn.execute(db.q("bench_cursor_at"), {"seq": seq})
+        handler.CURSOR.colocar(conn, seq)
 
 
 def ultima(url: str) -> int:

@@ -37,6 +37,7 @@ from typing import Any
 
 from d2 import config, db, errors
 from d2.bench import common, geocode_quality, geocode_quality_run
+from d2.handler import handler
 from d2.importers import sample, sample_osm
 from d2.worker import loop
 
@@ -70,7 +71,7 @@ def _publicar(url: str, textos: list[str], pontos: list[tuple[float, float]]) ->
                 "enderecos": [None] * len(pontos) + textos,
             },
         )
-        conn.execute(db.q("bench_cursor_at"), {"seq": antes})
+        handler.CURSOR.colocar(conn, antes)
         conn.commit()
     return antes
 

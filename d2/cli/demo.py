@@ -14,7 +14,7 @@ from typing import Any
 from d2 import config, db, errors, logs
 from d2.cli import database_url
 from d2.cli.common import comando, em_dia, emitir, flag, positivo
-from d2.eventlog import bus, registry
+from d2.eventlog import registry
 from d2.geocoder import nominatim_import
 from d2.handler import classification, handler
 from d2.importers import cep, sample_cep
@@ -135,8 +135,7 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
     with db.connect(url, autocommit=True) as conn:
         with conn.transaction():
             # A fresh start for the demo's consumer: replay what we publish now.
-            inicio = bus.maior_sequencia(conn, handler.TIPO_ENTRADA)
-            conn.execute(db.q("cursor_seed"), {"tipo": handler.TIPO_ENTRADA, "seq": inicio})
+            handler.CURSOR.semear(conn, no_inicio=False)
             for payload, versao in eventos_de_exemplo(n) + extras:
                 conn.execute(
                     db.q("demo_publish_upstream"),

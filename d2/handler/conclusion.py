@@ -18,7 +18,7 @@ import uuid
 from psycopg.rows import tuple_row
 
 from d2 import config, db, errors
-from d2.eventlog import bus, dead_letters, wire
+from d2.eventlog import bus, consumer, dead_letters, wire
 from d2.handler import outputs
 from d2.handler.classification import Outcome, Plan, conteudo, em_conflito, morto
 
@@ -37,16 +37,14 @@ def _registrar_geocodificacoes(conn: db.Connection, planos: list[Plan]) -> None:
 
 class Conclusion:
     """Steps 5-7 for the batches of one Handler, and the events whose publication failed.
-    The handler imports this module, so who it is comes as arguments: the consumer whose
-    cursor moves and whose dead letters these are, the type of the events it reads, the
-    origin it publishes as."""
+    The handler imports this module, so who it is comes as arguments: the consumer's
+    cursor (which moves, and under whose name the dead letters are), the origin it
+    publishes as."""
 
-    def __init__(
-        self, settings: config.Settings, *, consumidor: str, tipo: str, origem: str
-    ) -> None:
+    def __init__(self, settings: config.Settings, *, cursor: consumer.Cursor, origem: str) -> None:
         self.settings = settings
-        self.consumidor = consumidor
-        self.tipo = tipo
+        self.cursor = cursor
+        self.consumidor = cursor.consumidor
         self.origem = origem
         self.falhas_publicacao: set[uuid.UUID] = set()
         """Events whose publication failed after its retries (spec 3.4/T9), each with a
@@ -57,22 +55,6 @@ class Conclusion:
         left (their pending dead letters)."""
         self.falhas_publicacao = dead_letters.falhas_de_publicacao(
             conn, self.consumidor, _FALHA_PUBLICACAO
-        )
-
-    def registrar_dead_letter(self, conn: db.Connection, evento: bus.Evento, erro: str) -> None:
-        dead_letters.registrar(
-            conn,
-            consumidor=self.consumidor,
-            event_id=evento.event_id,
-            tipo=evento.tipo,
-            sequence_number=evento.sequence_number,
-            erro=erro,
-        )
-
-    def mover_cursor(self, conn: db.Connection, ultima: bus.Position) -> None:
-        conn.execute(
-            db.q("cursor_advance"),
-            {"tipo": self.tipo, "seq": ultima.sequencia, "transacao": ultima.transacao},
         )
 
     def gravar_resolucoes(self, conn: db.Connection, planos: list[Plan]) -> None:
@@ -220,9 +202,11 @@ class Conclusion:
                     },
                 )
             for plano in mortos:
-                self.registrar_dead_letter(conn, plano.evento, motivos[plano.evento.event_id])
+                self.cursor.registrar_dead_letter(
+                    conn, plano.evento, motivos[plano.evento.event_id]
+                )
             if mover_cursor:
-                self.mover_cursor(conn, ultima)
+                self.cursor.avancar(conn, ultima)
             publicar = (Outcome.REPUBLICADA, Outcome.GEORREFERENCIADA)
             publicaveis = [
                 p.saida for p in planos if p.desfecho in publicar and p.saida is not None
@@ -255,7 +239,7 @@ class Conclusion:
         try:
             with db.mapped_errors(), conn.transaction():
                 for evento in afetados:
-                    self.registrar_dead_letter(conn, evento, motivo)
+                    self.cursor.registrar_dead_letter(conn, evento, motivo)
         except errors.D2Error as falha:
             # The database itself is gone: the retries' logs say so; the cursor holds.
             log.error(

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from d2 import config, db, errors
-from d2.eventlog import bus
+from d2.eventlog import bus, consumer
 from d2.handler import cache, conclusion, outcome_logs, outputs
 from d2.handler.classification import Outcome, Plan, classificar_lote
 from d2.handler.outputs import TIPO_SAIDA
@@ -37,6 +37,8 @@ log = logging.getLogger("d2.handler")
 CONSUMIDOR = "D-2"
 ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
+# The worker's cursor over TIPO_ENTRADA, and the name of its dead letters.
+CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMIDOR)
 
 
 @dataclass
@@ -78,9 +80,7 @@ class Handler:
         self.settings = settings
         self.cache = geo_cache or cache.GeoCache(settings.cache_max_entries, settings.cache_ttl_s)
         # Steps 5-7, and the events whose publication failed.
-        self.conclusao = conclusion.Conclusion(
-            settings, consumidor=CONSUMIDOR, tipo=TIPO_ENTRADA, origem=ORIGEM
-        )
+        self.conclusao = conclusion.Conclusion(settings, cursor=CURSOR, origem=ORIGEM)
 
     # --- boot (spec 4.4) -------------------------------------------------------------------
 
@@ -89,16 +89,12 @@ class Handler:
         can see now, never overwriting a cursor). Returns the cursor."""
         self.cache.iniciar()
         with db.mapped_errors(), conn.transaction():
-            conn.execute(db.q("cursor_seed"), {"tipo": TIPO_ENTRADA})
+            CURSOR.semear(conn, no_inicio=False)
             self.conclusao.iniciar(conn)
         return self.cursor(conn)
 
     def cursor(self, conn: db.Connection) -> bus.Position:
-        with db.mapped_errors():
-            row = conn.execute(db.q("cursor_get"), {"tipo": TIPO_ENTRADA}).fetchone()
-        if row is None:
-            return bus.Position(0, 0)
-        return bus.Position(int(row["last_transacao"]), int(row["last_sequence"]))
+        return CURSOR.ler(conn)
 
     # --- the handler -----------------------------------------------------------------------
 
@@ -201,9 +197,9 @@ class Handler:
         letter, and the cursor past it."""
         motivo = f"handler failed: {errors.texto_seguro(exc)}"
         with db.mapped_errors(), conn.transaction():
-            self.conclusao.registrar_dead_letter(conn, evento, motivo[:2000])
+            CURSOR.registrar_dead_letter(conn, evento, motivo[:2000])
             if mover_cursor:
-                self.conclusao.mover_cursor(conn, bus.posicao(evento))
+                CURSOR.avancar(conn, bus.posicao(evento))
         log.error(
             "Evento enviado à DLQ",
             extra={

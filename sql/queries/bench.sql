@@ -177,12 +177,6 @@ VALUES (gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
             'conteudo_suspeito', false
         ));
 
--- name: bench_cursor_at
--- Put D-2's cursor at a sequence number (the events after it are the backlog).
-INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)
-VALUES ('demanda.normalizada', %(seq)s)
-ON CONFLICT (tipo_evento) DO UPDATE SET last_sequence = EXCLUDED.last_sequence;
-
 -- name: bench_max_sequence
 -- The highest sequence number of the input events.
 SELECT coalesce(max(sequence_number), 0) AS seq

@@ -31,7 +31,7 @@ SUBSTANTIVOS = {
 # re-georeferencing, dlq for the dead-letter queue, ibge, osm, pip for point-in-polygon).
 INGLES = {
     "acceptance", "address", "advance", "adversarial", "alembic", "applied", "apply", "areas",
-    "at", "attacks", "bands", "batch", "bench", "border", "build", "bus", "by", "cache",
+    "attacks", "bands", "batch", "bench", "border", "build", "bus", "by", "cache",
     "candidates", "capture", "catalog", "chain", "chaos", "check", "checks", "classification",
     "classify", "clear", "cli", "cluster", "codigo", "commands", "common", "config",
     "conflicts", "conftest", "consumer", "contains", "contributing", "copy", "corpus", "count",
