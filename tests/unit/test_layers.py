@@ -125,6 +125,20 @@ def test_only_the_command_line_knows_the_embedded_cluster() -> None:
     assert [m for m in quem if _andar(m) > 1] == []
 
 
+def test_only_commands_import_the_command_line() -> None:
+    """The benchmarks share the commands' floor (they start clusters and run the worker
+    as commands do) but sit below them: `d2 bench` imports them, never the reverse, so
+    nothing outside d2/cli/ imports from it (its URL decision included)."""
+    quem = sorted(
+        f"{modulo} imports {alvo}"
+        for modulo, alvos in _grafo().items()
+        if not modulo.startswith("d2.cli")
+        for alvo in alvos
+        if alvo == "d2.cli" or alvo.startswith("d2.cli.")
+    )
+    assert quem == []
+
+
 def test_every_folder_is_one_floor() -> None:
     """The tree shows the plan: each package under d2/ holds one floor (cli's shared
     modules aside, named in ANDARES)."""
