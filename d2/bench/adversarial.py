@@ -1,4 +1,5 @@
-"""adversarial: what a hostile address text costs the geocoding stage (issue 29 item 13).
+"""adversarial: what a hostile address text costs the geocoding stage (docs/reliability.md,
+section 6, "Hostile address texts").
 
 Address-only demands go through the worker (the handler parks them, the geocoding stage
 understands them, asks the sample Nominatim, decides) against the sample Nominatim built

@@ -21,9 +21,9 @@ from d2.importers import cep, sample_cep
 from d2.territorio import comunitario
 from d2.worker import loop
 
-# Address-only demands (issues 14, 26): by street and house (tidy, and as citizens write
-# them), by CEP (its street, or its bairro where OSM lacks the street), by bairro or
-# município named, and two that name no credible place ("Centro" alone, a UF that
+# Address-only demands, for the geocoding stage's ladder: by street and house (tidy, and
+# as citizens write them), by CEP (its street, or its bairro where OSM lacks the street),
+# by bairro or município named, and two that name no credible place ("Centro" alone, a UF that
 # contradicts).
 ENDERECOS: list[dict[str, str]] = [
     {"endereco": "Rua das Palmeiras, 123, Vila Aurora"},

@@ -1,10 +1,11 @@
 """Steps 5-7 of the handler (spec 3.3) for a decided batch: each resolution stored in
-its own commit (spec 3.5); then, in ONE transaction (DESIGN decision 5), the reviews,
-the conflicts, the address demands parked for the geocoder, the processed marks, the
-dead letters, the cursor and the publication of demanda.georreferenciada. A demanda_id
-another event holds is told apart here: a producer's retry (a dead letter) or a conflict
-(issue 29 item 7). When the publication fails after its retries, each event it concerns
-gets a dead letter (spec 3.4/T9), resolved when a later pass publishes it.
+its own commit (spec 3.5); then, in ONE transaction (docs/design.md, decision 5), the
+reviews, the conflicts, the address demands parked for the geocoder, the processed marks,
+the dead letters, the cursor and the publication of demanda.georreferenciada. A
+demanda_id another event holds is told apart here: a producer's retry (a dead letter) or
+a conflict (an operator decides: never first-wins). When the publication fails after its
+retries, each event it concerns gets a dead letter (spec 3.4/T9), resolved when a later
+pass publishes it.
 
 d2.handler.handler decides the batch (steps 1-4) and calls this; its log lines are the
 handler's (logger d2.handler).

@@ -4,12 +4,13 @@ per-event path, with the same outcome for every event).
 Order per event: (1) idempotency by event_id → republish; (2) no coordinates → discard;
 (3) invalid coordinates → discard; (4) cache, else d2.resolver_territorio → no polygon:
 review queue; (5) store the resolution in its own commit; (6)+(7) publish, mark processed
-and move the cursor in one transaction (DESIGN decision 5). Malformed events, and events
-from an origem outside D2_DEMANDA_ORIGENS, go to the dead letters and the cursor moves on
-(decision 7). A demanda_id another event holds is a dead letter when both events say the
-same (a producer's retry) and a conflict for an operator when they do not (issue 29 item
-7: never first-wins). Every event ends in exactly one of: resolution, processed discard,
-pending review, conflict, dead letter.
+and move the cursor in one transaction (docs/design.md, decision 5). Malformed events,
+and events from an origem outside D2_DEMANDA_ORIGENS, go to the dead letters and the
+cursor moves on (docs/design.md, decision 7). A demanda_id another event holds is a dead
+letter when both events say the same (a producer's retry) and a conflict for an operator
+when they do not (never first-wins: a copy could take a real demand's place). Every
+event ends in exactly one of: resolution, processed discard, pending review, conflict,
+dead letter.
 
 This module decides (steps 1-4; what needs no database is d2.handler.classification's) and
 concludes (steps 5-7, written by d2.handler.conclusion); the rows and events it writes are

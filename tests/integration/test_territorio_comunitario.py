@@ -117,7 +117,7 @@ def _deslocamento(sobreposicao: float) -> float:
         (0.79, "alternativa"),
         (0.51, "alternativa"),
         # Below 0.5 it is another place, but one covering more than 10% of a community UC
-        # of its level waits for a moderator (issue 29 item 2: a superset drawn to take a
+        # of its level waits for a moderator (a superset drawn to take a
         # micro-area's demands); a sliver of overlap does not.
         (0.49, "retida"),
         (0.10, "retida"),
@@ -507,7 +507,7 @@ def test_territorio__health_ranks_a_misplaced_polygon_first(
 def test_territorio__the_worker_role_names_an_event_and_nothing_else(
     conn: Conn, territorio_desenhos: TerritorioDesenhos, db_url: str
 ) -> None:
-    """The definer functions take only an event's id (issue 29 item 4): the worker's role
+    """The definer functions take only an event's id: the worker's role
     chooses no geometry, no level and no id, may not write core.uc_polygons nor moderate,
     and a role without the grant may call none of them."""
     conn.execute("CREATE ROLE territorio_worker_login LOGIN IN ROLE d2_worker")

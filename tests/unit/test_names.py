@@ -44,10 +44,10 @@ INGLES = {
     "handler", "head", "health", "held", "history", "holder", "holders", "html", "http", "huge",
     "ibge", "id", "identify", "ids", "ignored", "import", "importer", "importers", "imports",
     "in", "index", "inference", "init", "insert", "integration", "intervals", "invariants",
-    "ladder", "lag", "last", "latency", "layers", "leader", "leadership", "letters", "level",
+    "ladder", "lag", "last", "layers", "leader", "leadership", "letters", "level",
     "link", "list", "localities", "lock", "log", "logs", "lookup", "loop", "main", "many",
     "map", "mark", "match", "max", "method", "metrics", "migrations", "mirror", "monolith",
-    "move", "multi", "naive", "names", "new", "next", "nominatim", "notify", "now", "of", "old",
+    "move", "multi", "naive", "names", "new", "next", "nominatim", "now", "of", "old",
     "on", "one", "open", "ops", "orphans", "osm", "others", "outcome", "outputs", "overall",
     "page", "parent", "parents", "park", "passed", "path", "payload", "pending", "performance",
     "perimeter", "personal", "pieces", "pip", "places", "plans", "point", "points", "postpone",
@@ -63,7 +63,7 @@ INGLES = {
     "total", "try", "type", "unit", "unlinked", "unsubdivided", "upsert", "upstream",
     "url", "uuid", "verify", "version", "versions", "views", "web", "wire", "worker",
     "writable",
-    # The locks and the sessions holding them (issue 29 items 5, 6).
+    # The locks and the sessions holding them.
     "locks", "statement", "timeout", "transaction",
     # The address corpus's generator and its categories (d2/bench/corpus/), and the run of
     # `d2 bench geocode-quality` beside the table that judges it.
