@@ -16,13 +16,13 @@ code says only why it does them; these are the figures behind them):
   the writing thread waits on the database and needs the GIL back from the reading
   thread, which keeps it up to 5 ms by default: 5,000 → 6,400 events/s on the
   10,000-event backlog.
-- orjson for the payloads (d2.wire): decoding about four times, encoding about ten times
+- orjson for the payloads (d2.eventlog.wire): decoding about four times, encoding about ten times
   faster than the json module; the worker decodes one and encodes a few documents per
   event.
 - One JSON document per publication (bus.publicar) rather than arrays of columns:
   psycopg escapes each element of a text array with a regular expression, the worker's
   costliest Python step per event; binary arrays measured no faster.
-- fastjsonschema for the Registry's checks (d2.registry): about ten times as fast as
+- fastjsonschema for the Registry's checks (d2.eventlog.registry): about ten times as fast as
   jsonschema on every published event; remembering the uuid checks of the few UC ids
   every event's cadeia_ucs repeats saves ~1.3 µs of the ~8 µs check.
 - The ids' text printed once per event (classificacao.Plan): a resolution row, its output
