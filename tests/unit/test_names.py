@@ -31,8 +31,8 @@ SUBSTANTIVOS = {
 # re-georeferencing, dlq for the dead-letter queue, ibge, osm, pip for point-in-polygon).
 INGLES = {
     "acceptance", "address", "advance", "adversarial", "alembic", "applied", "apply", "areas",
-    "attacks", "bands", "batch", "bench", "border", "build", "bus", "by", "cache",
-    "candidates", "capture", "catalog", "chain", "chaos", "check", "checks", "classification",
+    "attacks", "bands", "batch", "bench", "border", "build", "bus", "by", "cache", "candidates",
+    "capture", "catalog", "chain", "changelog", "chaos", "check", "checks", "classification",
     "classify", "clear", "cli", "cluster", "codigo", "commands", "common", "config",
     "conflicts", "conftest", "consumer", "contains", "contributing", "copy", "corpus", "count",
     "counts", "create", "current", "cursor", "d2", "data", "database", "db", "dead", "decide",
@@ -53,7 +53,8 @@ INGLES = {
     "perimeter", "personal", "pieces", "pip", "places", "plans", "point", "points", "postpone",
     "precompute", "prisma", "privileges", "processes", "producer", "producers", "publish",
     "quality", "queries", "query", "queue", "read", "reading", "readme", "rebuild", "record",
-    "regeo", "registry", "reliability", "removals", "remove", "removed", "repeatable",
+    "references", "regeo", "registry", "reliability", "removals", "remove", "removed",
+    "repeatable",
     "replica", "requeue", "resolve", "resolved", "resolver", "results", "resume", "retry",
     "role", "rounding", "row", "rules", "sample", "schema", "schemas", "scripts", "sealed",
     "search", "security", "seed", "sequence", "session", "set", "settings", "setup", "shared",
