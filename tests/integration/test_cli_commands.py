@@ -45,7 +45,7 @@ def drenado(conn: Conn, db_url: str) -> Conn:
     inserir_evento(conn, payload_normalizada(-27.0, -20.0))
     inserir_evento(conn, {"demanda_id": "não é um uuid"})
     proc = subprocess.run(
-        [sys.executable, "-m", "d2.cli", "worker", "--drain", "--log-level", "ERROR"],
+        [sys.executable, "-m", "d2.cli", "worker", "--drain", "--json", "--log-level", "ERROR"],
         env=os.environ | {"DATABASE_URL": db_url},
         capture_output=True,
         text=True,
@@ -63,6 +63,7 @@ def test_reading_command__text_and_json_render_the_same_state(
     assert cli.main(comando) == 0
     texto = capsys.readouterr().out
     assert mostra in texto and not texto.lstrip().startswith(("{", "["))
+    _sem_repr(texto)
     assert cli.main([*comando, "--json"]) == 0
     dados = json.loads(capsys.readouterr().out)
     assert dados is not None
@@ -150,3 +151,31 @@ def test_nominatim_status__text_of_a_loaded_nominatim(
     assert f"{dados['lugares']:,} places, {dados['ruas_e_casas']:,} streets and houses" in texto
     assert f", version {dados['versao']}" in texto
     assert "last import: none recorded" in texto
+
+
+def test_report_commands__a_sentence_for_people_and_json_for_programs(
+    drenado: Conn, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Commands that act print what they did in a sentence; --json gives the counts."""
+    inserir_evento(drenado, payload_normalizada(-27.0, -49.0))
+    proc = subprocess.run(
+        [sys.executable, "-m", "d2.cli", "worker", "--drain", "--log-level", "ERROR"],
+        env=os.environ | {"DATABASE_URL": db_url},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert proc.stdout == "drained 1 events: 1 resolved\n"
+    relatos = [
+        (["dlq", "retry", "--all"], "1 dead letters retried: 0 handled now", "falharam", 1),
+        (["revisoes", "reprocessar"], "1 reviews examined: 0 resolved", "continuam_pendentes", 1),
+        (["territorio", "consume", "--drain"], "drawings handled: none", "nova", 0),
+    ]
+    for comando, frase, chave, valor in relatos:
+        assert cli.main([*comando, "--log-level", "ERROR"]) == 0
+        texto = capsys.readouterr().out
+        _sem_repr(texto)
+        assert texto.startswith(frase)
+        assert cli.main([*comando, "--json", "--log-level", "ERROR"]) == 0
+        assert json.loads(capsys.readouterr().out)[chave] == valor

@@ -94,7 +94,7 @@ def test_revisoes_reprocessar__resolves_what_a_new_polygon_covers(
     }
     escrever_municipio(conn, territorio)
 
-    feito = d2(db_url, "revisoes", "reprocessar", "--log-level", "ERROR")
+    feito = d2(db_url, "revisoes", "reprocessar", "--json", "--log-level", "ERROR")
 
     assert feito.returncode == 0, feito.stderr
     relatorio = json.loads(feito.stdout)
