@@ -1,8 +1,9 @@
 """Every reference a reader meets can be followed inside the repository. The tracker where
-work was once planned and the brief the project started from do not travel with it, so
-no line in d2/, sql/, tests/, docs/, the README or CONTRIBUTING cites a ticket by number
-or that brief's decisions: a comment says the reason in words, or cites a numbered
-decision of docs/design.md as "docs/design.md, decision N" (or a section of another page).
+work was once planned and the brief the project started from do not travel with it, so no
+line in d2/, sql/, tests/, docs/, the migrations' Python, the README, CONTRIBUTING or the
+CHANGELOG cites a ticket by number or that brief's decisions: a comment says the reason in
+words, or cites a numbered decision of docs/design.md as "docs/design.md, decision N" (or a
+section of another page).
 
 Frozen migration SQL (alembic/versions/sql/) is not held to this: it is sealed, and what a
 migration installed never changes."""
@@ -16,7 +17,7 @@ import pytest
 
 RAIZ = Path(__file__).resolve().parents[2]
 PASTAS = ("d2", "sql", "tests", "docs")
-ARQUIVOS = ("README.md", "CONTRIBUTING.md")
+ARQUIVOS = ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "alembic/env.py")
 SUFIXOS = {".py", ".sql", ".md", ".json", ".jsonl", ".txt", ".sh", ".toml", ".cfg", ".ini"}
 
 URL = re.compile(r"https?://\S+")
@@ -30,7 +31,9 @@ PROIBIDOS = {
 
 
 def _arquivos() -> list[Path]:
-    achados = [RAIZ / a for a in ARQUIVOS]
+    # The migrations' Python (their docstrings are `alembic history`'s text), not the
+    # SQL frozen beside them.
+    achados = [RAIZ / a for a in ARQUIVOS] + list((RAIZ / "alembic" / "versions").glob("*.py"))
     for pasta in PASTAS:
         achados += [
             p
