@@ -67,7 +67,7 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     # The OSM importer holds the whole (decompressed) GeoJSON: a bound against bombs.
     osm_max_bytes: int = 1 << 30
-    # Textual addresses (issue 14). Off: address demands are discarded as in the MVP.
+    # Textual addresses (docs/geocoding.md). Off: address demands are discarded as in the MVP.
     geocoder_ativo: bool = True
     # D2_NOMINATIM=off: no Nominatim at all (a small deployment may never run one); the
     # address path then answers from places and CEPs alone. auto (the default): the one
@@ -81,9 +81,10 @@ class Settings:
     geocoder_espera_max_s: float = 300.0
     geocoder_cache_max: int = 50_000
     geocoder_cache_ttl_s: int = 24 * 3600
-    # The address ladder (issue 26); off: the free-text path of issue 14, unchanged.
+    # The address ladder; off: the older free-text path, unchanged.
     geocoder_escada: bool = True
-    # Tries the geocoder may fail one address while answering (issue 29 item 13).
+    # Tries the geocoder may fail one address while answering, so one address it keeps
+    # failing cannot cost every round a timeout.
     geocoder_tentativas_max: int = 5
     nominatim_web_user: str = "www-data"  # Nominatim's NOMINATIM_DATABASE_WEBUSER
     # uc.poligono_* carry a polygon's whole GeoJSON (a big município is several MB).
@@ -94,7 +95,7 @@ class Settings:
     # statement_timeout of the territory stage's connection (drawings, replica, mirror,
     # follow-up): a bound on top of the caps of the geometry functions.
     territorio_timeout_s: float = 30.0
-    # Who may publish what D-2 consumes (issue 29 items 3 and 7): any colony can write
+    # Who may publish what D-2 consumes (docs/design.md, decision 11): any colony can write
     # core.event_log under any origem, so these lists are a first filter, not a proof.
     demanda_origens: tuple[str, ...] = ("D-1b",)
     replica_origens: tuple[str, ...] = ("D-2",)

@@ -128,7 +128,8 @@ def writable_schemas(conn: Any) -> list[str]:
 
 
 def refuse_writable_schemas(conn: Any) -> None:
-    """Raise errors.D2Error, one line, when writable_schemas finds any (issue 16 item 2)."""
+    """Raise errors.D2Error, one line, when writable_schemas finds any (a schema
+    others may write on a definer function's search_path could hijack it)."""
     found = writable_schemas(conn)
     if found:
         raise errors.D2Error(

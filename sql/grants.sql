@@ -146,10 +146,10 @@ GRANT UPDATE ON d2.mirror_aplicador TO d2_worker;
 -- colonies' personal data included (docs/reliability.md, section 3).
 -- The change capture's table: how many changes wait (the worker's poll).
 GRANT SELECT ON d2.mirror_mudancas TO d2_worker;
--- Address demands waiting for the geocoder (issue 14), and what Nominatim holds.
+-- Address demands waiting for the geocoder, and what Nominatim holds.
 GRANT SELECT, INSERT, UPDATE, DELETE ON d2.geocodificacoes_pendentes TO d2_worker;
 GRANT SELECT ON d2.nominatim_importacoes TO d2_worker;
--- The address ladder (issue 26): the CEPs it reads, what it understood (written with the
+-- The address ladder: the CEPs it reads, what it understood (written with the
 -- terminal state; the view for reading it back).
 GRANT SELECT ON d2.ceps, d2.cep_localidades TO d2_worker;
 GRANT SELECT, INSERT ON d2.geocodificacoes TO d2_worker;
@@ -167,7 +167,7 @@ GRANT SELECT ON d2.replica_uc, d2.replica_eventos, d2.uc_fonte TO d2_worker;
 -- Whether the replica's breaker holds it (the worker skips the drain meanwhile). The
 -- importers' record of their events (d2.poligonos_eventos) stays the owner's alone.
 GRANT SELECT ON d2.replica_paradas TO d2_worker;
--- Demands in conflict (issue 29 item 7): the handler records the events, and reads which
+-- Demands in conflict: the handler records the events, and reads which
 -- demands are undecided to hold their publications; deciding is the owner's
 -- (`d2 conflicts aceitar`).
 GRANT SELECT, INSERT ON d2.conflitos_demanda TO d2_worker;

@@ -1,6 +1,6 @@
-"""Real places for the address tests (issue 26): Campo Grande and Dourados (MS), with
+"""Real places for the address tests: Campo Grande and Dourados (MS), with
 Campo Grande's homonyms in AL and RN, as IBGE-shaped files (squares at their real
-places) loaded by the IBGE importer; an OSM file with the two streets of the issue
+places) loaded by the IBGE importer; an OSM file with two real streets
 ("Rua Antônio Maria Coelho" 1500 in Campo Grande, "Rua Hayel Bon Faker" 2000 in Dourados,
 the first repeated in Dourados), a crossing street, a school, administrative boundaries
 as OSM has them; a real Nominatim built from it once per session; and a CEP Aberto dump

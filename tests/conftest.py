@@ -23,7 +23,7 @@ from pytest_postgresql.janitor import DatabaseJanitor
 
 from d2 import embedded, migrations
 
-# The sample Nominatim (issue 14), shared by the suites that geocode addresses, and the
+# The sample Nominatim, shared by the suites that geocode addresses, and the
 # shared harness (connection type, territory, cursor, drain).
 pytest_plugins = ["tests.support", "tests.nominatim_fixtures", "tests.address_fixtures"]
 

@@ -1,5 +1,5 @@
-"""The bad-input corpus (issue 7 item 2): malformed demanda.normalizada events and the
-outcome D-2 gives each, documented case by case.
+"""The bad-input corpus (docs/reliability.md, section 4): malformed demanda.normalizada
+events and the outcome D-2 gives each, documented case by case.
 
 Outcomes: the handler's terminal states (georreferenciada, sem_coordenadas,
 coordenadas_invalidas, revisao_pendente, conflito, dead_letter) plus refused_by_event_log: the
@@ -614,14 +614,15 @@ CASOS: tuple[Caso, ...] = (
         "duplicate_retry_same_content",
         payload_normalizada(-27.0, -49.0, demanda_id=DUP),
         DEAD_LETTER,
-        "same demanda_id and place under another event_id: a producer's retry (decision 7)",
+        "same demanda_id and place under another event_id: a producer's retry "
+        "(docs/design.md, decision 7)",
         ("repeated under event", "already resolved by event"),
     ),
     Caso(
         "duplicate_demanda_id_new_event_id",
         payload_normalizada(-26.0, -42.0, demanda_id=DUP),
         CONFLITO,
-        "same demanda_id, another place: never first-wins, an operator decides (issue 29)",
+        "same demanda_id, another place: never first-wins, an operator decides",
         ("with other coordinates or address",),
     ),
     Caso(
@@ -664,7 +665,7 @@ CASOS: tuple[Caso, ...] = (
         "origem_not_allowed",
         _valido("origem_outra"),
         DEAD_LETTER,
-        "only D2_DEMANDA_ORIGENS (D-1b) publishes demanda.normalizada (issue 29)",
+        "only D2_DEMANDA_ORIGENS (D-1b) publishes demanda.normalizada (a first filter)",
         ("may not publish demanda.normalizada",),
         origem="D-4",
     ),

@@ -35,13 +35,13 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
             "SELECT event_id FROM core.dead_letter_queue WHERE status = 'pendente'"
         )
     }
-    # Address demands waiting for the geocoder (issue 14): not terminal yet, but a state:
+    # Address demands waiting for the geocoder: not terminal yet, but a state:
     # nothing else may have happened to them.
     estacionados = {
         r["event_id"] for r in conn.execute("SELECT event_id FROM d2.geocodificacoes_pendentes")
     }
     assert not estacionados & processados, "a parked address demand marked processed"
-    # A demanda_id held by another event with other content (issue 29 item 7): the row is
+    # A demanda_id held by another event with other content (a conflict): the row is
     # the event's terminal state while it holds no resolution or review (an event the
     # operator decided against keeps its row, and its processed mark if it had one).
     conflitos = {r["event_id"] for r in conn.execute("SELECT event_id FROM d2.conflitos_demanda")}

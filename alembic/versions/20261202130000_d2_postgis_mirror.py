@@ -1,4 +1,4 @@
-"""PostGIS mirror of core.uc_polygons and the resolver (DESIGN decisions 1-4)."""
+"""PostGIS mirror of core.uc_polygons and the resolver (docs/design.md, decisions 1-4)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@
 - d2.mirror_aplicar(): under REPEATABLE READ, consumes every change its snapshot sees and
   brings the mirror, the chains and the clean intervals to that snapshot's polygons, then
   moves the mirror version, in one transaction; the clean intervals of the bands it
-  touched are built after its commit (they only make the resolver faster). d2/mirror.py
+  touched are built after its commit (they only make the resolver faster). d2/territorio/mirror.py
   calls both: the worker at each poll, `d2 mirror sync [--wait]`, the importers after
   their commit.
 - d2.mirror_rebuild() (same signature) also rebuilds the chains, consumes the changes

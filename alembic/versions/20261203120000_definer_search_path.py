@@ -1,4 +1,4 @@
-"""Definer and trigger functions that no planted overload can hijack (issue 16 items 2, 3).
+"""Definer and trigger functions that no planted overload can hijack.
 
 The functions that run with D-2's privileges (SECURITY DEFINER, and the triggers that run
 inside them) resolved names through `public`, where PostGIS lives. A role allowed to

@@ -1,4 +1,4 @@
-"""Worker leadership that only workers can take (issue 16 item 4, leadership part).
+"""Worker leadership that only workers can take.
 
 The session advisory lock anyone could take (and so keep every D-2 worker in standby
 while /healthz said 200) becomes an EXCLUSIVE lock on the empty table

@@ -1,4 +1,4 @@
-"""Textual addresses (issue 14): the geocoding queue, the address columns, the inference.
+"""Textual addresses: the geocoding queue, the address columns, the inference.
 
 - d2.resolucoes_geo gains endereco_original and endereco_geocodificado (nullable): the
   text a resolution by 'endereco' or 'inferencia' came from, and what Nominatim made of
@@ -11,7 +11,8 @@
   what is loaded and the worker's address cache knows to empty itself.
 - pg_trgm (created only where missing, and then dropped by the downgrade) and a trigram
   GIN index on core.uc_polygons.nome_busca, which d2.candidatos_territorio searches.
-  Additive, as DESIGN.md allows: an index on a table the monolith writes rarely (seeds).
+  Additive, as docs/design.md ("What D-2 may do to core") allows: an index on a table
+  the monolith writes rarely (seeds).
 """
 
 from __future__ import annotations

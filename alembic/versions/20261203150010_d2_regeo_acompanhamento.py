@@ -2,7 +2,7 @@
 
 - d2.regeo_areas: the old and new geometry of every change of d2.mirror_uc, written by
   statement triggers in the transaction that changes the mirror (a TRUNCATE: one row
-  with no geometry, everything). d2/regeo.py turns them into
+  with no geometry, everything). d2/ops/regeo.py turns them into
 - d2.regeo_fila / d2.regeo_fila_revisoes: the stored resolutions and pending reviews
   whose point lies in a changed area, worked in chunks (resumable).
 - GIST indexes on the points of d2.resolucoes_geo and d2.revisoes_geo_pendentes (the

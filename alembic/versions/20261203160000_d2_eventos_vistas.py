@@ -1,11 +1,11 @@
-"""d2_worker sees only D-2's events and dead letters (issue 16, item 7).
+"""d2_worker sees only D-2's events and dead letters.
 
 Until this revision d2_worker held SELECT and INSERT on core.event_log and SELECT,
 INSERT, UPDATE on core.dead_letter_queue: a stolen worker login could read every
 domain's payloads (other colonies' personal data), publish any event type, and read or
 rewrite every consumer's dead letters. Row-level security would have bounded it too, but
 it changes the tables for everyone (COPY FROM refused to every role it applies to,
-pg_dump needing --enable-row-security), which DESIGN's "What D-2 may do to core" rules
+pg_dump needing --enable-row-security), which docs/design.md's "What D-2 may do to core" rules
 out. So D-2 adds, in schema d2 only:
 
 - d2.eventos: a security-barrier view of the log restricted to the types of

@@ -1,9 +1,9 @@
-"""The event-synced replica (spec Phase 2, issue 17 item 3).
+"""The event-synced replica (spec Phase 2).
 
 - d2.mirror_state.fonte: where the mirror reads its polygons, 'core' (the MVP's
   core.uc_polygons, the default) or 'eventos' (the replica); `d2 mirror fonte` switches.
 - d2.replica_uc: the polygons as uc.poligono_* events describe them, written only by
-  d2.replica_aplicar (d2/replica.py consumes the events with a cursor of its own);
+  d2.replica_aplicar (d2/territorio/replica.py consumes the events with a cursor of its own);
   d2.replica_eventos: each event's terminal state (idempotency by event_id).
 - d2.uc_fonte: the view every mirror function now reads instead of core.uc_polygons
   (d2.mirror_sync, d2.mirror_aplicar, d2.mirror_rebuild, the chains, d2.cadeia_ucs), so

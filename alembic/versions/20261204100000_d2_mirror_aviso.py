@@ -1,4 +1,4 @@
-"""On-demand answers are current (issue 28 item 2): while changes of core.uc_polygons
+"""On-demand answers are current (docs/design.md, decision 10): while changes of core.uc_polygons
 wait to be applied to the mirror, d2.resolver_territorio (and so d2.resolver_territorios,
 which inlines it) raises one WARNING per statement naming how many wait and
 `d2 mirror sync`, through d2.mirror_aviso() run as an InitPlan. Answers are unchanged.

@@ -1,5 +1,5 @@
-"""Drawings that cannot pin the database nor take territory without a moderator (issue 29
-items 1, 2, 4, 8, 12):
+"""Drawings that cannot pin the database nor take territory without a moderator
+(docs/reliability.md, section 6):
 
 - d2.territorio_validar: cheap checks first (vertex cap, closed rings, a município's box
   by index), repair only below d2.territorio_limites.max_vertices_reparo, with

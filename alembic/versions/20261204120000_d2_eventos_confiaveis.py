@@ -1,4 +1,4 @@
-"""Forged uc.poligono_* events cannot rewrite the territory (issue 29 item 3).
+"""Forged uc.poligono_* events cannot rewrite the territory (docs/design.md, decision 11).
 
 - d2.poligonos_eventos: the events D-2's importers published, with the md5 of their
   payload, written by d2.poligonos_publicar_estado in their transaction; the replica

@@ -1,5 +1,5 @@
-"""A duplicate demanda_id with different content goes to an operator, never first-wins
-(issue 29 item 7): d2.conflitos_demanda holds the events of such demands (their terminal
+"""A duplicate demanda_id with different content goes to an operator, never first-wins:
+d2.conflitos_demanda holds the events of such demands (their terminal
 state) and the operator's decision (`d2 conflicts list|aceitar`). The handler's check of
 the origem (D2_DEMANDA_ORIGENS) needs no schema.
 """

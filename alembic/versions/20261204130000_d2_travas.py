@@ -1,4 +1,4 @@
-"""Locks only D-2 may take (issue 29 items 5 and 9's lock part; issue 27 item 5).
+"""Locks only D-2 may take (docs/reliability.md, section 6).
 
 The mirror's appliers and the clean intervals' builder serialised on two session or
 transaction advisory locks, whose keys were literals repeated in four SQL files and a

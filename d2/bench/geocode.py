@@ -1,5 +1,5 @@
-"""geocode: address demands through the worker, against the sample Nominatim (issue 14)
-and, where ../shared/data is, against the address corpus's (issue 26, item 5).
+"""geocode: address demands through the worker, against the sample Nominatim
+and, where ../shared/data is, against the address corpus's.
 
 The sample Nominatim is built once (Nominatim's own importer over the sample OSM file)
 in a d2_bench_nominatim_* database; each run drains a clone of the same prepared D-2
@@ -40,10 +40,11 @@ from typing import Any
 
 from d2 import config, db, errors
 from d2.bench import common, geocode_quality, geocode_quality_run
+from d2.handler import handler
 from d2.importers import sample, sample_osm
 from d2.worker import loop
 
-ALVO_BUSCAS = 1.5  # Nominatim searches per cache-missing address (issue 26)
+ALVO_BUSCAS = 1.5  # Nominatim searches per cache-missing address (the ladder's target)
 ALVO_CUSTO = 0.8  # D-2's searches/s against nominatim-api's bare
 ALVO_SEM_NOMINATIM = 1000.0  # addresses/s decided with no Nominatim call
 
@@ -73,7 +74,7 @@ def _publicar(url: str, textos: list[str], pontos: list[tuple[float, float]]) ->
                 "enderecos": [None] * len(pontos) + textos,
             },
         )
-        conn.execute(db.q("bench_cursor_at"), {"seq": antes})
+        handler.CURSOR.colocar(conn, antes)
         conn.commit()
     return antes
 
@@ -156,7 +157,7 @@ def _medir(
         )  # fmt: skip
 
 
-# --- on the address corpus (issue 26) ---------------------------------------------------------
+# --- on the address corpus ------------------------------------------------------------------------
 
 
 def medir_corpus(srv: common.Server, n_sem_nominatim: int) -> Iterator[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """geocode-quality: the address corpus (d2/bench/address_corpus.py) through the real
 worker, today's free-text path (D2_GEOCODER_LADDER=off) and the ladder (on) side by side
-in the same run (issue 26, item 4).
+in the same run.
 
 d2/bench/geocode_quality_run.py builds the environment (a D-2 database with the corpus's
 territory and CEPs, the corpus's Nominatim) and runs the corpus through each path; this
@@ -15,7 +15,7 @@ Every case gets one verdict:
   inside the expected one;
 * under_confident: the expected UC by a less sure method, or a UC above it.
 
-The issue's targets: at least 95 % right; no wrong answer at endereco/media (wrong_uc or
+The ladder's targets: at least 95 % right; no wrong answer at endereco/media (wrong_uc or
 unexpected); every case that names a place with its street answered at the street
 (endereco at its UC) and every case that names no place left unresolved.
 """

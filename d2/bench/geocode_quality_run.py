@@ -268,7 +268,7 @@ def publicar(url: str, casos: list[dict[str, Any]]) -> None:
                 "gps": [json.dumps(c["payload"].get("coordenadas_validadas")) for c in casos],
             },
         )
-        conn.execute(db.q("bench_cursor_at"), {"seq": int(row["seq"])})
+        handler.CURSOR.colocar(conn, int(row["seq"]))
         conn.commit()
 
 

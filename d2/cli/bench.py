@@ -55,7 +55,7 @@ def registrar(sub: Any) -> None:
             "geocode-quality: the address corpus (d2/bench/address_corpus.jsonl, from CEP "
             "Aberto and the shared data) through the worker with D2_GEOCODER_LADDER=off and "
             "=on side by side: right, wrong UC, missed, resolved where none was expected, "
-            "over- and under-confident, per category and in total, and the issue's targets "
+            "over- and under-confident, per category and in total, and the ladder's targets "
             "(--quick: 5 cases per category; D2_BENCH_CASES=FILE writes every case's answers). "
             "adversarial: milliseconds per hostile address text (100 kB, hundreds of "
             "segments, names or numbers) against an ordinary address, same run (needs no "

@@ -148,13 +148,25 @@ def chave_valor(dados: dict[str, Any]) -> str:
     return "\n".join(f"{k:{largura}}{v}" for k, v in pares)
 
 
+def _celula(valor: Any) -> str:
+    """A value as a person reads it in a table: no Python spelling (None, True, a
+    timestamp's microseconds and offset)."""
+    if valor is None:
+        return ""
+    if isinstance(valor, bool):
+        return "yes" if valor else "no"
+    if isinstance(valor, datetime.datetime):
+        return f"{valor:%Y-%m-%d %H:%M:%S}"
+    return visivel(str(valor))
+
+
 def tabela(linhas: Sequence[dict[str, Any]], colunas: Iterable[str]) -> str:
     """Rows under a header, columns aligned; every cell shown with its controls escaped,
     so a value can neither forge a row nor drive the terminal."""
     colunas = tuple(colunas)
     if not linhas:
         return "(nothing)"
-    texto = [[("" if r[c] is None else visivel(str(r[c]))) for c in colunas] for r in linhas]
+    texto = [[_celula(r[c]) for c in colunas] for r in linhas]
     larguras = [max(len(c), *(len(t[i]) for t in texto)) for i, c in enumerate(colunas)]
     cabecalho = "  ".join(c.ljust(w) for c, w in zip(colunas, larguras, strict=True))
     corpo = ["  ".join(v.ljust(w) for v, w in zip(t, larguras, strict=True)) for t in texto]

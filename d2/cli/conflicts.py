@@ -1,5 +1,6 @@
 """`d2 conflicts list|aceitar`: demands whose demanda_id came under a second event with
-other coordinates or address (issue 29 item 7), waiting for an operator's decision."""
+other coordinates or address, waiting for an operator's decision (never first-wins:
+docs/reliability.md, "Who may publish a demand")."""
 
 from __future__ import annotations
 

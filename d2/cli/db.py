@@ -7,7 +7,7 @@ from typing import Any
 
 from d2 import config, db, embedded, migrations, verify
 from d2.cli import database_url
-from d2.cli.common import chave_valor, comando, emitir, grupo
+from d2.cli.common import comando, emitir, grupo
 
 
 def cmd_start(args: argparse.Namespace) -> int:
@@ -22,9 +22,20 @@ def cmd_stop(args: argparse.Namespace) -> int:
     return 0
 
 
+def _texto_estado(e: dict[str, Any]) -> str:
+    """`d2 db status` for a person (--json for programs)."""
+    if e["running"]:
+        estado = f"running; DATABASE_URL={db.mascarar_senha(str(e['url']))}"
+    elif e["initialised"]:
+        estado = "stopped  → d2 db start"
+    else:
+        estado = "not created yet  → d2 db start"
+    return f"embedded PostGIS under {e['home']}: {estado}\nits log: {e['log']}"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     estado = embedded.status(config.load().home)
-    emitir(args, estado, chave_valor)
+    emitir(args, estado, _texto_estado)
     return 0 if estado["running"] else 3
 
 

@@ -14,16 +14,16 @@ from typing import Any
 from d2 import config, db, errors, logs
 from d2.cli import database_url
 from d2.cli.common import comando, em_dia, emitir, flag, positivo
-from d2.eventlog import bus, registry
+from d2.eventlog import registry
 from d2.geocoder import nominatim_import
 from d2.handler import classification, handler
 from d2.importers import cep, sample_cep
 from d2.territorio import comunitario
 from d2.worker import loop
 
-# Address-only demands (issues 14, 26): by street and house (tidy, and as citizens write
-# them), by CEP (its street, or its bairro where OSM lacks the street), by bairro or
-# município named, and two that name no credible place ("Centro" alone, a UF that
+# Address-only demands, for the geocoding stage's ladder: by street and house (tidy, and
+# as citizens write them), by CEP (its street, or its bairro where OSM lacks the street),
+# by bairro or município named, and two that name no credible place ("Centro" alone, a UF that
 # contradicts).
 ENDERECOS: list[dict[str, str]] = [
     {"endereco": "Rua das Palmeiras, 123, Vila Aurora"},
@@ -135,8 +135,7 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
     with db.connect(url, autocommit=True) as conn:
         with conn.transaction():
             # A fresh start for the demo's consumer: replay what we publish now.
-            inicio = bus.maior_sequencia(conn, handler.TIPO_ENTRADA)
-            conn.execute(db.q("cursor_seed"), {"tipo": handler.TIPO_ENTRADA, "seq": inicio})
+            handler.CURSOR.semear(conn, no_inicio=False)
             for payload, versao in eventos_de_exemplo(n) + extras:
                 conn.execute(
                     db.q("demo_publish_upstream"),

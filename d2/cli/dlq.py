@@ -21,6 +21,17 @@ def _texto_dead_letters(linhas: list[dict[str, Any]], status: str | None) -> str
     )
 
 
+def _texto_retry(r: dict[str, Any]) -> str:
+    """What `d2 dlq retry` did, for a person (--json for programs)."""
+    texto = (
+        f"{r['pedidos']} dead letters retried: {r['reprocessados']} handled now "
+        f"(marked reprocessado), {r['falharam']} failed again"
+    )
+    if r["ausentes_do_log"]:
+        texto += f"; not in the event log: {', '.join(r['ausentes_do_log'])}"
+    return texto
+
+
 def cmd_dlq_list(args: argparse.Namespace) -> int:
     status = None if args.status == "todos" else args.status
     with db.connect(database_url.url()) as conn:
@@ -34,7 +45,7 @@ def cmd_dlq_retry(args: argparse.Namespace) -> int:
     ids = event_ids(args)
     with db.connect(database_url.url(), autocommit=True) as conn:
         em_dia(conn)
-        emitir(args, dlq.reprocessar(conn, config.load(), ids))
+        emitir(args, dlq.reprocessar(conn, config.load(), ids), _texto_retry)
     return 0
 
 
@@ -60,4 +71,5 @@ def registrar(sub: Any) -> None:
         default=None,
         help="only this consumer's, e.g. D-2 or D-2/replica (default: all)",
     )
+    p_retry.add_argument("--json", action="store_true", help="print JSON instead of text")
     p_retry.add_argument("--log-level", default="INFO")

@@ -8,7 +8,7 @@ from typing import Any
 
 from d2 import config
 from d2.cli import database_url
-from d2.cli.common import chave_valor, comando, dizer, emitir, flag, grupo
+from d2.cli.common import comando, dizer, emitir, flag, grupo
 from d2.geocoder import nominatim_import
 from d2.terminal import visivel
 
@@ -33,10 +33,41 @@ def cmd_nominatim_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _texto_status(d: dict[str, Any]) -> str:
+    """`d2 nominatim status` for a person: sentences, dates as dates (--json for programs)."""
+    if d["modo"] == "http":
+        linhas = [f"Nominatim over HTTP at {d['url']} (D2_NOMINATIM_URL)"]
+    elif not d["carregado"]:
+        linhas = [
+            f"Nominatim: database {d['banco']} "
+            + (f"cannot be read: {d['erro']}" if d.get("erro") else "does not exist")
+            + "  → d2 nominatim import FILE"
+        ]
+    else:
+        linhas = [
+            f"Nominatim: database {d['banco']}, version {d['versao']}",
+            f"  {d['lugares']:,} places, {d['ruas_e_casas']:,} streets and houses, "
+            f"{d['ceps']:,} postcodes",
+            "  built by d2 nominatim import: the next import rebuilds it"
+            if d["marcado"]
+            else "  not built by d2 nominatim import: the next import drops it only with --force",
+        ]
+    ultima = d["ultima_importacao"]
+    if ultima is None:
+        linhas.append("last import: none recorded")
+    else:
+        linhas.append(
+            f"last import: {ultima['arquivo']} ({ultima['bytes'] / 1e6:,.1f} MB) in "
+            f"{ultima['duracao_s']:.1f} s, finished {ultima['concluida_em']:%Y-%m-%d %H:%M:%S %Z}"
+        )
+    linhas.append(f"address demands waiting for the geocoder: {d['geocodificacoes_pendentes']}")
+    return "\n".join(linhas)
+
+
 def cmd_nominatim_status(args: argparse.Namespace) -> int:
     settings = config.load()
     dados = nominatim_import.status(settings, database_url.url_do_banco(settings))
-    emitir(args, dados, chave_valor)
+    emitir(args, dados, _texto_status)
     return 0 if dados.get("carregado", True) else 3
 
 

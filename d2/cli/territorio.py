@@ -22,6 +22,70 @@ COLUNAS_SAUDE = (
 )  # fmt: skip
 
 
+# What a moderator's decision did (d2.territorio_moderar's efeito), in words.
+EFEITOS = {
+    "criada": "a new community UC",
+    "canonica": "now the UC's canonical geometry",
+    "removida": "the UC it created is removed",
+    "registrada": "recorded; the territory is unchanged",
+}
+# A drawing's decision, and the consumer's other ends, in words.
+FINS = {
+    "nova": "new UCs",
+    "confirmacao": "confirmations",
+    "alternativa": "alternatives for a moderator",
+    "retida": "held for a moderator",
+    "rejeitada": "rejected",
+    "ignorados": "not drawings",
+    "ja_registrados": "already recorded",
+    "dead_letters": "dead letters",
+    "alertas": "moderation alerts raised",
+    "canonicas_mudadas": "canonical geometries changed",
+}
+
+
+def _texto_moderacao(acao: str, efeito: dict[str, Any]) -> str:
+    return (
+        f"{acao}: {EFEITOS.get(efeito['efeito'], efeito['efeito'])} "
+        f"(UC {efeito['unidade_civica_id']})"
+    )
+
+
+def _texto_submissao(s: dict[str, Any]) -> str:
+    """One submission for a moderator (--json: the data, with its GeoJSON)."""
+    linhas = [
+        f"submission {s['submissao_id']}: {s['decisao']}"
+        + (f" ({s['motivo']})" if s["motivo"] else ""),
+        f"  drawn as {s['nome'] or 'no name'} (level {s['nivel']}) "
+        f"in {s['municipio_nome'] or 'no município'}, "
+        f"{s['criado_em']:%Y-%m-%d %H:%M:%S}, {s['area_m2']} m²"
+        + (", repaired" if s["reparada"] else ""),
+    ]
+    if s["unidade_civica_id"] is not None:
+        linhas.append(
+            f"  for UC {s['unidade_civica_id']} ({s['uc_nome']}, {s['uc_fonte']}), "
+            f"overlap {s['sobreposicao']}" + (", its canonical geometry" if s["canonica"] else "")
+        )
+    if s["moderacao"]:
+        linhas.append(
+            f"  moderation: {s['moderacao']}"
+            + (
+                f" by {s['moderado_por']}, {s['moderado_em']:%Y-%m-%d %H:%M:%S}"
+                if s["moderado_em"] is not None
+                else ""
+            )
+        )
+    if s["versoes"]:
+        colunas = ("submissao_id", "decisao", "sobreposicao", "moderacao", "canonica", "criado_em")
+        linhas += ["", "the UC's versions:", tabela(s["versoes"], colunas)]
+    return "\n".join(linhas)
+
+
+def _texto_consumo(total: dict[str, int]) -> str:
+    feitos = [f"{n} {FINS.get(fim, fim)}" for fim, n in total.items() if n]
+    return "drawings handled: " + (", ".join(feitos) if feitos else "none")
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
         linhas = comunitario.listar(conn, pendentes=not args.all, limite=args.limit)
@@ -31,7 +95,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
-        emitir(args, comunitario.mostrar(conn, uuid_arg(args.submissao)))
+        emitir(args, comunitario.mostrar(conn, uuid_arg(args.submissao)), _texto_submissao)
     return 0
 
 
@@ -39,7 +103,7 @@ def cmd_moderar(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
     with db.connect(database_url.url(), autocommit=True) as conn:
         efeito = comunitario.moderar(conn, uuid_arg(args.submissao), args.acao, args.by)
-    emitir(args, efeito)
+    emitir(args, efeito, lambda e: _texto_moderacao(args.acao, e))
     return 0
 
 
@@ -64,7 +128,7 @@ def cmd_consume(args: argparse.Namespace) -> int:
             if args.drain:
                 break
             time.sleep(settings.poll_interval_s)
-    emitir(args, total.as_json())
+    emitir(args, total.as_json(), _texto_consumo)
     return 0
 
 
@@ -93,7 +157,8 @@ def registrar(sub: Any) -> None:
         "show",
         cmd_show,
         antigos=("mostrar",),
-        help="one submission: geometry, decision, the UC's versions",
+        json_flag=True,
+        help="one submission: decision, the UC's versions (--json: with its GeoJSON)",
     )
     p_show.add_argument("submissao", metavar="SUBMISSAO_ID")
 
@@ -101,7 +166,7 @@ def registrar(sub: Any) -> None:
         ("aceitar", "make a version the UC's canonical geometry (community UCs only)"),
         ("rejeitar", "drop a version from the consensus, or remove the UC a drawing created"),
     ):
-        p_acao = comando(t, acao, cmd_moderar, help=ajuda)
+        p_acao = comando(t, acao, cmd_moderar, json_flag=True, help=ajuda)
         p_acao.add_argument("submissao", metavar="SUBMISSAO_ID")
         flag(p_acao, "--by", "--por", required=True, help="who decides (recorded)")
         p_acao.add_argument("--log-level", default="INFO")
@@ -122,6 +187,7 @@ def registrar(sub: Any) -> None:
         "consume",
         cmd_consume,
         antigos=("consumir",),
+        json_flag=True,
         help="consume lugar.cadastrado drawings (--drain: what is pending, then exit)",
     )
     p_cons.add_argument("--drain", action="store_true")

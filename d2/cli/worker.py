@@ -10,6 +10,29 @@ from d2.cli import database_url
 from d2.cli.common import comando, emitir, positivo
 from d2.worker import loop
 
+# Each outcome of the handler as an operator reads it (d2 status's words).
+DESFECHOS = {
+    "georreferenciada": "resolved",
+    "republicada": "republished",
+    "sem_coordenadas": "discarded (no coordinates)",
+    "coordenadas_invalidas": "discarded (invalid coordinates)",
+    "revisao_pendente": "waiting for review",
+    "geocodificacao_pendente": "waiting for the geocoder",
+    "endereco_nao_resolvido": "address not placed",
+    "conflito": "in conflict",
+    "dead_letter": "dead letters",
+}
+
+
+def _texto_drenagem(d: dict[str, Any]) -> str:
+    """What `d2 worker --drain` did, for a person (--json for programs)."""
+    partes = [
+        f"{n} {DESFECHOS.get(desfecho, desfecho)}"
+        for desfecho, n in sorted(d["desfechos"].items(), key=lambda i: (-i[1], i[0]))
+        if n
+    ]
+    return f"drained {d['eventos']} events" + (": " + ", ".join(partes) if partes else "")
+
 
 def cmd_worker(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
@@ -21,7 +44,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     resultado = runner.executar(drain=args.drain)
     if args.drain:
         contagem = dict(resultado.contagem)
-        emitir(args, {"eventos": sum(contagem.values()), "desfechos": contagem})
+        emitir(args, {"eventos": sum(contagem.values()), "desfechos": contagem}, _texto_drenagem)
     return 0
 
 
@@ -30,6 +53,7 @@ def registrar(sub: Any) -> None:
         sub,
         "worker",
         cmd_worker,
+        json_flag=True,
         help="consume demanda.normalizada until SIGTERM (or --drain)",
         description=(
             "Consume demanda.normalizada until SIGTERM (or --drain). One worker per database"
@@ -42,7 +66,7 @@ def registrar(sub: Any) -> None:
     p_worker.add_argument(
         "--drain",
         action="store_true",
-        help="process everything pending, print the outcomes as JSON, then exit 0",
+        help="process everything pending, print the outcomes (--json: as JSON), then exit 0",
     )
     p_worker.add_argument(
         "--batch-size",

@@ -9,7 +9,8 @@ bus_ler_desde in sql/queries/bus.sql). A long write transaction anywhere in the 
 holds delivery back meanwhile (see cerca); nothing is lost. Readers poll; a NOTIFY on
 channel `core_event_log`, when someone sends one, only wakes them sooner.
 
-The payloads' JSON text and sizes are d2.wire's; dead letters are d2.dead_letters'.
+The payloads' JSON text and sizes are d2.eventlog.wire's; dead letters are
+d2.eventlog.dead_letters'.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Dead letters: the events a consumer could not handle, with the error, kept for an
-operator to retry or discard (DESIGN decision 7). D-2's consumers write them through
+operator to retry or discard (docs/design.md, decision 7). D-2's consumers write them through
 the view d2.dead_letters, which admits only consumers 'D-2' and 'D-2/…'.
 """
 

@@ -117,7 +117,7 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
     plano = Plan(evento)
     payload = evento.payload
     if evento.origem not in settings.demanda_origens:
-        # Declared by the producer, so only a first filter (issue 29 item 7); the
+        # Declared by the producer, so only a first filter (a claim, not an identity); the
         # conflict review below does not depend on it.
         return morto(
             plano,

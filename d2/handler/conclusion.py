@@ -1,10 +1,11 @@
 """Steps 5-7 of the handler (spec 3.3) for a decided batch: each resolution stored in
-its own commit (spec 3.5); then, in ONE transaction (DESIGN decision 5), the reviews,
-the conflicts, the address demands parked for the geocoder, the processed marks, the
-dead letters, the cursor and the publication of demanda.georreferenciada. A demanda_id
-another event holds is told apart here: a producer's retry (a dead letter) or a conflict
-(issue 29 item 7). When the publication fails after its retries, each event it concerns
-gets a dead letter (spec 3.4/T9), resolved when a later pass publishes it.
+its own commit (spec 3.5); then, in ONE transaction (docs/design.md, decision 5), the
+reviews, the conflicts, the address demands parked for the geocoder, the processed marks,
+the dead letters, the cursor and the publication of demanda.georreferenciada. A
+demanda_id another event holds is told apart here: a producer's retry (a dead letter) or
+a conflict (an operator decides: never first-wins). When the publication fails after its
+retries, each event it concerns gets a dead letter (spec 3.4/T9), resolved when a later
+pass publishes it.
 
 d2.handler.handler decides the batch (steps 1-4) and calls this; its log lines are the
 handler's (logger d2.handler).
@@ -18,7 +19,7 @@ import uuid
 from psycopg.rows import tuple_row
 
 from d2 import config, db, errors
-from d2.eventlog import bus, dead_letters, wire
+from d2.eventlog import bus, consumer, dead_letters, wire
 from d2.handler import outputs
 from d2.handler.classification import Outcome, Plan, conteudo, em_conflito, morto
 
@@ -37,16 +38,14 @@ def _registrar_geocodificacoes(conn: db.Connection, planos: list[Plan]) -> None:
 
 class Conclusion:
     """Steps 5-7 for the batches of one Handler, and the events whose publication failed.
-    The handler imports this module, so who it is comes as arguments: the consumer whose
-    cursor moves and whose dead letters these are, the type of the events it reads, the
-    origin it publishes as."""
+    The handler imports this module, so who it is comes as arguments: the consumer's
+    cursor (which moves, and under whose name the dead letters are), the origin it
+    publishes as."""
 
-    def __init__(
-        self, settings: config.Settings, *, consumidor: str, tipo: str, origem: str
-    ) -> None:
+    def __init__(self, settings: config.Settings, *, cursor: consumer.Cursor, origem: str) -> None:
         self.settings = settings
-        self.consumidor = consumidor
-        self.tipo = tipo
+        self.cursor = cursor
+        self.consumidor = cursor.consumidor
         self.origem = origem
         self.falhas_publicacao: set[uuid.UUID] = set()
         """Events whose publication failed after its retries (spec 3.4/T9), each with a
@@ -57,22 +56,6 @@ class Conclusion:
         left (their pending dead letters)."""
         self.falhas_publicacao = dead_letters.falhas_de_publicacao(
             conn, self.consumidor, _FALHA_PUBLICACAO
-        )
-
-    def registrar_dead_letter(self, conn: db.Connection, evento: bus.Evento, erro: str) -> None:
-        dead_letters.registrar(
-            conn,
-            consumidor=self.consumidor,
-            event_id=evento.event_id,
-            tipo=evento.tipo,
-            sequence_number=evento.sequence_number,
-            erro=erro,
-        )
-
-    def mover_cursor(self, conn: db.Connection, ultima: bus.Position) -> None:
-        conn.execute(
-            db.q("cursor_advance"),
-            {"tipo": self.tipo, "seq": ultima.sequencia, "transacao": ultima.transacao},
         )
 
     def gravar_resolucoes(self, conn: db.Connection, planos: list[Plan]) -> None:
@@ -220,9 +203,11 @@ class Conclusion:
                     },
                 )
             for plano in mortos:
-                self.registrar_dead_letter(conn, plano.evento, motivos[plano.evento.event_id])
+                self.cursor.registrar_dead_letter(
+                    conn, plano.evento, motivos[plano.evento.event_id]
+                )
             if mover_cursor:
-                self.mover_cursor(conn, ultima)
+                self.cursor.avancar(conn, ultima)
             publicar = (Outcome.REPUBLICADA, Outcome.GEORREFERENCIADA)
             publicaveis = [
                 p.saida for p in planos if p.desfecho in publicar and p.saida is not None
@@ -255,7 +240,7 @@ class Conclusion:
         try:
             with db.mapped_errors(), conn.transaction():
                 for evento in afetados:
-                    self.registrar_dead_letter(conn, evento, motivo)
+                    self.cursor.registrar_dead_letter(conn, evento, motivo)
         except errors.D2Error as falha:
             # The database itself is gone: the retries' logs say so; the cursor holds.
             log.error(

@@ -4,12 +4,13 @@ per-event path, with the same outcome for every event).
 Order per event: (1) idempotency by event_id → republish; (2) no coordinates → discard;
 (3) invalid coordinates → discard; (4) cache, else d2.resolver_territorio → no polygon:
 review queue; (5) store the resolution in its own commit; (6)+(7) publish, mark processed
-and move the cursor in one transaction (DESIGN decision 5). Malformed events, and events
-from an origem outside D2_DEMANDA_ORIGENS, go to the dead letters and the cursor moves on
-(decision 7). A demanda_id another event holds is a dead letter when both events say the
-same (a producer's retry) and a conflict for an operator when they do not (issue 29 item
-7: never first-wins). Every event ends in exactly one of: resolution, processed discard,
-pending review, conflict, dead letter.
+and move the cursor in one transaction (docs/design.md, decision 5). Malformed events,
+and events from an origem outside D2_DEMANDA_ORIGENS, go to the dead letters and the
+cursor moves on (docs/design.md, decision 7). A demanda_id another event holds is a dead
+letter when both events say the same (a producer's retry) and a conflict for an operator
+when they do not (never first-wins: a copy could take a real demand's place). Every
+event ends in exactly one of: resolution, processed discard, pending review, conflict,
+dead letter.
 
 This module decides (steps 1-4; what needs no database is d2.handler.classification's) and
 concludes (steps 5-7, written by d2.handler.conclusion); the rows and events it writes are
@@ -26,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from d2 import config, db, errors
-from d2.eventlog import bus
+from d2.eventlog import bus, consumer
 from d2.handler import cache, conclusion, outcome_logs, outputs
 from d2.handler.classification import Outcome, Plan, classificar_lote
 from d2.handler.outputs import TIPO_SAIDA
@@ -37,6 +38,8 @@ log = logging.getLogger("d2.handler")
 CONSUMIDOR = "D-2"
 ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
+# The worker's cursor over TIPO_ENTRADA, and the name of its dead letters.
+CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMIDOR)
 
 
 @dataclass
@@ -78,9 +81,7 @@ class Handler:
         self.settings = settings
         self.cache = geo_cache or cache.GeoCache(settings.cache_max_entries, settings.cache_ttl_s)
         # Steps 5-7, and the events whose publication failed.
-        self.conclusao = conclusion.Conclusion(
-            settings, consumidor=CONSUMIDOR, tipo=TIPO_ENTRADA, origem=ORIGEM
-        )
+        self.conclusao = conclusion.Conclusion(settings, cursor=CURSOR, origem=ORIGEM)
 
     # --- boot (spec 4.4) -------------------------------------------------------------------
 
@@ -89,16 +90,12 @@ class Handler:
         can see now, never overwriting a cursor). Returns the cursor."""
         self.cache.iniciar()
         with db.mapped_errors(), conn.transaction():
-            conn.execute(db.q("cursor_seed"), {"tipo": TIPO_ENTRADA})
+            CURSOR.semear(conn, no_inicio=False)
             self.conclusao.iniciar(conn)
         return self.cursor(conn)
 
     def cursor(self, conn: db.Connection) -> bus.Position:
-        with db.mapped_errors():
-            row = conn.execute(db.q("cursor_get"), {"tipo": TIPO_ENTRADA}).fetchone()
-        if row is None:
-            return bus.Position(0, 0)
-        return bus.Position(int(row["last_transacao"]), int(row["last_sequence"]))
+        return CURSOR.ler(conn)
 
     # --- the handler -----------------------------------------------------------------------
 
@@ -201,9 +198,9 @@ class Handler:
         letter, and the cursor past it."""
         motivo = f"handler failed: {errors.texto_seguro(exc)}"
         with db.mapped_errors(), conn.transaction():
-            self.conclusao.registrar_dead_letter(conn, evento, motivo[:2000])
+            CURSOR.registrar_dead_letter(conn, evento, motivo[:2000])
             if mover_cursor:
-                self.conclusao.mover_cursor(conn, bus.posicao(evento))
+                CURSOR.avancar(conn, bus.posicao(evento))
         log.error(
             "Evento enviado à DLQ",
             extra={

@@ -1,6 +1,6 @@
 """What steps 5-6 of the handler write, built and validated before the writing
 transaction opens: the resolution row of each georeferenced event and the
-demanda.georreferenciada it publishes (spec 3.2). The re-georeferencing (d2.regeo) builds
+demanda.georreferenciada it publishes (spec 3.2). The re-georeferencing (d2.ops.regeo) builds
 its events with the same payload_saida."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Demands in conflict (issue 29 item 7): a demanda_id that came under a second event
+"""Demands in conflict: a demanda_id that came under a second event
 with other coordinates or address. Any producer can publish under any demanda_id and
 choose its place in the readers' order, so D-2 never takes the first event as the real
 one: the later event's terminal state is a row of d2.conflitos_demanda, nothing more is

@@ -12,7 +12,7 @@ d2.replica_eventos (aplicado, removido, ausente, descartado) or a dead letter of
 for core (d2/territorio/mirror.py), so the chains, the clean intervals and the re-georeferencing
 follow-up are the same under both sources.
 
-Any colony can write core.event_log under any origem (issue 29 item 3), so the apply
+Any colony can write core.event_log under any origem (docs/design.md, decision 11), so the apply
 admits only the origins of D2_REPLICA_ORIGENS, knows D-2's importers' events by their
 own record (d2.poligonos_eventos), refuses anyone else's changes to imported UCs and
 polygons that would take other UCs' places, and stops (the breaker, d2.replica_paradas)

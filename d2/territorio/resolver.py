@@ -40,7 +40,7 @@ def arredondar(valor: float) -> float:
 
     PostgreSQL turns a float8 into numeric through its 15-significant-digit decimal form
     and rounds half away from zero; doing the same here keeps the cache key and the SQL
-    resolver in agreement on every input (DESIGN decision 2).
+    resolver in agreement on every input (docs/design.md, decision 2).
     """
     decimal = Decimal(format(valor, ".15g")).quantize(_QUANTUM, rounding=ROUND_HALF_UP)
     return float(decimal)

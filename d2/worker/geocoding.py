@@ -13,7 +13,7 @@ that is down, or slow for everyone, costs no address its tries.
 
 Decision, with D2_GEOCODER_LADDER=on (the default): the address ladder
 (d2.geocoder.ladder: the fields understood, the place known, named steps from the house
-number down to the município). Off: issue 14's free-text path, kept as it was
+number down to the município). Off: the older free-text path, kept as it was
 (d2.worker.geocoding_free_text). Either way one row per concluded address goes to
 d2.geocodificacoes (d2.v_geocodificacoes); what a round did is a Round
 (d2.worker.geocoding_round).
@@ -111,7 +111,7 @@ class GeocodingStage:
             if cache is not None
             else AddressCache(settings.geocoder_cache_max, settings.geocoder_cache_ttl_s)
         )
-        # D2_GEOCODER_LADDER=off: issue 14's path, over the same geocoder and cache.
+        # D2_GEOCODER_LADDER=off: the free-text path, over the same geocoder and cache.
         self.free_text = FreeTextPath(settings, geocodificador, self.cache, self.parar)
         self.servico = handler.Handler(settings)
         self.total = Round()

@@ -1,4 +1,4 @@
-"""Issue 14's free-text path of the geocoding stage (D2_GEOCODER_LADDER=off), kept as it
+"""The free-text path of the geocoding stage (D2_GEOCODER_LADDER=off), kept as it
 was: a street, house, POI or CEP match inside D-2's territory, where the município/UF the
 text names holds it → 'endereco'/'media' at that point; otherwise the UC the text names
 (d2.geocoder.inference) → 'inferencia'/'baixa' at a point on its surface; otherwise

@@ -75,7 +75,7 @@ class Worker:
         # The territory stage while leading (it applies the mirror: the watch asks it
         # since when it could not).
         self._territorio_stage: territorio.TerritorioStage | None = None
-        # Address demands (issue 14): the geocoding stage, its metrics and cache, kept
+        # Address demands (docs/geocoding.md): the geocoding stage, its metrics and cache, kept
         # across reconnects.
         self._estagio: geocoding.GeocodingStage | None = None
         self._metricas_geo = (

@@ -1,4 +1,4 @@
--- The parent chain of a UC (DESIGN decision 4, spec 4.3): from the UC up through
+-- The parent chain of a UC (docs/design.md, decision 4; spec 4.3): from the UC up through
 -- parent_uc_id. Stops at a parent that has no row (partial chain, spec 4.5) and
 -- before a UC that is already in the chain (a cycle), so it always terminates.
 -- Where a UC has several rows, the one with the smallest id decides its parent.

@@ -1,5 +1,5 @@
--- The territorial inference's SQL half (issue 14): which bairros (nivel 2), municípios
--- (4) and UFs (5) a piece of address text names. The caller (d2/geocoder/inferencia.py)
+-- The territorial inference's SQL half: which bairros (nivel 2), municípios
+-- (4) and UFs (5) a piece of address text names. The caller (d2/geocoder/inference.py)
 -- splits each address into segments ("Rua X, 10", "Centro", "Vila Aurora - AU") and
 -- decides from these candidates; no decision is taken here.
 --

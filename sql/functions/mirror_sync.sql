@@ -1,5 +1,5 @@
 -- Brings the PostGIS mirror of one polygon of d2.uc_fonte (core.uc_polygons, or the
--- event-synced replica) up to date (DESIGN decision 3).
+-- event-synced replica) up to date (docs/design.md, decision 3).
 -- GeoJSON -> geometry 4326, an invalid one repaired with ST_MakeValid
 -- (method=structure, polygonal parts kept) only when it has at most
 -- d2.mirror_state.max_vertices_reparo vertices, cut into pieces of at most

@@ -1,6 +1,6 @@
 -- Re-georeferencing follows the mirror (spec 8.3): every change of d2.mirror_uc leaves
 -- the area it concerns in d2.regeo_areas, in the same transaction, so the follow-up
--- (d2/regeo.py) sees it exactly when the resolver sees the new mirror. Both the old and
+-- (d2/ops/regeo.py) sees it exactly when the resolver sees the new mirror. Both the old and
 -- the new geometry are recorded: a point that left a polygon and a point that entered
 -- one may each have another answer now. A TRUNCATE (a rebuild) records one row with no
 -- geometry: everything may have changed.

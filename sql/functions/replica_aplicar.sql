@@ -9,7 +9,7 @@
 --   removido -> the row goes ('removido'), or nothing was there ('ausente');
 --   an event already applied -> 'repetido', nothing written (idempotent by event_id);
 --     one the operator dropped while the breaker held it -> 'descartado'.
--- Who may change what (issue 29 item 3): any producer can write core.event_log and
+-- Who may change what (docs/design.md, decision 11): any producer can write core.event_log and
 -- declare any origem, so
 --   - the origem must be in p_origens (D2_REPLICA_ORIGENS), else 'recusado';
 --   - an event is the importers' only when d2.poligonos_eventos, which only the owner

@@ -1,5 +1,5 @@
 -- What a polygon of a uc.poligono_adicionado / _atualizado would take from the territory
--- (issue 29 item 3), for d2.replica_aplicar, which asks only for events that are not
+-- (a forged event could otherwise take whole UCs' places), for d2.replica_aplicar, which asks only for events that are not
 -- D-2's importers'. Against the mirror as it stands (d2.mirror_uc), with bounding boxes
 -- and interior points only: no repair, no overlay, nothing whose cost a hostile geometry
 -- could blow up (a point-in-polygon test on an invalid ring is still linear).

@@ -1,4 +1,4 @@
--- Records that the replica's breaker stopped it before p_event_id (issue 29 item 3), for
+-- Records that the replica's breaker stopped it before p_event_id, for
 -- d2/territorio/replica.py after d2.replica_aplicar answered 'parado' (whose transaction
 -- it rolled back: the stop is recorded in a transaction of its own, the cursor stays
 -- before the event). True when this call stopped it; false when it was stopped already.

@@ -1,11 +1,12 @@
--- The fixed interface (DESIGN.md), and the one definition of the answer: the smallest
--- civic unit containing the point and its parent chain; zero rows when no polygon
--- contains it.
+-- A fixed interface (other tools and psql users call it: its name and columns do not
+-- change), and the one definition of the answer: the smallest civic unit containing the
+-- point and its parent chain; zero rows when no polygon contains it.
 --   * boundary-inclusive (a point on a border or on a subdivision cut line is inside,
---     decision 1); smallest nivel first; at the same level an official polygon (IBGE,
---     OSM) before a community one (prioridade), never an id chosen by a drawing; then
---     unidade_civica_id: same point, same answer; coordinates rounded to 5 decimals first, so the answer is a pure
---     function of the cache key (decision 2).
+--     docs/design.md, decision 1); smallest nivel first; at the same level an official
+--     polygon (IBGE, OSM) before a community one (prioridade), never an id chosen by a
+--     drawing; then unidade_civica_id: same point, same answer; coordinates rounded to 5
+--     decimals first, so the answer is a pure function of the cache key
+--     (docs/design.md, decision 2).
 --   * First the point's band in d2.mirror_faixas: one B-tree probe finds the clean
 --     interval left of the point; strictly inside it, that interval's answer is the
 --     answer and no geometry is touched (97% of random points in Brazil, shared data).

@@ -142,7 +142,7 @@ ORDER BY m.nivel, m.unidade_civica_id;
 -- name: bench_events_insert
 -- A backlog of demanda.normalizada events published in one transaction the way an
 -- upstream producer writes them (plain INSERT): one per row of the arrays, with GPS where
--- lat is not null and address text (issue 14) where endereco is not null. A shorter array
+-- lat is not null and address text where endereco is not null. A shorter array
 -- reads as nulls: {"lats": ..., "lngs": ..., "enderecos": []} is a GPS-only backlog.
 INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
 SELECT gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
@@ -176,12 +176,6 @@ VALUES (gen_random_uuid(), 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
             'origem_normalizacao', 'automatico',
             'conteudo_suspeito', false
         ));
-
--- name: bench_cursor_at
--- Put D-2's cursor at a sequence number (the events after it are the backlog).
-INSERT INTO d2.consumer_offset (tipo_evento, last_sequence)
-VALUES ('demanda.normalizada', %(seq)s)
-ON CONFLICT (tipo_evento) DO UPDATE SET last_sequence = EXCLUDED.last_sequence;
 
 -- name: bench_max_sequence
 -- The highest sequence number of the input events.
@@ -296,7 +290,7 @@ LIMIT 1000;
 SELECT metodo_resolucao, count(*) AS n FROM d2.resolucoes_geo GROUP BY 1;
 
 -- name: bench_quality_events_insert
--- The address corpus's demands (issue 26), published as D-1b does (plain INSERT): one per element of the arrays, with the given event and demanda ids, entidades_extraidas and coordenadas_validadas (null: no GPS).
+-- The address corpus's demands, published as D-1b does (plain INSERT): one per element of the arrays, with the given event and demanda ids, entidades_extraidas and coordenadas_validadas (null: no GPS).
 INSERT INTO core.event_log (event_id, tipo, versao_schema, origem, correlacao_id, payload)
 SELECT e.event_id, 'demanda.normalizada', '1.2.0', 'D-1b', NULL,
        jsonb_build_object(

@@ -162,8 +162,8 @@ RETURNING p.demanda_id;
 -- name: regeo_apply
 -- Rewrites the given resolutions whose answer still differs today (checked again under
 -- the row lock), returning the new row and the answer it replaced. A demanda in an
--- undecided conflict keeps its answer, and nothing is published for it (issue 29 item 7;
--- deciding it queues the resolution again).
+-- undecided conflict keeps its answer, and nothing is published for it (an
+-- operator decides which event is the demand's; deciding it queues the resolution again).
 WITH alvo AS (
     SELECT g.id,
            g.unidade_civica_id AS uc_anterior,

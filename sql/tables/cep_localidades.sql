@@ -1,4 +1,4 @@
--- The localities of CEP Aberto (issue 26, migration 20261204140000): one row per city
+-- The localities of CEP Aberto (migration 20261204140000): one row per city
 -- name and UF of the CEPs `d2 cep import` loaded, and the município UC it is linked to
 -- (core.uc_polygons, IBGE), or why not. CEP Aberto's "cities" include districts; a
 -- district is linked to its município when its name says it ("Sucatinga (Beberibe)") or

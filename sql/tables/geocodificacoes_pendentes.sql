@@ -1,4 +1,4 @@
--- Address demands waiting for the geocoder (issue 14, migration 20261203130000): a
+-- Address demands waiting for the geocoder (migration 20261203130000): a
 -- demand with no usable GPS but an address is parked here in the transaction that moves
 -- the cursor, so the geocoder's latency or absence never reaches GPS demands. One row
 -- per event; the text stays in core.event_log, not copied here. The worker's geocoding

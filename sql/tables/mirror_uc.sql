@@ -1,4 +1,4 @@
--- The PostGIS mirror of the territory (DESIGN decisions 1-4): one row per polygon of
+-- The PostGIS mirror of the territory (docs/design.md, decisions 1-4): one row per polygon of
 -- d2.uc_fonte (core.uc_polygons, or the event-synced replica d2.replica_uc), its GeoJSON
 -- read as a valid MultiPolygon in 4326, repaired with ST_MakeValid where needed (and
 -- small enough: d2.mirror_state.max_vertices_reparo). Written

@@ -1,4 +1,4 @@
--- One row per address demand the geocoding stage concluded (issue 26): the UC and how
+-- One row per address demand the geocoding stage concluded: the UC and how
 -- it was found (from d2.resolucoes_geo; NULL when discarded), the precision and step of
 -- the ladder that answered, the fields understood and the Nominatim searches it took
 -- (from d2.geocodificacoes). Resolutions by address stored before that table existed

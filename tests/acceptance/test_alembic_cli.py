@@ -1,4 +1,4 @@
-"""The plain Alembic CLI from a checkout, as its users migrate (issue 28 item 3):
+"""The plain Alembic CLI from a checkout, as its users migrate:
 `alembic upgrade head`, `alembic current`, `alembic history`, `alembic downgrade base`,
 run in the repository's root where alembic.ini is, with DATABASE_URL set and with the
 embedded default (no DATABASE_URL: the cluster under D2_HOME, started, not migrated

@@ -1,4 +1,4 @@
-"""Huge payloads in a backlog (issue 16 item 5): their size is checked in SQL, so the
+"""Huge payloads in a backlog : their size is checked in SQL, so the
 worker never holds one; they end in the dead letters and the worker's memory stays at
 what a backlog of ordinary events costs it."""
 

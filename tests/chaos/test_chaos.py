@@ -1,5 +1,6 @@
-"""Chaos (issue 7 item 1): the real `d2 worker` under faults, over a mixed backlog (valid,
-malformed, outside every polygon, invalid coordinates, duplicated demanda_id).
+"""Chaos (docs/reliability.md, section 5): the real `d2 worker` under faults, over a mixed
+backlog (valid, malformed, outside every polygon, invalid coordinates, duplicated
+demanda_id).
 
 Scenarios: (a) SIGKILL the worker at random moments and restart it; (b) restart
 PostgreSQL under a running worker; (c) pg_terminate_backend its connections; (d) an idle
@@ -7,7 +8,7 @@ transaction on the event log, longer than the poll interval; (e) publishing fail
 while (a trigger raises on INSERT of demanda.georreferenciada, later dropped); (f) the
 geocoder stopped and the worker killed; (g) hostile citizen drawings (self-crossing
 stars, stacks of rotated squares, drawings at the vertex cap) in the backlog among GPS
-demands: the demands still resolve within seconds (issue 29 item 1).
+demands: the demands still resolve within seconds.
 
 After each one the invariant checker (tests/invariants.py) runs, and a row goes to the
 chaos report: repetitions, events, lost, duplicated (an event in two terminal states, or a
@@ -91,7 +92,7 @@ def contar(conn: Conn) -> tuple[int, int, int]:
                            WHERE d.event_id = e.event_id AND d.status = 'pendente') AS morto,
                    EXISTS (SELECT 1 FROM d2.eventos_processados x
                            WHERE x.event_id = e.event_id) AS processado,
-                   -- The same demanda_id with another place (issue 29 item 7).
+                   -- The same demanda_id with another place: a conflict.
                    EXISTS (SELECT 1 FROM d2.conflitos_demanda c
                            WHERE c.event_id = e.event_id) AS conflito
             FROM core.event_log e
@@ -282,7 +283,7 @@ DROP FUNCTION public.caos_recusar_publicacao();
 def test_chaos__publishing_fails_for_a_while_then_recovers(
     preparado: Conn, db_url: str, tmp_path: Path, relatorio: Relatorio
 ) -> None:
-    """Spec T9 / DESIGN decision 5: the resolution stays stored, the cursor is held, and
+    """Spec T9 / docs/design.md, decision 5: the resolution stays stored, the cursor is held, and
     the next pass publishes it. Never a dead letter for an event that was resolved."""
     worker = ProcessoWorker(db_url, tmp_path / "worker.log", "--batch-size", "10").iniciar()
     esperar(lambda: cursor(preparado) > 0, timeout_s=30)
@@ -327,7 +328,7 @@ def test_chaos__geocoder_stopped_and_worker_killed_then_both_back(
     pg_server: Server,
     nominatim_amostra: nominatim_fixtures.NominatimAmostra,
 ) -> None:
-    """Issue 14: the geocoder goes down and up while the worker is SIGKILLed and
+    """Address demands: the geocoder goes down and up while the worker is SIGKILLed and
     restarted. GPS demands never wait for it; address demands wait parked and end once."""
     sample.load_sample(db_url)
     semear_cursor(conn)
@@ -413,7 +414,7 @@ def _no_limite(n: int, cx: float, cy: float) -> dict[str, object]:
 def test_chaos__hostile_drawings_in_the_backlog_never_hold_gps_demands_back(
     preparado: Conn, db_url: str, tmp_path: Path, relatorio: Relatorio
 ) -> None:
-    """Issue 29 item 1: a 4.3 kB star held a GPS demand back 42.6 s. Drawings are now
+    """Hostile drawings: a 4.3 kB star once held a GPS demand back 42.6 s. Drawings are now
     evaluated on the territory stage's own thread and connection, repaired only when
     small: a GPS demand published right after a burst of hostile drawings is resolved
     within seconds, and every drawing ends in one terminal state too."""

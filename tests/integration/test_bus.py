@@ -1,4 +1,4 @@
-"""d2.bus on a real database: publish, replay, NOTIFY, retry, dead letters, migration."""
+"""d2.eventlog.bus on a real database: publish, replay, NOTIFY, retry, dead letters, migration."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_bus__default_versions_and_explicit_version(db_url: str, conn: Conn) -> 
 
 def test_bus__invalid_payload_refused_with_the_field_named(db_url: str, conn: Conn) -> None:
     with transacao(db_url) as produtor:
-        # The field and the rule, never the value (issue 29 item 11).
+        # The field and the rule, never the value (it may be personal data).
         with pytest.raises(errors.InvalidEvent, match=r"'demanda_id': is not a valid uuid") as e:
             bus.preparar(GEO, payload_georreferenciada(demanda_id="nao-e-uuid"))
         assert "nao-e-uuid" not in str(e.value)

@@ -1,4 +1,4 @@
-"""`d2 cep import` (issue 26 item 2): CEP Aberto into schema d2, linked to the territory,
+"""`d2 cep import`: CEP Aberto into schema d2, linked to the territory,
 what was linked and what not with the reason, idempotent, one transaction, clear errors."""
 
 from __future__ import annotations

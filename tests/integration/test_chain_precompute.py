@@ -69,6 +69,12 @@ def test_cadeias__self_parent(conn: Conn) -> None:
     a = uuid.uuid4()
     inserir_uc(conn, 4, "Pai de si", poligono(quadrado(0, 0, 1, 1)), a, uc=a)
     assert_cadeias_concordam(conn)
+    # The climb stops before a UC already in the chain: the UC alone, not [a, a, ...].
+    row = conn.execute(
+        "SELECT cadeia_ucs FROM d2.mirror_cadeias WHERE unidade_civica_id = %s", [a]
+    ).fetchone()
+    assert row is not None
+    assert row["cadeia_ucs"] == [a]
 
 
 def test_cadeias__delete_middle_and_reinsert(conn: Conn, territorio: Territorio) -> None:

@@ -1,4 +1,4 @@
-"""What `d2` prints cannot drive the operator's terminal (issue 29 item 12): names, error
+"""What `d2` prints cannot drive the operator's terminal: names, error
 texts and ids come from citizens' drawings, other colonies' writers of core.uc_polygons
 and malformed events. Control characters (ESC, OSC, CR, LF, C1), bidi overrides and
 zero-width characters are printed as visible escapes in every text form; --json stays

@@ -298,7 +298,7 @@ def _sem_territorio(conn: Conn) -> bool:
 
 
 def test_service__desfecho_values_match_the_corpus_outcomes() -> None:
-    # The address outcomes (issue 14) have their own cases in test_geocoder.py.
+    # The address outcomes have their own cases in test_geocoder.py.
     enderecos = {"geocodificacao_pendente", "endereco_nao_resolvido"}
     handler = {str(d) for d in classification.Outcome} - {"republicada"} - enderecos
     assert handler == set(corpus.DESFECHOS) - {corpus.REFUSED_BY_EVENT_LOG}

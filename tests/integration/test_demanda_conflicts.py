@@ -1,4 +1,4 @@
-"""A real demand hijacked by a copy (issue 29 item 7). A colony whose role may only
+"""A real demand hijacked by a copy. A colony whose role may only
 INSERT into core.event_log takes a transaction id early, waits for D-1b's event, then
 inserts a copy with the same demanda_id and other coordinates: the copy sits first in
 the readers' (transacao, sequence_number) order. First-wins stored and published the

@@ -1,4 +1,4 @@
-"""The gap test (DESIGN decision 6): a reader following core.event_log never skips.
+"""The gap test (docs/design.md, decision 6): a reader following core.event_log never skips.
 
 Several producers, each on its own connection, insert events (plain INSERTs, and
 bus.publicar of one or many rows, the worker's way), all numbered at INSERT by the table's

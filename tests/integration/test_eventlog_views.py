@@ -1,4 +1,4 @@
-"""d2_worker sees only D-2's events and dead letters (issue 16, item 7).
+"""d2_worker sees only D-2's events and dead letters.
 
 The worker's role holds nothing on core.event_log or core.dead_letter_queue: it reads
 the log through the security-barrier view d2.eventos and the d2.eventos_* definer

@@ -1,4 +1,4 @@
-"""The event log's fence held by any login (issue 29 item 6).
+"""The event log's fence held by any login.
 
 Readers take only events below the oldest transaction with an id still running in the
 cluster (docs/reliability.md, section 7), so `BEGIN; SELECT pg_current_xact_id();` left

@@ -1,4 +1,4 @@
-"""What D-2 puts outside schema d2 (issue 15.5): docs/monolith.md's table is d2/footprint.py's
+"""What D-2 puts outside schema d2: docs/monolith.md's table is d2/footprint.py's
 list, a migrated database holds nothing more, and `d2 db verify` names anything more."""
 
 from __future__ import annotations

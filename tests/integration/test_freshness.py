@@ -1,8 +1,9 @@
-"""Operators' tools answer from what the tables say now (issue 28): a polygon written to
-core.uc_polygons with plain SQL — the spec's own way to settle pending reviews (§2.4) —
-is in every on-demand answer at once, with no worker running; where it cannot be applied
-(another applier holds the lock, a read-only session) the command still answers and says
-how many changes wait and how to apply them; a psql user calling the resolver is warned.
+"""Operators' tools answer from what the tables say now (docs/design.md, decision 10): a
+polygon written to core.uc_polygons with plain SQL — the spec's own way to settle pending
+reviews (§2.4) — is in every on-demand answer at once, with no worker running; where it
+cannot be applied (another applier holds the lock, a read-only session) the command still
+answers and says how many changes wait and how to apply them; a psql user calling the
+resolver is warned.
 
 Each test writes, then asks, as an operator would: the real `d2` command in a subprocess.
 """
@@ -93,7 +94,7 @@ def test_revisoes_reprocessar__resolves_what_a_new_polygon_covers(
     }
     escrever_municipio(conn, territorio)
 
-    feito = d2(db_url, "revisoes", "reprocessar", "--log-level", "ERROR")
+    feito = d2(db_url, "revisoes", "reprocessar", "--json", "--log-level", "ERROR")
 
     assert feito.returncode == 0, feito.stderr
     relatorio = json.loads(feito.stdout)

@@ -1,7 +1,7 @@
-"""The address corpus of issue 26 and the short form of `d2 bench geocode-quality`: the
-committed corpus is what its generator makes, covers what the issue asks, and runs
-through the real worker on both paths (today's free text and the ladder), every case
-judged; the ladder meets the issue's targets on it."""
+"""The address corpus and the short form of `d2 bench geocode-quality`: the committed
+corpus is what its generator makes, covers every category in 5 UFs, and runs through the
+real worker on both paths (the free text and the ladder), every case judged; the ladder
+meets its targets on it (docs/geocoding.md, "Quality")."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_address_corpus__the_committed_file_is_what_the_generator_makes(
     assert address_corpus.ARQUIVO.read_text(encoding="utf-8") == feito
 
 
-def test_address_corpus__covers_what_the_issue_asks() -> None:
+def test_address_corpus__covers_every_category_ufs_and_long_texts() -> None:
     cabecalho, casos = address_corpus.ler()
 
     assert len(casos) >= 300

@@ -1,5 +1,5 @@
-"""Address demands through the worker against the real sample Nominatim (issue 14, item 7):
-each case of the issue, GPS winning, replay, the geocoder stopped and back, HTTP mode."""
+"""Address demands through the worker against the real sample Nominatim: each kind of
+address (docs/geocoding.md), GPS winning, replay, the geocoder stopped and back, HTTP mode."""
 
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ DESCARTADOS = [
 
 @pytest.fixture(params=["on", "off"], ids=["ladder", "free text"])
 def escada(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Both paths: the address ladder, and issue 14's free text (D2_GEOCODER_LADDER=off),
+    """Both paths: the address ladder, and the older free text (D2_GEOCODER_LADDER=off),
     which stays as it was so that the benchmarks compare them in the same run."""
     monkeypatch.setenv("D2_GEOCODER_LADDER", request.param)
     return str(request.param)

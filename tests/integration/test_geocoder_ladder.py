@@ -1,6 +1,6 @@
-"""The address ladder against a real Nominatim (issue 26): the issue's 20 ways of
-writing two addresses, homonymous municípios, CEPs (alone, contradicting the text),
-places alone without any search, POIs, and what d2.v_geocodificacoes shows."""
+"""The address ladder against a real Nominatim: 20 ways of writing two addresses, homonymous
+municípios, CEPs (alone, contradicting the text), places alone without any search, POIs, and
+what d2.v_geocodificacoes shows."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.support import Conn
 
 CG, DOURADOS = "5002704", "5003702"
 
-# The issue's 20 ways (text, CD_MUN expected or None, precision expected). Before the
+# The 20 ways (text, CD_MUN expected or None, precision expected). Before the
 # ladder: 7 gave nothing, 4 only the município or bairro, 9 the street.
 VINTE = [
     ("R. Antonio Maria Coelho 1500 Campo Grande MS", CG, "numero"),
@@ -77,7 +77,7 @@ def _geocodificacao(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
     return dict(row)
 
 
-def test_ladder__the_issues_twenty_ways_of_writing_two_addresses(geocoder_ms_url: str) -> None:
+def test_ladder__twenty_ways_of_writing_two_addresses(geocoder_ms_url: str) -> None:
     """Each alone, through a worker of its own (a cold cache): the searches it took are
     all its own; at most 1.5 on average."""
     with psycopg.connect(geocoder_ms_url, autocommit=True, row_factory=dict_row) as conn:

@@ -1,4 +1,4 @@
-"""Least privilege and abuse, for textual addresses (issue 14): the d2_worker login handles
+"""Least privilege and abuse, for textual addresses: the d2_worker login handles
 address demands end to end with its grants and nothing more; an ordinary role reads no
 address; the web role d2 creates for Nominatim cannot log in."""
 

@@ -1,4 +1,4 @@
-"""An address the geocoder keeps failing (issue 29 item 13): it is retried by due time,
+"""An address the geocoder keeps failing: it is retried by due time,
 never at the head of every round, and after D2_GEOCODER_TRIES_MAX failures while the
 geocoder answers (others, or its status) it ends in the dead letters — without its text.
 A geocoder that is down costs no address its tries. A small HTTP server plays Nominatim:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +136,9 @@ def test_reimport__changed_name_updates_exactly_one_row(
 
 
 def test_import__deterministic_ids() -> None:
-    assert ibge.uc_id(4, "1100015") == ibge.uc_id(4, "1100015")
+    # The id any installation (or L-2) computes from the official code alone: uuid5 of
+    # "ibge:4:1100015" in D-2's namespace, written out so a changed namespace or key shows.
+    assert ibge.uc_id(4, "1100015") == uuid.UUID("56f86151-aa92-5d9b-a737-9cb1bd974389")
     assert ibge.uc_id(4, "1100015") != ibge.uc_id(2, "1100015")
     assert ibge.uc_id(4, "1100015") != ibge.uc_id(4, "1100015", fonte="osm")
 

@@ -1,4 +1,4 @@
-"""A database the old seed populated (issue 15.3): random ids, official codes in
+"""A database the old seed populated: random ids, official codes in
 metadados (spec 8.5: codigo_municipio, codigo_uf, codigo_regiao, codigo_bairro; fonte
 'ibge'). The importers continue those rows in place, ids kept, never duplicated, in a
 D-2-created core.uc_polygons and in one the monolith created before `d2 migrate`.

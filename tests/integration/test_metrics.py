@@ -317,7 +317,7 @@ def test_http__a_flood_beyond_the_bound_holds_at_most_the_bound_and_healthz_answ
 
 
 class Gotejamento:
-    """Slow-drip clients (issue 29 item 9): each sends a request one byte at a time, a
+    """Slow-drip clients: each sends a request one byte at a time, a
     byte every `passo_s` (well within any per-read timeout), forever, and connects again
     as soon as the server closes it."""
 

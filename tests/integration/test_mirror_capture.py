@@ -1,4 +1,5 @@
-"""Writers of core.uc_polygons only record their changes; D-2 applies them (issue 15.2).
+"""Writers of core.uc_polygons only record their changes; D-2 applies them
+(docs/mirror.md).
 
 The writer's transaction does no mirror work and never waits for an applier; one apply
 takes whole transactions, from one snapshot, so the resolver never sees half of a

@@ -1,4 +1,4 @@
-"""Abuse of the change capture and the applier by ordinary roles (issue 15.2).
+"""Abuse of the change capture and the applier by ordinary roles.
 
 An attacker with an ordinary role: a colony that may write core.uc_polygons (and holds
 nothing in d2), or the worker's login (d2_worker). The capture trigger runs as D-2's

@@ -1,4 +1,4 @@
-"""The mirror's locks, attacked (issue 29 item 5; issue 27 item 5).
+"""The mirror's locks, attacked (docs/reliability.md, section 6).
 
 Appliers and the interval builder used to serialise on advisory-lock keys, which any
 login may take: holding them froze the mirror (captured changes never applied, `d2 mirror

@@ -1,4 +1,4 @@
-"""Several `d2 worker` processes on one database (issue 7 item 3).
+"""Several `d2 worker` processes on one database (docs/reliability.md, section 2).
 
 One leader at a time (a lock on d2.worker_lideranca only d2_worker may take, held on a
 connection of its own: sql/functions/lideranca_tentar.sql): the others wait as standbys.
@@ -149,7 +149,7 @@ def _tratado(conn: Conn, event_id: uuid.UUID) -> bool:
     return bool(row and row["ok"])
 
 
-# --- leadership only workers can take (issue 16 item 4) -----------------------------------
+# --- leadership only workers can take ----------------------------------------------------
 
 _SEGURA_O_LOCK = """
 SELECT l.pid FROM pg_locks l

@@ -1,4 +1,4 @@
-"""What `d2 nominatim import` may drop (issue 29 item 10). A rebuild starts with DROP
+"""What `d2 nominatim import` may drop. A rebuild starts with DROP
 DATABASE … WITH (FORCE) of whatever D2_NOMINATIM_DSN names: pointed (by mistake or by
 whoever sets the environment) at a colony's database, it replaced that database with
 Nominatim. Now it drops only a database an earlier import built (D-2's mark), any other

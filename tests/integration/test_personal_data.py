@@ -1,4 +1,5 @@
-"""Personal data never reaches the dead letters or the logs (issue 29 item 11; LGPD).
+"""Personal data never reaches the dead letters or the logs (LGPD; docs/design.md,
+the departure on the log line of invalid coordinates).
 
 Dead letters (core.dead_letter_queue, read by every colony's operators) and ERROR logs
 (shipped to aggregators, kept for long) are read by more people than the event log. An

@@ -1,4 +1,5 @@
-"""Least privilege (issue 7 item 4): the worker runs as a login that holds only d2_worker.
+"""Least privilege (docs/reliability.md, section 1): the worker runs as a login that holds
+only d2_worker.
 
 It handles every outcome (resolution, discard, review, dead letter, republish) with those
 grants and nothing more, and it cannot touch core.uc_polygons or write anywhere else.
@@ -39,7 +40,7 @@ def _backlog_de_todos_os_desfechos(conn: Conn) -> dict[str, uuid.UUID]:
             conn, payload_normalizada(-26.0, -42.0, demanda_id=repetida)
         ),
         # The same demanda again: the same place is a retry (a dead letter), another
-        # place a conflict for an operator (issue 29 item 7).
+        # place a conflict for an operator.
         "dead_letter_duplicada": inserir_evento(
             conn, payload_normalizada(-26.0, -42.0, demanda_id=repetida)
         ),
@@ -122,7 +123,7 @@ def test_worker_role__replay_from_zero_republishes_without_new_rows(
 
     assert resultado.contagem["republicada"] == 2
     depois = _contagens(conn)
-    # One of the two is held back: its demanda is in conflict (issue 29 item 7).
+    # One of the two is held back: its demanda is in conflict.
     assert depois == antes | {"publicados": antes["publicados"] + 1}
     invariants.verificar(conn)
 
@@ -320,13 +321,13 @@ def test_logs__malformed_database_url_is_a_config_error_without_the_password(
     assert SENHA not in texto and SENHA[5:] not in texto
 
 
-# --- definer functions: pinned search_path, no EXECUTE for PUBLIC (issue 16 items 2, 3) ---
+# --- definer functions: pinned search_path, no EXECUTE for PUBLIC ------------------------
 
 # Definer functions d2_worker calls: each validates what it writes or reads (tests of
 # its own).
 _DO_WORKER = frozenset(
     {
-        # Citizen drawings, given an event's id only (issue 29 item 4).
+        # Citizen drawings, given an event's id only.
         "d2.territorio_tentar(uuid)",
         "d2.territorio_avaliar(uuid)",
         "d2.territorio_submeter(uuid,integer)",

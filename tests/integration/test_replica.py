@@ -1,4 +1,4 @@
-"""The event-synced replica (spec Phase 2, issue 17 item 3): the mirror built from
+"""The event-synced replica (spec Phase 2): the mirror built from
 uc.poligono_* events answers every point as the mirror built from core.uc_polygons does;
 a replica started from empty catches up from the log; changes by event move the mirror
 and the re-georeferencing follow-up; hostile events end in the dead letters and the

@@ -1,4 +1,4 @@
-"""Forged uc.poligono_* events (issue 29 item 3). With the mirror built from events, a
+"""Forged uc.poligono_* events (docs/design.md, decision 11). With the mirror built from events, a
 colony whose role may only INSERT into core.event_log wrote, under origem 'D-2', a
 removal of every UC and one polygon over Brazil: the mirror was left with one polygon
 and every stored answer was rewritten and republished. Each test here replays such an

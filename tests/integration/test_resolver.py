@@ -1,4 +1,4 @@
-"""d2.resolver_territorio on hand-built polygons (DESIGN decisions 1-4)."""
+"""d2.resolver_territorio on hand-built polygons (docs/design.md, decisions 1-4)."""
 
 from __future__ import annotations
 

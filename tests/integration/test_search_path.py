@@ -1,4 +1,4 @@
-"""search_path hijacking of D-2's definer functions (issue 16 item 2).
+"""search_path hijacking of D-2's definer functions.
 
 An ordinary role allowed to CREATE in `public`, where PostGIS lives, plants overloads that
 match the calls in D-2's definer and trigger functions better than the real ones. Each

@@ -1,4 +1,4 @@
-"""Attacks on the citizen-drawn territory (issue 29 items 1, 2, 4, 8, 12), each as the
+"""Attacks on the citizen-drawn territory (docs/reliability.md, section 6), each as the
 review made it: a hostile citizen's drawing (through L-1's lugar.cadastrado), a writer of
 core.uc_polygons, a stolen d2_worker login. Each fails on the code before its defence.
 

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from shapely.geometry import shape
 
-from d2 import config, db, errors
+from d2 import cli, config, db, errors
 from d2.eventlog import bus
 from d2.ops import dlq
 from d2.territorio import comunitario
@@ -117,7 +117,7 @@ def _deslocamento(sobreposicao: float) -> float:
         (0.79, "alternativa"),
         (0.51, "alternativa"),
         # Below 0.5 it is another place, but one covering more than 10% of a community UC
-        # of its level waits for a moderator (issue 29 item 2: a superset drawn to take a
+        # of its level waits for a moderator (a superset drawn to take a
         # micro-area's demands); a sliver of overlap does not.
         (0.49, "retida"),
         (0.10, "retida"),
@@ -507,7 +507,7 @@ def test_territorio__health_ranks_a_misplaced_polygon_first(
 def test_territorio__the_worker_role_names_an_event_and_nothing_else(
     conn: Conn, territorio_desenhos: TerritorioDesenhos, db_url: str
 ) -> None:
-    """The definer functions take only an event's id (issue 29 item 4): the worker's role
+    """The definer functions take only an event's id: the worker's role
     chooses no geometry, no level and no id, may not write core.uc_polygons nor moderate,
     and a role without the grant may call none of them."""
     conn.execute("CREATE ROLE territorio_worker_login LOGIN IN ROLE d2_worker")
@@ -580,7 +580,7 @@ def test_territorio__cli_consumes_lists_and_refuses_with_one_line(
     d2 = [sys.executable, "-m", "d2.cli", "territorio"]
 
     consumido = subprocess.run(
-        [*d2, "consumir", "--drain", "--log-level", "ERROR"],
+        [*d2, "consumir", "--drain", "--json", "--log-level", "ERROR"],
         env=env, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     listado = subprocess.run(
@@ -597,3 +597,31 @@ def test_territorio__cli_consumes_lists_and_refuses_with_one_line(
     assert recusado.returncode == 2
     assert recusado.stderr.strip().count("\n") == 0
     assert "not a UUID" in recusado.stderr
+
+
+def test_territorio__cli_shows_and_moderates_in_sentences_for_people(
+    conn: Conn,
+    db_url: str,
+    territorio_desenhos: TerritorioDesenhos,
+    settings: config.Settings,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+    alternativa = submeter_desenho(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
+    comunitario.drenar(conn, settings)
+    alt = str(submissao(conn, alternativa)["id"])
+
+    assert cli.main(["territorio", "show", alt]) == 0
+    texto = capsys.readouterr().out
+    assert texto.startswith(f"submission {alt}: alternativa\n")
+    assert "the UC's versions:" in texto and texto.count("\n") >= 6
+    for repr_python in ("{", "datetime", "Decimal(", "None", "True", "False"):
+        assert repr_python not in texto
+    assert cli.main(["territorio", "show", alt, "--json"]) == 0
+    dados = json.loads(capsys.readouterr().out)
+    assert dados["geometria"]["type"] in {"Polygon", "MultiPolygon"}
+
+    args = ["territorio", "aceitar", alt, "--by", "moderadora", "--log-level", "ERROR"]
+    assert cli.main(args) == 0
+    uc = submissao(conn, alternativa)["alvo_uc_id"]
+    assert capsys.readouterr().out == f"aceitar: now the UC's canonical geometry (UC {uc})\n"

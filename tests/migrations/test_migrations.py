@@ -24,7 +24,7 @@ SPEC_COLUMNS: dict[str, list[tuple[str, str, bool]]] = {
         ("event_id", "uuid", False),
         ("correlacao_id", "uuid", False),
         ("criado_em", "timestamp(2) with time zone", False),
-        # spec 2.2's Phase 2 columns (issue 14): the address a resolution came from
+        # spec 2.2's Phase 2 columns: the address a resolution came from
         ("endereco_original", "text", True),
         ("endereco_geocodificado", "text", True),
     ],

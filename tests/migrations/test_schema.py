@@ -1,8 +1,7 @@
 """The schema at head is committed (tests/migrations/schema_head.txt) and a migrated
 database must match it line for line; every revision goes up, down and up again (the
 stairway); every live function in sql/functions is, at head, exactly what the database
-runs (issue 18 item 1); and sql/tables builds exactly the tables the migrations build
-(issue 27 item 4).
+runs; and sql/tables builds exactly the tables the migrations build.
 
 After a deliberate change to the schema: `D2_SCHEMA_UPDATE=1 scripts/test.sh
 tests/migrations/test_schema.py` rewrites the snapshot; review its diff like code.

@@ -154,7 +154,7 @@ def test_evento__bounds_left_out_of_equality_and_repr() -> None:
 
 
 def test_origem__only_the_listed_producers_publish_demands() -> None:
-    """Issue 29 item 7: demanda.normalizada from an origem outside D2_DEMANDA_ORIGENS is a
+    """demanda.normalizada from an origem outside D2_DEMANDA_ORIGENS is a
     dead letter, named in one line, before anything of its payload is looked at."""
     evento = dataclasses.replace(_evento(_payload()), origem="D-4")
     plano = classification.classificar(evento, CONFIG)

@@ -1,4 +1,4 @@
-"""docker-compose and the Dockerfile, read as files (issue 29 item 14). No Docker engine
+"""docker-compose and the Dockerfile, read as files. No Docker engine
 runs where D-2 is developed, so these checks hold the files to their properties, not a
 running stack: no password has a default (a forgotten variable fails `docker compose up`
 instead of starting a superuser with a password printed in this repository), passwords

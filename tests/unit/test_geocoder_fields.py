@@ -1,4 +1,4 @@
-"""Understanding addresses without a database (issue 26 items 1 and 6): the fields split
+"""Understanding addresses without a database: the fields split
 from the ways citizens write, complements that never reach a search, the place rules
 (homonyms, CEPs, contradictions), and the parser's bounded work on hostile texts."""
 

@@ -1,4 +1,4 @@
-"""The package's floor plan (shared/DESIGN.md, "The floor plan"): the folders under d2/
+"""The package's floor plan (the README's "Layout"): the folders under d2/
 are the layers; each module imports only from its own floor or below, there is no import
 cycle (imports inside functions included: hiding one there does not make it go away),
 only the command line knows about the embedded cluster, and no package __init__
@@ -13,8 +13,8 @@ import d2
 
 PACOTE = Path(d2.__file__).resolve().parent
 
-# Top to bottom. A module's floor is that of the longest package prefix naming it; the
-# base is what sits directly in d2/.
+# Top to bottom, as the README's "Layout" maps them. A module's floor is that of the
+# longest package prefix naming it; the base is what sits directly in d2/.
 ANDARES: list[tuple[str, tuple[str, ...]]] = [
     # the `d2` command, one module per command group, and the benchmarks (they run the
     # worker and start throw-away clusters, as commands do)
@@ -29,7 +29,7 @@ ANDARES: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("d2.ops",)),
     # classify, decide and conclude a batch of demands; outputs, outcome logs, geo cache
     ("handler", ("d2.handler",)),
-    # addresses: text, Nominatim, inference from names, Nominatim's import
+    # addresses: fields, places, the ladder, the Nominatim client, inference, Nominatim's import
     ("geocoder", ("d2.geocoder",)),
     # IBGE, OSM and the sample territory into core.uc_polygons (they apply the mirror)
     ("importers", ("d2.importers",)),
@@ -123,6 +123,20 @@ def test_no_import_cycle() -> None:
 def test_only_the_command_line_knows_the_embedded_cluster() -> None:
     quem = sorted(m for m, alvos in _grafo().items() if "d2.embedded" in alvos)
     assert [m for m in quem if _andar(m) > 1] == []
+
+
+def test_only_commands_import_the_command_line() -> None:
+    """The benchmarks share the commands' floor (they start clusters and run the worker
+    as commands do) but sit below them: `d2 bench` imports them, never the reverse, so
+    nothing outside d2/cli/ imports from it (its URL decision included)."""
+    quem = sorted(
+        f"{modulo} imports {alvo}"
+        for modulo, alvos in _grafo().items()
+        if not modulo.startswith("d2.cli")
+        for alvo in alvos
+        if alvo == "d2.cli" or alvo.startswith("d2.cli.")
+    )
+    assert quem == []
 
 
 def test_every_folder_is_one_floor() -> None:

@@ -1,4 +1,4 @@
-"""D-2's locks, each defined once (issue 27 item 5, issue 29 item 5).
+"""D-2's locks, each defined once (docs/reliability.md, section 6).
 
 Every lock D-2 waits on or holds is an EXCLUSIVE lock on an empty table of its own,
 defined in sql/tables with its reason: LOCK TABLE in that mode needs UPDATE on the table,

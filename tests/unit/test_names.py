@@ -31,8 +31,9 @@ SUBSTANTIVOS = {
 # re-georeferencing, dlq for the dead-letter queue, ibge, osm, pip for point-in-polygon).
 INGLES = {
     "acceptance", "address", "advance", "adversarial", "alembic", "applied", "apply", "areas",
-    "at", "attacks", "bands", "batch", "bench", "border", "budgets", "build", "bus", "by", "cache",
-    "candidates", "capture", "catalog", "chain", "chaos", "check", "checks", "classification",
+    "attacks", "bands", "batch", "bench", "border", "budgets", "build", "bus", "by", "cache",
+    "candidates", "capture", "catalog", "chain", "changelog", "chaos", "check", "checks",
+    "classification",
     "classify", "clear", "cli", "cluster", "codigo", "commands", "common", "config",
     "conflicts", "conftest", "consumer", "contains", "contributing", "copy", "corpus", "count",
     "counts", "create", "current", "cursor", "d2", "data", "database", "db", "dead", "decide",
@@ -44,16 +45,17 @@ INGLES = {
     "handler", "head", "health", "held", "history", "holder", "holders", "html", "http", "huge",
     "ibge", "id", "identify", "ids", "ignored", "import", "importer", "importers", "imports",
     "in", "index", "inference", "init", "insert", "integration", "intervals", "invariants",
-    "ladder", "lag", "last", "latency", "layers", "leader", "leadership", "letters", "level",
+    "ladder", "lag", "last", "layers", "leader", "leadership", "letters", "level",
     "link", "list", "localities", "lock", "log", "logs", "lookup", "loop", "main", "many",
     "map", "mark", "match", "max", "method", "metrics", "migrations", "mirror", "monolith",
-    "move", "multi", "naive", "names", "new", "next", "nominatim", "notify", "now", "of", "old",
+    "move", "multi", "naive", "names", "new", "next", "nominatim", "now", "of", "old",
     "on", "one", "open", "ops", "orphans", "osm", "others", "outcome", "outputs", "overall",
     "page", "parent", "parents", "park", "passed", "path", "payload", "pending", "performance",
     "perimeter", "personal", "pieces", "pip", "places", "plans", "point", "points", "postpone",
     "precompute", "prisma", "privileges", "processes", "producer", "producers", "publish",
     "quality", "queries", "query", "queue", "read", "reading", "readme", "rebuild", "record",
-    "regeo", "registry", "reliability", "removals", "remove", "removed", "repeatable",
+    "references", "regeo", "registry", "reliability", "removals", "remove", "removed",
+    "repeatable",
     "replica", "requeue", "resolve", "resolved", "resolver", "results", "resume", "retry",
     "role", "rounding", "row", "rules", "sample", "schema", "schemas", "scripts", "sealed",
     "search", "security", "seed", "sequence", "session", "set", "settings", "setup", "shared",
@@ -67,7 +69,7 @@ INGLES = {
     "without",
     # Points of interest named as an address.
     "poi",
-    # The locks and the sessions holding them (issue 29 items 5, 6).
+    # The locks and the sessions holding them.
     "locks", "statement", "timeout", "transaction",
     # The address corpus's generator and its categories (d2/bench/corpus/), and the run of
     # `d2 bench geocode-quality` beside the table that judges it.

@@ -210,7 +210,7 @@ def test_registry__erros_lists_every_problem_or_nothing() -> None:
     ]
 
 
-# --- no payload value in an error text (issue 29 item 11) ------------------------------
+# --- no payload value in an error text ------------------------------------------------
 # Error texts go to the dead letters and to ERROR logs, which more people read, and for
 # longer, than the event log: they keep the field's path and the rule it breaks, never the
 # value. A citizen's name, CPF and address, and coordinates, put in every field of every

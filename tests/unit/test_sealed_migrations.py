@@ -1,4 +1,4 @@
-"""Frozen migration SQL is sealed (issue 18 item 1): what a migration installs is the text
+"""Frozen migration SQL is sealed: what a migration installs is the text
 under alembic/versions/sql/<revision>/, and alembic/versions/sql/SHA256SUMS holds the
 hash of every such file. Editing one, deleting one or adding one without sealing it
 fails here; `d2 db freeze REVISION PATH...` freezes the live file for

@@ -1,4 +1,4 @@
-"""d2/terminal.py and the CLI's renderers (issue 29 item 12): what a terminal would act on,
+"""d2/terminal.py and the CLI's renderers: what a terminal would act on,
 or what reorders or hides text, is printed as a visible escape; JSON stays exact."""
 
 from __future__ import annotations

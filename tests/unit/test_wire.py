@@ -1,4 +1,4 @@
-"""The wire format's fast encoders (d2.wire) agree with the standard library's."""
+"""The wire format's fast encoders (d2.eventlog.wire) agree with the standard library's."""
 
 from __future__ import annotations
 

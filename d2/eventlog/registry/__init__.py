@@ -1,6 +1,6 @@
 """The Registry: JSON Schemas (draft 2020-12) of the events D-2 reads and writes.
 
-One file per (type, version) in d2/registry/schemas/, named `<tipo>-<versao>.json`, whose
+One file per (type, version) in d2/eventlog/registry/schemas/, named `<tipo>-<versao>.json`, whose
 `x-tipo` and `x-versao` must agree with the name. Formats are checked ("uuid" included),
 and uuid fields also carry a pattern, so a non-UUID string is refused even by a validator
 that ignores formats.
