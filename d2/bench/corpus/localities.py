@@ -178,6 +178,15 @@ def linhas(conn: sqlite3.Connection, ceps: Iterable[int]) -> dict[int, Linha]:
     return {int(r[0]): Linha(*r) for r in conn.execute(sql, lista)}
 
 
+def linhas_das_ufs(conn: sqlite3.Connection, ufs: Iterable[str]) -> list[Linha]:
+    """Every row of the UFs, in CEP order."""
+    lista = sorted(set(ufs))
+    sql = _LINHAS.replace("c.cep IN ({ceps})", "s.sigla IN ({ufs})").format(
+        ufs=", ".join("?" for _ in lista)
+    )
+    return [Linha(*r) for r in conn.execute(sql, lista)]
+
+
 def nomes_das_localidades(
     conn: sqlite3.Connection, nomes: set[str]
 ) -> list[tuple[str, str, str, str]]:
