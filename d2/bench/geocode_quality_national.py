@@ -247,19 +247,26 @@ def relatorio(av: Avaliacao, *, falhas: bool = True) -> Iterator[dict[str, Any]]
         yield from erros(av)
 
 
+def _falha(v: Veredito) -> str:
+    """What is wrong with a text's answer: its município, else its bairro, else its level."""
+    if v.municipio != "right":
+        return v.municipio
+    return f"bairro {v.bairro}" if v.bairro not in (None, "right") else v.nivel
+
+
 def erros(av: Avaliacao) -> Iterator[dict[str, Any]]:
-    """Each text whose município is not right: its text, what was expected and answered,
-    and the stage's reason and step."""
+    """Each text whose município or bairro is not right, or answered at another level:
+    its text, what was expected and answered, and the stage's reason and step."""
     for caso in av.casos:
         v = av.vereditos[caso["id"]]
-        if v.municipio == "right" and v.bairro in (None, "right"):
+        if v.municipio == "right" and v.bairro in (None, "right") and v.nivel == "as_expected":
             continue
         r = av.execucao.respostas[caso["id"]]
         yield {
             "bench": "geocode-quality",
             "corpus": "national",
             "miss": caso["id"],
-            "verdict": v.municipio if v.municipio != "right" else f"bairro {v.bairro}",
+            "verdict": _falha(v),
             "text": caso["payload"]["entidades_extraidas"].get("endereco"),
             "expected": caso["esperado"]["bairro"] or caso["esperado"]["municipio"],
             "answered": r.get("uc_codigo"),
