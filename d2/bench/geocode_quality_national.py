@@ -36,11 +36,13 @@ ROWS_QUICK = 2  # --quick: the first rows of each UF
 @dataclass(frozen=True)
 class Selecao:
     """Which texts of the corpus run: of some UFs, in some forms, the first rows of each
-    UF (None: all)."""
+    UF (None: all); and whether the environment holds only those UFs' territory and CEPs
+    (faster to build, but a name another UF shares is then easier than in Brazil)."""
 
     ufs: tuple[str, ...] = ()
     formas: tuple[str, ...] = ()
     linhas_por_uf: int | None = None
+    so_as_ufs: bool = False
 
     def escolher(self, casos: list[dict[str, Any]]) -> list[dict[str, Any]]:
         desconhecidas = set(self.formas) - set(address_corpus_national.FORMS)
@@ -193,8 +195,8 @@ def medir(srv: common.Server, selecao: Selecao, *, falhas: bool = True) -> Itera
     if not escolhidos:
         raise errors.InvalidInput("no text of the national corpus matches the selection")
     inicio = time.perf_counter()
-    # The whole territory and every CEP, unless the run names its UFs.
-    ufs = tuple(sorted(selecao.ufs)) or None
+    # The whole territory and every CEP, unless asked for the UFs' own only.
+    ufs = tuple(sorted(selecao.ufs)) if selecao.so_as_ufs and selecao.ufs else None
     with geocode_quality_national_run.ambiente(srv, ufs=ufs) as amb:
         yield {
             "bench": "setup",

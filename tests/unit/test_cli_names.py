@@ -151,7 +151,7 @@ PALAVRAS = {
     "threads", "tiles", "tolerance", "verbose", "wait", "web",
     "force",
     # geocode-quality's selection of the national address corpus
-    "corpus", "form", "uf",
+    "corpus", "form", "only", "uf",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip
