@@ -204,6 +204,7 @@ def medir(srv: common.Server, selecao: Selecao, *, falhas: bool = True) -> Itera
             "figure": "national corpus environment",
             "seconds": {k: round(v, 1) for k, v in amb.segundos.items()},
             "territory": "whole" if ufs is None else ", ".join(ufs),
+            "nominatim": "none" if amb.nominatim_url is None else "one that knows no street",
             "cep_import": amb.cep_import,
         }
         av = avaliar(amb, escolhidos)

