@@ -24,7 +24,8 @@ from d2.importers import ibge
 if TYPE_CHECKING:
     from tests.conftest import Server
 
-# MS for its bairro UCs; the others where the issue found most misses. Only their
+# MS for its bairro UCs; the others where addresses from other states were most often
+# missed. Only their
 # territory and CEPs are loaded, so a name shared with another UF's município is easier
 # here than in the full run.
 UFS = ("AC", "AL", "MS", "RJ")
