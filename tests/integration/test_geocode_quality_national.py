@@ -25,9 +25,8 @@ if TYPE_CHECKING:
     from tests.conftest import Server
 
 # MS for its bairro UCs; the others where addresses from other states were most often
-# missed. Only their
-# territory and CEPs are loaded, so a name shared with another UF's município is easier
-# here than in the full run.
+# missed. Only their territory and CEPs are loaded, so a name shared with another UF's
+# município is easier here than in the full run.
 UFS = ("AC", "AL", "MS", "RJ")
 LINHAS = 2  # rows of each UF, each in the six forms
 
