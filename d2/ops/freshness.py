@@ -32,6 +32,8 @@ class Freshness:
     """The follow-up's report, when the command asked for it."""
     por_acompanhar: int = 0
     """Stored answers and reviews still queued for the follow-up after the bound."""
+    somente_leitura: bool = False
+    """The session may not write (a hot standby): nothing could be applied here."""
 
     def linhas(self) -> list[str]:
         """One line per thing to say, for stderr (nothing when all was current)."""
@@ -42,7 +44,14 @@ class Freshness:
                 f"d2: mirror: applied {a.mudancas} change(s) of core.uc_polygons "
                 f"({a.poligonos} polygon(s)) in {a.segundos:.2f} s before answering"
             )
-        if self.pendentes:
+        if self.pendentes and self.somente_leitura:
+            saida.append(
+                f"d2: warning: {self.pendentes} change(s) of core.uc_polygons wait to be "
+                "applied to the mirror; this session is read-only, so this answer comes from "
+                "the mirror before them (on a hot standby: the worker on the primary applies "
+                "them, and they arrive here by replication)"
+            )
+        elif self.pendentes:
             saida.append(
                 f"d2: warning: {self.pendentes} change(s) of core.uc_polygons wait to be "
                 f"applied to the mirror ({self.motivo}); this answer comes from the mirror "
@@ -84,6 +93,9 @@ def atualizar(conn: db.Connection, prazo_s: float, *, seguir: bool = False) -> F
             )
         except errors.StatementTimeout:
             estado.motivo = f"applying them took longer than {prazo_s:g} s"
+        except errors.ReadOnlySession:
+            estado.motivo = "this session is read-only"
+            estado.somente_leitura = True
         except errors.PermissionDenied:
             estado.motivo = "this database role may not apply them"
         estado.pendentes = mirror.pendentes(conn)

@@ -1,0 +1,287 @@
+"""D-2 on a replicated PostgreSQL: a primary and a synchronous streaming hot standby
+(tests/chaos/replication.py), the real `d2 worker` (as a d2_worker login) and producers
+on one multi-host URL; the primary's postmaster SIGKILLed under load, the standby
+promoted by `pg_ctl promote` after a failover manager's detection delay; then judged on
+the new primary: every acknowledged event in the log and in exactly one terminal state
+(tests/invariants.py), nothing published twice, and the first answer after the promote
+within 5 s of it, however long the manager took to decide.
+
+Reads on a standby: `d2 resolve`, `d2 status` and psql's d2.resolver_territorio answer
+there, and a command that would apply waiting changes of the mirror says, in one line,
+that the session is read-only.
+
+Every session of the worker ended at once (as a failover ends them): no traceback, and
+one line per stage saying it lost its connection and reconnects.
+
+Two cases: the standby promoted at once, and late. Late is, in CI, right after the
+worker's fifth failed reconnect (about 8 s after the kill: a backoff alone would then
+keep the worker away 8-10 s more); with D2_CHAOS_FULL=1, 30 s after the kill (a failover
+manager's usual detection delay), or D2_FAILOVER_DETECTION_S seconds. Each failover is a
+row of the chaos report: its recovery is the time from the promote to the first
+demanda.georreferenciada published on the new primary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import psycopg.conninfo
+import pytest
+from psycopg.rows import dict_row
+
+from d2 import embedded, migrations
+from tests import invariants
+from tests.chaos import replication
+from tests.chaos.conftest import FULL, Linha, Relatorio
+from tests.chaos.processes import D2, ProcessoWorker, esperar, lag, publicacoes_repetidas
+from tests.events import inserir_evento, payload_normalizada
+from tests.support import Conn, semear_cursor
+from tests.territorio import Territorio
+
+pytestmark = pytest.mark.slow
+
+_DETECCAO = os.environ.get("D2_FAILOVER_DETECTION_S", "30" if FULL else "")
+DETECCAO_S = float(_DETECCAO) if _DETECCAO else None
+"""The delayed case's detection delay; None: promote right after the worker's fifth failed
+reconnect (about 8 s after the kill), when a backoff alone would keep it away longest."""
+RECONEXOES_FALHAS = 5
+# Acknowledged events before the kill, and after the promote (short form, full form).
+ANTES, DEPOIS = (600, 300) if not FULL else (2000, 1000)
+PRODUTORES = 4
+PRIMEIRA_RESPOSTA_MAX_S = 5.0
+SENHA = "S3nha-d0-w0rker"
+WORKER = "d2_worker_app"
+COLONIA = "colonia_app"
+
+
+class Produtores:
+    """Producers of demanda.normalizada, each on its own connection through the
+    multi-host URL: one INSERT per commit, reconnecting after a failure. An event counts
+    as acknowledged once its commit returned; one whose commit failed may or may not be
+    in the log (either is allowed, never twice)."""
+
+    def __init__(self, url: str, n: int, seed: int) -> None:
+        self.url = url
+        self.confirmados: set[uuid.UUID] = set()
+        self.falhas = 0
+        self._trava = threading.Lock()
+        self._parar = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._produzir, args=(random.Random(seed + i),), daemon=True)
+            for i in range(n)
+        ]
+
+    def __enter__(self) -> Produtores:
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._parar.set()
+        for t in self._threads:
+            t.join(timeout=30)
+
+    def total(self) -> int:
+        with self._trava:
+            return len(self.confirmados)
+
+    def _produzir(self, rng: random.Random) -> None:
+        while not self._parar.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=2) as conn:
+                    while not self._parar.is_set():
+                        event_id = inserir_evento(conn, _payload(rng))
+                        with self._trava:
+                            self.confirmados.add(event_id)
+                        self._parar.wait(rng.uniform(0.005, 0.02))
+            except psycopg.Error:
+                with self._trava:
+                    self.falhas += 1
+                self._parar.wait(0.1)
+
+
+def _payload(rng: random.Random) -> dict[str, Any]:
+    """Mostly points in the test territory; some outside every polygon (a review), some
+    without coordinates (a discard)."""
+    sorteio = rng.random()
+    if sorteio < 0.05:
+        return payload_normalizada(coordenadas_validadas=None)
+    if sorteio < 0.15:
+        return payload_normalizada(rng.uniform(0, 5), rng.uniform(0, 5))
+    return payload_normalizada(rng.uniform(-30, -25), rng.uniform(-50, -40))
+
+
+def _preparar_primario(url: str) -> None:
+    """Migrated, with the test territory, the demand cursor, the worker's login (d2_worker
+    only) and a colony's login that may only INSERT into the log."""
+    migrations.upgrade(url)
+    with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
+        Territorio(conn)
+        semear_cursor(conn)
+        conn.execute(f"CREATE ROLE {WORKER} LOGIN PASSWORD '{SENHA}' IN ROLE d2_worker")
+        serial = conn.execute(
+            "SELECT pg_get_serial_sequence('core.event_log', 'sequence_number') AS s"
+        ).fetchone()
+        assert serial is not None
+        conn.execute(f"CREATE ROLE {COLONIA} LOGIN PASSWORD '{SENHA}'")
+        conn.execute(f"GRANT USAGE ON SCHEMA core TO {COLONIA}")
+        conn.execute(f"GRANT INSERT ON core.event_log TO {COLONIA}")
+        conn.execute(f"GRANT USAGE ON SEQUENCE {serial['s']} TO {COLONIA}")
+
+
+@pytest.fixture
+def grupo() -> Iterator[replication.Grupo]:
+    with replication.grupo() as g:
+        yield g
+
+
+def _respostas(conn: Conn) -> int:
+    row = conn.execute(
+        "SELECT count(*) AS n FROM core.event_log WHERE tipo = 'demanda.georreferenciada'"
+    ).fetchone()
+    return int(row["n"]) if row else 0
+
+
+def _primeira_resposta_apos(conn: Conn, instante: float) -> float | None:
+    row = conn.execute(
+        "SELECT extract(epoch FROM min(publicado_em)) AS t FROM core.event_log "
+        "WHERE tipo = 'demanda.georreferenciada' AND publicado_em >= to_timestamp(%(t)s)",
+        {"t": instante},
+    ).fetchone()
+    return None if row is None or row["t"] is None else float(row["t"]) - instante
+
+
+def _reconexoes_falhas(worker: ProcessoWorker, antes: int) -> int:
+    linhas = worker.texto().splitlines()[antes:]
+    return sum('"logger": "d2.worker.loop"' in x and "reconectando" in x for x in linhas)
+
+
+@pytest.mark.parametrize("tardia", [False, True], ids=["detection-0s", "detection-late"])
+def test_failover__primary_killed_under_load_and_standby_promoted_loses_nothing(
+    grupo: replication.Grupo, tmp_path: Path, relatorio: Relatorio, tardia: bool
+) -> None:
+    primario = grupo.primario()
+    _preparar_primario(primario.url(embedded.DBNAME))
+    standby = grupo.standby(primario)
+    worker = ProcessoWorker(
+        grupo.url(embedded.DBNAME, WORKER, SENHA), tmp_path / "worker.log", "--batch-size", "20"
+    ).iniciar()
+    esperar(worker.lider, timeout_s=60)
+    with (
+        psycopg.connect(primario.url(embedded.DBNAME), autocommit=True, row_factory=dict_row) as p,
+        Produtores(grupo.url(embedded.DBNAME, COLONIA, SENHA), PRODUTORES, seed=37) as prod,
+    ):
+        # Under load: the worker is answering while producers keep publishing.
+        esperar(lambda: prod.total() >= ANTES and _respostas(p) > 0, timeout_s=120)
+        morto_em = time.time()
+        linhas = len(worker.texto().splitlines())
+        primario.matar()
+        if tardia and DETECCAO_S is not None:
+            time.sleep(DETECCAO_S)
+        elif tardia:
+            esperar(lambda: _reconexoes_falhas(worker, linhas) >= RECONEXOES_FALHAS, timeout_s=60)
+        promovido_em = time.time()
+        standby.promover()
+        depois = prod.total() + DEPOIS
+        esperar(lambda: prod.total() >= depois, timeout_s=120, passo_s=0.05)
+    with psycopg.connect(
+        standby.url(embedded.DBNAME), autocommit=True, row_factory=dict_row
+    ) as conn:
+        try:
+            esperar(lambda: lag(conn) == 0, timeout_s=120, passo_s=0.1)
+        finally:
+            codigo = worker.terminar()
+        presentes = {
+            r["event_id"]
+            for r in conn.execute(
+                "SELECT event_id FROM core.event_log WHERE event_id = ANY(%(ids)s)",
+                {"ids": list(prod.confirmados)},
+            )
+        }
+        perdidos_no_log = len(prod.confirmados - presentes)
+        primeira = _primeira_resposta_apos(conn, promovido_em)
+        contagens = invariants.verificar(conn)
+        repetidas = publicacoes_repetidas(conn)
+    nome = f"failover (detection {promovido_em - morto_em:.1f} s)"
+    relatorio.adicionar(
+        Linha(
+            nome, 1, contagens["eventos"], perdidos_no_log + contagens["perdidos"],
+            contagens["duplicados"] + repetidas, [primeira] if primeira is not None else [],
+        )
+    )  # fmt: skip
+    texto = worker.texto()
+    assert codigo == 0, worker.cauda()
+    assert "Traceback" not in texto, worker.cauda(6000)
+    assert (perdidos_no_log, repetidas) == (0, 0)
+    assert primeira is not None and primeira < PRIMEIRA_RESPOSTA_MAX_S, (primeira, worker.cauda())
+
+
+def _d2(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*D2, *args],
+        env=os.environ | {"DATABASE_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_every_session_of_the_worker_ended_at_once__one_line_per_stage_and_no_traceback(
+    conn: Conn, login_url: str, tmp_path: Path
+) -> None:
+    """A failover ends all of the worker's sessions at once (here pg_terminate_backend
+    of every one of its login's sessions), also that of a stage resting between rounds
+    while the loop already tells it to stop: each stage says in one JSON line that it
+    lost its connection and reconnects, and nothing prints a traceback."""
+    Territorio(conn)
+    semear_cursor(conn)
+    usuario = psycopg.conninfo.conninfo_to_dict(login_url)["user"]
+    # Rounds of the territory stage far apart: it rests, idle, when its session ends.
+    worker = ProcessoWorker(
+        login_url, tmp_path / "worker.log", "--batch-size", "10", D2_POLL_INTERVAL="2"
+    ).iniciar()
+    esperar(worker.lider, timeout_s=60)
+    for _ in range(3):
+        esperar(lambda: _sessoes(conn, "d2-territorio") > 0, timeout_s=60)
+        inserir_evento(conn, payload_normalizada(-27.0, -49.0))
+        esperar(lambda: lag(conn) == 0, timeout_s=60)
+        time.sleep(0.3)
+        mortas = conn.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) AS n "
+            "FROM pg_stat_activity WHERE usename = %(u)s",
+            {"u": usuario},
+        ).fetchone()
+        assert mortas is not None and mortas["n"] >= 4
+        esperar(lambda: _sessoes(conn, "d2-worker") > 0, timeout_s=60)
+    inserir_evento(conn, payload_normalizada(-27.0, -49.0))
+    esperar(lambda: lag(conn) == 0, timeout_s=60)
+    assert worker.terminar() == 0, worker.cauda()
+    texto = worker.texto()
+    assert "Traceback" not in texto, worker.cauda(6000)
+    perdidas = [
+        linha
+        for linha in map(json.loads, texto.splitlines())
+        if linha["msg"] == "Conexão perdida; reconectando"
+    ]
+    assert {"worker", "territorio"} <= {linha["estagio"] for linha in perdidas}, worker.cauda()
+    invariants.verificar(conn)
+
+
+def _sessoes(conn: Conn, aplicacao: str) -> int:
+    row = conn.execute(
+        "SELECT count(*) AS n FROM pg_stat_activity "
+        "WHERE datname = current_database() AND application_name = %(a)s",
+        {"a": aplicacao},
+    ).fetchone()
+    return int(row["n"]) if row else 0
