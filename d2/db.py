@@ -138,7 +138,11 @@ def map_error(exc: psycopg.Error) -> errors.D2Error:
     if isinstance(exc, psycopg.errors.QueryCanceled):
         return errors.StatementTimeout(f"database: {primeira_linha(exc)}")
     if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
-        return errors.ReadOnlySession(f"database: {primeira_linha(exc)}")
+        return errors.ReadOnlySession(
+            f"database: {primeira_linha(exc)} (this session is read-only; on a hot standby, "
+            "DATABASE_URL must reach the primary: list every server in it with "
+            "target_session_attrs=read-write)"
+        )
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
         return errors.PermissionDenied(f"database: {primeira_linha(exc)}")
     if is_transient(exc):
@@ -297,6 +301,12 @@ def fora_de_transacao(conn: Connection) -> bool:
     return bool(conn.autocommit) and (
         conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     )
+
+
+def em_standby(conn: Connection) -> bool:
+    """True when the server is a hot standby (it reports in_hot_standby, PostgreSQL 14+):
+    it answers reads, and takes no write until it is promoted."""
+    return conn.info.parameter_status("in_hot_standby") == "on"
 
 
 def exigir_autocommit(conn: Connection) -> None:

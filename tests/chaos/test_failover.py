@@ -46,7 +46,7 @@ from tests.chaos.conftest import FULL, Linha, Relatorio
 from tests.chaos.processes import D2, ProcessoWorker, esperar, lag, publicacoes_repetidas
 from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, semear_cursor
-from tests.territorio import Territorio
+from tests.territorio import Territorio, inserir_uc, poligono, quadrado
 
 pytestmark = pytest.mark.slow
 
@@ -121,12 +121,12 @@ def _payload(rng: random.Random) -> dict[str, Any]:
     return payload_normalizada(rng.uniform(-30, -25), rng.uniform(-50, -40))
 
 
-def _preparar_primario(url: str) -> None:
+def _preparar_primario(url: str) -> Territorio:
     """Migrated, with the test territory, the demand cursor, the worker's login (d2_worker
     only) and a colony's login that may only INSERT into the log."""
     migrations.upgrade(url)
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
-        Territorio(conn)
+        territorio = Territorio(conn)
         semear_cursor(conn)
         conn.execute(f"CREATE ROLE {WORKER} LOGIN PASSWORD '{SENHA}' IN ROLE d2_worker")
         serial = conn.execute(
@@ -137,6 +137,7 @@ def _preparar_primario(url: str) -> None:
         conn.execute(f"GRANT USAGE ON SCHEMA core TO {COLONIA}")
         conn.execute(f"GRANT INSERT ON core.event_log TO {COLONIA}")
         conn.execute(f"GRANT USAGE ON SEQUENCE {serial['s']} TO {COLONIA}")
+    return territorio
 
 
 @pytest.fixture
@@ -285,3 +286,50 @@ def _sessoes(conn: Conn, aplicacao: str) -> int:
         {"a": aplicacao},
     ).fetchone()
     return int(row["n"]) if row else 0
+
+
+def test_standby__reads_answer_and_a_command_that_would_apply_says_read_only(
+    grupo: replication.Grupo,
+) -> None:
+    """On a hot standby `d2 resolve`, psql's d2.resolver_territorio and `d2 status` answer
+    as on the primary; `d2 resolve`, which applies waiting changes of the mirror first,
+    cannot there, and says in one line that the session is read-only."""
+    primario = grupo.primario()
+    territorio = _preparar_primario(primario.url(embedded.DBNAME))
+    standby = grupo.standby(primario)
+    with psycopg.connect(primario.url(embedded.DBNAME), autocommit=True) as conn:
+        # A change written to core.uc_polygons that no worker has applied yet.
+        inserir_uc(
+            conn, 2, "Bairro B1", poligono(quadrado(-45, -30, -42.5, -25)), territorio.mun_b,
+            sincronizar=False,
+        )  # fmt: skip
+    url = standby.url(embedded.DBNAME)
+    with psycopg.connect(url, autocommit=True) as conn:
+        esperar(
+            lambda: conn.execute("SELECT count(*) FROM d2.mirror_mudancas").fetchone() != (0,),
+            timeout_s=30,
+        )
+    resolvido = _d2(url, "resolve", "-27.0", "-49.0")
+    assert resolvido.returncode == 0, resolvido.stderr
+    assert json.loads(resolvido.stdout)["unidade_civica_id"] == str(territorio.bairro_a1)
+    linhas = resolvido.stderr.splitlines()
+    assert len(linhas) == 1 and "this session is read-only (a hot standby)" in linhas[0], (
+        resolvido.stderr
+    )
+    psql = subprocess.run(
+        [str(embedded.bindir() / "psql"), url, "-XAtq", "-c",
+         "SELECT unidade_civica_id FROM d2.resolver_territorio(-27.0, -49.0)"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert psql.returncode == 0 and psql.stdout.strip() == str(territorio.bairro_a1), psql.stderr
+    # A command that must write there fails in one line that says why.
+    reprocessar = _d2(url, "revisoes", "reprocessar")
+    assert reprocessar.returncode != 0 and "Traceback" not in reprocessar.stderr
+    assert "this session is read-only" in reprocessar.stderr.splitlines()[-1]
+    status = _d2(url, "status", "--json")
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["mirror"]
+    # The primary, where the same command applies the change first, answers the same.
+    assert _d2(primario.url(embedded.DBNAME), "resolve", "-27.0", "-49.0").stdout == (
+        resolvido.stdout
+    )
