@@ -322,6 +322,9 @@ def test_standby__reads_answer_and_a_command_that_would_apply_says_read_only(
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert psql.returncode == 0 and psql.stdout.strip() == str(territorio.bairro_a1), psql.stderr
+    # psql's user is told the same, not sent to a `d2 mirror sync` a standby cannot run.
+    assert "this server is a hot standby" in psql.stderr, psql.stderr
+    assert "d2 mirror sync" not in psql.stderr, psql.stderr
     # A command that must write there fails in one line that says why.
     reprocessar = _d2(url, "revisoes", "reprocessar")
     assert reprocessar.returncode != 0 and "Traceback" not in reprocessar.stderr
