@@ -73,7 +73,7 @@ INGLES = {
     # The geocoder's modules: Nominatim in process, the stage's free-text path, its rounds.
     "free", "local", "round",
     # D-2 on a replicated PostgreSQL: a primary, its standbys, a failover between them.
-    "failover", "replication",
+    "failover", "replication", "connection", "lost",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
