@@ -326,9 +326,10 @@ def test_standby__reads_answer_and_a_command_that_would_apply_says_read_only(
     assert "this server is a hot standby" in psql.stderr, psql.stderr
     assert "d2 mirror sync" not in psql.stderr, psql.stderr
     # A command that must write there fails in one line that says why.
-    reprocessar = _d2(url, "revisoes", "reprocessar")
-    assert reprocessar.returncode != 0 and "Traceback" not in reprocessar.stderr
-    assert "this session is read-only" in reprocessar.stderr.splitlines()[-1]
+    for comando in (["revisoes", "reprocessar"], ["worker", "--drain"]):
+        recusado = _d2(url, *comando)
+        assert recusado.returncode != 0 and "Traceback" not in recusado.stderr, recusado.stderr
+        assert "this session is read-only" in recusado.stderr.splitlines()[-1], recusado.stderr
     status = _d2(url, "status", "--json")
     assert status.returncode == 0, status.stderr
     assert json.loads(status.stdout)["mirror"]
