@@ -275,7 +275,7 @@ def esperar_servidor(url: str, parar: threading.Event, espera_s: float) -> bool:
     parar.wait(min(SONDA_S, espera_s))
     while not parar.is_set() and time.monotonic() < fim:
         try:
-            with connect(url, autocommit=True, application_name="d2-sonda", connect_timeout=2):
+            with connect(url, autocommit=True, application_name="d2-probe", connect_timeout=2):
                 return True
         except errors.DatabaseUnavailable:
             parar.wait(min(SONDA_S, max(0.0, fim - time.monotonic())))
