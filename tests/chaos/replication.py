@@ -76,6 +76,19 @@ class Servidor:
             assert time.monotonic() < prazo, "the killed server's backends stayed"
             time.sleep(0.02)
 
+    def walreceiver(self) -> int:
+        """The pid of this standby's WAL receiver (SIGSTOP it and the standby falls
+        behind its primary, as over a slow link)."""
+        postmaster = int((self.cluster.datadir / "postmaster.pid").read_text().split()[0])
+        for pid in _processos():
+            with contextlib.suppress(OSError):
+                if (
+                    _pai(pid) == postmaster
+                    and b"walreceiver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                ):
+                    return pid
+        raise AssertionError("the standby has no WAL receiver")
+
     def promover(self) -> None:
         """pg_ctl promote, waiting until the server takes writes."""
         _como_servidor(
@@ -134,7 +147,7 @@ class Grupo:
         _abrir(cluster)
         return self.servidores[-1]
 
-    def standby(self, de: Servidor) -> Servidor:
+    def standby(self, de: Servidor, *, sincrono: bool = True) -> Servidor:
         """A streaming hot standby of `de` (pg_basebackup), then `de`'s synchronous
         standby: `de` acknowledges a commit only once the standby has it (the throw-away
         clusters run with synchronous_commit off; replication that loses nothing needs it
@@ -165,13 +178,14 @@ class Grupo:
         _abrir(cluster)
         with psycopg.connect(de.url("postgres"), autocommit=True) as conn:
             conn.execute("ALTER SYSTEM SET synchronous_commit = on")
-            conn.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{NOME_STANDBY}'")
+            if sincrono:
+                conn.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{NOME_STANDBY}'")
             conn.execute("SELECT pg_reload_conf()")
             prazo = time.monotonic() + 30
             while conn.execute(
                 "SELECT 1 FROM pg_stat_replication WHERE application_name = %s "
-                "AND sync_state = 'sync' AND replay_lsn >= pg_current_wal_lsn()",
-                [NOME_STANDBY],
+                "AND sync_state = %s AND replay_lsn >= pg_current_wal_lsn()",
+                [NOME_STANDBY, "sync" if sincrono else "async"],
             ).fetchone() is None:  # fmt: skip
                 assert time.monotonic() < prazo, "the standby did not catch up"
                 time.sleep(0.05)
