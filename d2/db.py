@@ -8,6 +8,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, LiteralString, cast
@@ -41,6 +43,9 @@ _CONFIG_FAILURES = (
 # retried in place, and no failure of the batch's events (they are the new leader's).
 LIDERANCA_PERDIDA = "40D2L"
 _TRANSIENT = ("08", "40001", "40P01", LIDERANCA_PERDIDA, "57P01", "57P02", "57P03", "53300")
+# The session's server went away or cannot take it now: connection exceptions, admin
+# shutdown (pg_terminate_backend, a fast shutdown), crash shutdown, cannot connect now.
+_SEM_SERVIDOR = ("08", "57P01", "57P02", "57P03")
 
 
 def sql_dir() -> Path:
@@ -95,6 +100,24 @@ def is_transient(exc: BaseException) -> bool:
     return any(sqlstate.startswith(prefix) for prefix in _TRANSIENT)
 
 
+def conexao_perdida(exc: BaseException) -> bool:
+    """True when exc (or what it wraps) says the connection is gone or no server could
+    take it: the server was stopped, crashed or killed, the session was terminated, or the
+    URL reached no server that takes writes (a failover under way). False for failures
+    of a working session (a deadlock, a serialization failure, a publish refused)."""
+    atual: BaseException | None = exc
+    while atual is not None:
+        if isinstance(atual, errors.DatabaseUnavailable | psycopg.InterfaceError):
+            return True
+        sqlstate = getattr(atual, "sqlstate", None)
+        if sqlstate is None and isinstance(atual, psycopg.OperationalError):
+            return True  # libpq's own: the server closed the connection unexpectedly
+        if sqlstate and sqlstate.startswith(_SEM_SERVIDOR):
+            return True
+        atual = atual.__cause__
+    return False
+
+
 def lideranca_perdida(exc: BaseException) -> bool:
     """True when exc (or what it wraps) is the leadership fence refusing a batch."""
     atual: BaseException | None = exc
@@ -114,9 +137,13 @@ def map_error(exc: psycopg.Error) -> errors.D2Error:
         return errors.LockTimeout(f"database: {primeira_linha(exc)}")
     if isinstance(exc, psycopg.errors.QueryCanceled):
         return errors.StatementTimeout(f"database: {primeira_linha(exc)}")
-    if isinstance(
-        exc, psycopg.errors.InsufficientPrivilege | psycopg.errors.ReadOnlySqlTransaction
-    ):
+    if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
+        return errors.ReadOnlySession(
+            f"database: {primeira_linha(exc)} (this session is read-only; on a hot standby, "
+            "DATABASE_URL must reach the primary: list every server in it with "
+            "target_session_attrs=read-write)"
+        )
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
         return errors.PermissionDenied(f"database: {primeira_linha(exc)}")
     if is_transient(exc):
         return errors.TransientDatabaseError(f"database: {primeira_linha(exc)}")
@@ -212,13 +239,47 @@ def limites(
         )
     try:
         yield
-    finally:
-        if (
-            not conn.closed
-            and not conn.broken
-            and (conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
-        ):
+    except BaseException:
+        # The block's own failure is what the caller acts on: a restore that fails too
+        # (the connection died under the block) must not replace it.
+        with contextlib.suppress(errors.D2Error):
+            _restaurar_limites(conn, antes)
+        raise
+    _restaurar_limites(conn, antes)
+
+
+def _restaurar_limites(conn: Connection, antes: dict[str, Any]) -> None:
+    # A session that looks idle may have been ended by the server since its last
+    # statement (a failover, pg_terminate_backend): that surfaces here, mapped.
+    if (
+        not conn.closed
+        and not conn.broken
+        and (conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
+    ):
+        with mapped_errors():
             conn.execute(q("session_timeouts_set"), dict(antes))
+
+
+# How often a worker that lost its database tries the URL again while it waits: with a
+# multi-host URL, the primary a failover manager just promoted is found within this, however
+# long the manager took to decide.
+SONDA_S = 0.5
+
+
+def esperar_servidor(url: str, parar: threading.Event, espera_s: float) -> bool:
+    """Wait up to espera_s (or until parar) for the URL to reach a server that takes a
+    session, trying every SONDA_S after the first; True as soon as one does. A backoff
+    that grew while no server answered then ends when one answers again, not up to its
+    cap later."""
+    fim = time.monotonic() + espera_s
+    parar.wait(min(SONDA_S, espera_s))
+    while not parar.is_set() and time.monotonic() < fim:
+        try:
+            with connect(url, autocommit=True, application_name="d2-probe", connect_timeout=2):
+                return True
+        except errors.DatabaseUnavailable:
+            parar.wait(min(SONDA_S, max(0.0, fim - time.monotonic())))
+    return False
 
 
 def limitar_comandos(conn: Connection, statement_s: float | None) -> None:
@@ -240,6 +301,12 @@ def fora_de_transacao(conn: Connection) -> bool:
     return bool(conn.autocommit) and (
         conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     )
+
+
+def em_standby(conn: Connection) -> bool:
+    """True when the server is a hot standby (it reports in_hot_standby, PostgreSQL 14+):
+    it answers reads, and takes no write until it is promoted."""
+    return conn.info.parameter_status("in_hot_standby") == "on"
 
 
 def exigir_autocommit(conn: Connection) -> None:

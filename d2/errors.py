@@ -49,6 +49,11 @@ class PermissionDenied(D2Error):
     """This database role lacks a privilege the operation needs."""
 
 
+class ReadOnlySession(PermissionDenied):
+    """This session may not write: the server is a hot standby (or the transaction is
+    read-only)."""
+
+
 class UniqueViolation(D2Error):
     """A unique constraint was violated."""
 

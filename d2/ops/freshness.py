@@ -32,6 +32,9 @@ class Freshness:
     """The follow-up's report, when the command asked for it."""
     por_acompanhar: int = 0
     """Stored answers and reviews still queued for the follow-up after the bound."""
+    somente_leitura: str | None = None
+    """Why nothing could be applied, when the session may not write: "standby" (a hot
+    standby) or "sessao" (a read-only session on a server that takes writes)."""
 
     def linhas(self) -> list[str]:
         """One line per thing to say, for stderr (nothing when all was current)."""
@@ -42,7 +45,22 @@ class Freshness:
                 f"d2: mirror: applied {a.mudancas} change(s) of core.uc_polygons "
                 f"({a.poligonos} polygon(s)) in {a.segundos:.2f} s before answering"
             )
-        if self.pendentes:
+        if self.pendentes and self.somente_leitura == "standby":
+            saida.append(
+                f"d2: warning: {self.pendentes} change(s) of core.uc_polygons wait to be "
+                "applied to the mirror; this session is read-only (a hot standby), so this "
+                "answer comes from the mirror before them: the worker on the primary applies "
+                "them, and they arrive here by replication"
+            )
+        elif self.pendentes and self.somente_leitura:
+            saida.append(
+                f"d2: warning: {self.pendentes} change(s) of core.uc_polygons wait to be "
+                "applied to the mirror; this session is read-only, so this answer comes from "
+                "the mirror before them. Apply them with `d2 mirror sync --wait` from a "
+                "session that may write (as the worker's role or the owner), or let a "
+                "running `d2 worker` do it"
+            )
+        elif self.pendentes:
             saida.append(
                 f"d2: warning: {self.pendentes} change(s) of core.uc_polygons wait to be "
                 f"applied to the mirror ({self.motivo}); this answer comes from the mirror "
@@ -84,6 +102,9 @@ def atualizar(conn: db.Connection, prazo_s: float, *, seguir: bool = False) -> F
             )
         except errors.StatementTimeout:
             estado.motivo = f"applying them took longer than {prazo_s:g} s"
+        except errors.ReadOnlySession:
+            estado.motivo = "this session is read-only"
+            estado.somente_leitura = "standby" if db.em_standby(conn) else "sessao"
         except errors.PermissionDenied:
             estado.motivo = "this database role may not apply them"
         estado.pendentes = mirror.pendentes(conn)

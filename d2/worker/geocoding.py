@@ -152,7 +152,13 @@ class GeocodingStage:
                         self._acordar.wait(min(max(float(em_s), 0.05), espera_max_s))
                         self._acordar.clear()
             except Exception as exc:
-                if not db.is_transient(exc):
+                if db.conexao_perdida(exc):
+                    log.error(
+                        "Conexão perdida; reconectando",
+                        extra={"estagio": "geocodificacao", "erro": db.primeira_linha(exc),
+                               "espera_s": espera},
+                    )  # fmt: skip
+                elif not db.is_transient(exc):
                     log.exception("Estágio de geocodificação falhou; recomeçando")
                 else:
                     log.error("Geocodificação: banco indisponível", extra={"espera_s": espera})

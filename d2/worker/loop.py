@@ -122,14 +122,23 @@ class Worker:
                 if not db.is_transient(exc) and not isinstance(exc, errors.PublishError):
                     raise
                 self.estado.pronto = False
+                sem_servidor = db.conexao_perdida(exc)
                 log.error(
-                    "Falha transitória; reconectando",
+                    "Conexão perdida; reconectando" if sem_servidor
+                    else "Falha transitória; reconectando",
                     extra={
+                        "estagio": "worker",
                         "erro": str(exc).splitlines()[0] if str(exc) else "",
                         "espera_s": self._espera_s,
                     },
-                )
-                self.parar.wait(self._espera_s * (1 + random.random() / 4))
+                )  # fmt: skip
+                espera = self._espera_s * (1 + random.random() / 4)
+                if sem_servidor:
+                    # Back as soon as a server takes the session again (a failover's new
+                    # primary), not when the grown backoff ends.
+                    db.esperar_servidor(self.url, self.parar, espera)
+                else:
+                    self.parar.wait(espera)
                 self._espera_s = min(self._espera_s * 2, 30.0)
         return self.estado.resultado
 

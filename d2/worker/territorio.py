@@ -85,7 +85,15 @@ class TerritorioStage:
                             self._acordar.wait(self.settings.poll_interval_s)
                             self._acordar.clear()
             except errors.D2Error as exc:
-                if db.is_transient(exc):
+                if db.conexao_perdida(exc):
+                    # Also when the session died under a stage told to stop (every
+                    # failover ends all sessions at once): the worker reconnects.
+                    log.error(
+                        "Conexão perdida; reconectando",
+                        extra={"estagio": "territorio", "erro": db.primeira_linha(exc),
+                               "espera_s": espera},
+                    )  # fmt: skip
+                elif db.is_transient(exc):
                     log.error("Território: banco indisponível", extra={"espera_s": espera})
                 else:
                     log.exception("Estágio do território falhou; recomeçando")

@@ -7,7 +7,8 @@
 -- not a thousand (d2 bench pip measures it). Always true: it never changes an answer.
 -- STABLE, so the resolver stays an inlinable SQL function; SECURITY DEFINER, so the
 -- callers of the resolver need no privilege on d2.mirror_mudancas. D-2's own sessions,
--- which apply the changes themselves at each poll, set d2.avisar_mirror = off.
+-- which apply the changes themselves at each poll, set d2.avisar_mirror = off. On a hot
+-- standby nobody can apply them there: the hint says where they are applied instead.
 CREATE OR REPLACE FUNCTION d2.mirror_aviso()
 RETURNS boolean
 LANGUAGE plpgsql STABLE PARALLEL RESTRICTED SECURITY DEFINER
@@ -21,6 +22,11 @@ BEGIN
         RETURN true;
     END IF;
     SELECT count(*) INTO n FROM d2.mirror_mudancas;
+    IF pg_is_in_recovery() THEN
+        RAISE WARNING 'd2: % change(s) of core.uc_polygons wait to be applied to the mirror; this server is a hot standby (read-only), so this answer comes from the mirror before them', n
+            USING HINT = 'The worker on the primary applies them, and they arrive here by replication.';
+        RETURN true;
+    END IF;
     RAISE WARNING 'd2: % change(s) of core.uc_polygons wait to be applied to the mirror; this answer comes from the mirror before them', n
         USING HINT = 'Apply them with `d2 mirror sync --wait` (a running `d2 worker` applies them at its next poll).';
     RETURN true;

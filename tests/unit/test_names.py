@@ -80,6 +80,8 @@ INGLES = {
     "conclusion",
     # The geocoder's modules: Nominatim in process, the stage's free-text path, its rounds.
     "free", "local", "round",
+    # D-2 on a replicated PostgreSQL: a primary, its standbys, a failover between them.
+    "failover", "replication", "connection", "lost",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
