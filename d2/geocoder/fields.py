@@ -138,7 +138,9 @@ class Entendido:
 
 
 def _palavras(segmento: str) -> list[str]:
-    palavras = _NAO_PALAVRA.sub(" ", segmento).split()[:MAX_PALAVRAS]
+    # Twice the field's bound: a text with no separator holds its street and its places
+    # in one segment, and its município at the end (a place segment keeps its last words).
+    palavras = _NAO_PALAVRA.sub(" ", segmento).split()[: 2 * MAX_PALAVRAS]
     return [p.strip(".-'") or p for p in palavras if p.strip(".-'")]
 
 
@@ -255,6 +257,7 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
     word is also looked up alone (a UF's sigla: "Campo Grande MS")."""
     if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
         return
+    palavras = palavras[-MAX_PALAVRAS:]
     e.lugares.append(_padrao(enderecobr.padronizar_bairros, palavras))
     e._no_texto.append(e.lugares[-1])
     if len(palavras) > 1 and _SIGLA.fullmatch(palavras[-1]):

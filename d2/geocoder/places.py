@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from psycopg.rows import dict_row
 
 from d2 import db
-from d2.geocoder import fields, inference, text
+from d2.geocoder import fields, gazetteer, inference, text
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
 
 # The segment index of a street's name read as a possible place ("Rua X Centro Campo
 # Grande" with no separator): only names at its very end count, and they are cut from it.
-CAUDA = 1000
+CAUDA = gazetteer.CAUDA
 # Words as d2.candidatos_territorio counts them (its inicio/fim): apostrophes dropped,
 # anything else that is not a letter or a digit a space.
 _NAO_ALFANUMERICO = re.compile(r"[^A-Z0-9]+")
@@ -96,7 +96,8 @@ class Contexto:
 
 def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[Contexto]:
     """One Contexto per address, in order: one SQL statement for the names (each
-    distinct text once: a round's addresses share their municípios), one for the CEPs."""
+    distinct text once: a round's addresses share their municípios) and what d2.ceps
+    gives the municípios named, one for the CEPs."""
     onde: dict[str, list[tuple[int, int]]] = {}  # text → (address, segment) that hold it
     for i, e in enumerate(entendidos):
         for j, lugar in enumerate(e.lugares):
@@ -104,37 +105,54 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
         if e.rua_sem_fim and e.logradouro and len(e.logradouro.split()) > 1:
             onde.setdefault(e.logradouro, []).append((i, CAUDA))
     textos = list(onde)
+    mapa = [(i, j, k) for k, t in enumerate(textos) for i, j in onde[t]]
+    com_cep = [(i, e.cep) for i, e in enumerate(entendidos) if e.cep]
+    com_rua = [(i, e.logradouro) for i, e in enumerate(entendidos) if e.logradouro]
     candidatos: list[list[Candidate]] = [[] for _ in entendidos]
+    lidos = [gazetteer.Gazetteer([], set()) for _ in entendidos]
+    dados: set[tuple[str, str]] = set()
     with db.mapped_errors(), conn.cursor(row_factory=dict_row) as cur:
-        if textos:
+        if textos or com_cep:
             for linha in cur.execute(
-                db.q("geocoder_candidates"),
+                db.q("geocoder_places"),
                 {
                     "ordens": list(range(len(textos))),
                     "segmentos": [0] * len(textos),
                     "textos": textos,
+                    "enderecos": [m[0] for m in mapa],
+                    "lugares": [m[1] for m in mapa],
+                    "indices": [m[2] for m in mapa],
+                    "cep_enderecos": [c[0] for c in com_cep],
+                    "ceps": [c[1] for c in com_cep],
+                    "rua_enderecos": [r[0] for r in com_rua],
+                    "ruas": [r[1] for r in com_rua],
                 },
             ):
-                for i, j in onde[textos[linha["ordem"]]]:
-                    candidatos[i].append(
-                        Candidate(
-                            linha["unidade_civica_id"],
-                            linha["nivel"],
-                            linha["nome"],
-                            tuple(linha["cadeia_ucs"] or ()),
-                            j,
+                if linha["fonte"] == "dados":
+                    dados.add((linha["unidade_civica_id"], linha["tipo"]))
+                elif linha["fonte"] == "cep":
+                    lidos[linha["ordem"]].nomes.append(
+                        gazetteer.NomeCep(
+                            linha["lugar"],
                             linha["inicio"],
                             linha["fim"],
+                            linha["tipo"],
+                            linha["unidade_civica_id"],
+                            linha["ceps"],
                         )
                     )
+                else:
+                    for i, j in onde[textos[linha["ordem"]]]:
+                        candidatos[i].append(gazetteer.candidato(linha, j))
         pedidos = sorted({e.cep for e in entendidos if e.cep})
         ceps: dict[str, Cep] = {}
         if pedidos:
             for linha in cur.execute(db.q("cep_lookup"), {"ceps": pedidos}):
                 ceps[linha["cep"]] = _cep(linha)
     saida = []
-    for e, achados in zip(entendidos, candidatos, strict=True):
-        contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None)
+    for e, achados, g in zip(entendidos, candidatos, lidos, strict=True):
+        g.dados = dados
+        contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None, g)
         if e.cep and e.cep not in ceps:
             contexto.cep_desconhecido = e.cep
         saida.append(contexto)
@@ -191,15 +209,22 @@ def _cortar_cauda(e: fields.Entendido, candidatos: list[Candidate]) -> list[Cand
     return [c for c in candidatos if c.segmento != CAUDA] + lugares
 
 
-def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -> Contexto:
-    """The rules of the module's docstring, over the names found and the CEP."""
-    candidatos = _cortar_cauda(e, candidatos)
-    nomes = _lidos(e, candidatos)
+def decidir(
+    e: fields.Entendido,
+    candidatos: list[Candidate],
+    cep: Cep | None,
+    g: gazetteer.Gazetteer | None = None,
+) -> Contexto:
+    """The rules of the module's docstring, over the names found, what d2.ceps knows of
+    the municípios named (g) and the CEP."""
+    g = g if g is not None else gazetteer.Gazetteer([], set())
+    cep_municipio = cep.municipio if cep is not None else None
+    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares))
+    nomes = _lidos(e, candidatos, g, cep_municipio.unidade_civica_id if cep_municipio else None)
     ufs = {c.unidade_civica_id: c for c in nomes if c.nivel == UF}
     municipios = {c.unidade_civica_id: c for c in nomes if c.nivel == MUNICIPIO}
     bairros = {c.unidade_civica_id: c for c in nomes if c.nivel == BAIRRO}
     ctx = Contexto(e)
-    cep_municipio = cep.municipio if cep is not None else None
     if cep is not None and cep_municipio is None:
         cep = None  # a CEP of a locality the territory lacks says nothing here
 
@@ -211,7 +236,8 @@ def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -
         if not coerentes:
             ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
             return ctx
-        if not _municipio_nomeado(ctx, coerentes, cep_municipio) and cep is not None:
+        nomeado = _municipio_nomeado(ctx, coerentes, cep_municipio, g, nomes)
+        if not nomeado and cep is not None:
             ctx.cep_contraditorio, cep = True, None
     elif cep is not None and cep_municipio is not None:
         if contradiz(cep_municipio):
@@ -237,12 +263,17 @@ def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -
 
 
 def _municipio_nomeado(
-    ctx: Contexto, coerentes: list[Candidate], cep_municipio: Candidate | None
+    ctx: Contexto,
+    coerentes: list[Candidate],
+    cep_municipio: Candidate | None,
+    g: gazetteer.Gazetteer,
+    nomes: list[Candidate],
 ) -> bool:
-    """The município among those named (in the UF named): the only one, the CEP's, or
-    the one name (homonyms, or the name named last) the street must be found in; two
-    different names in one segment are no guess. Whether the CEP's município is among
-    them."""
+    """The município among those named (in the UF named): the only one, the CEP's, the
+    one homonym the bairro or street named puts it in, the one named last when the text
+    supports it at least as much as any other; else the one name (homonyms, or the name
+    named last) the street must be found in; two different names in one segment with no
+    support are no guess. Whether the CEP's município is among them."""
     pelo_cep = [
         m
         for m in coerentes
@@ -253,15 +284,28 @@ def _municipio_nomeado(
         return bool(pelo_cep)
     ultimo = max(coerentes, key=_posicao)
     nome = text.normalizar(ultimo.nome)
+    mesmos = sorted(
+        (m for m in coerentes if text.normalizar(m.nome) == nome),
+        key=lambda m: m.unidade_civica_id,
+    )
     antes = [m for m in coerentes if text.normalizar(m.nome) != nome]
+    provado = gazetteer.homonimo_provado(mesmos, g, nomes)
+    if provado is not None and not antes:
+        ctx.municipio = provado
+        return False
+    depois = all(m.segmento < ultimo.segmento or m.fim < ultimo.inicio for m in antes)
+    if provado is not None and depois:
+        forca = len(g.provas(provado, nomes))
+        if forca > 0 and all(len(g.provas(m, nomes)) <= forca for m in antes):
+            # Named last, and what the text says of its bairro or street is there at
+            # least as much as anywhere else the text names: the reader's município.
+            ctx.municipio = provado
+            return False
     if all(_posicao(m)[0] < _posicao(ultimo)[0] for m in antes):
         # One name (homonyms), or the name of the last segment that names one (those
         # before it are bairros or districts sharing a município's name): the street
         # decides, and nothing is inferred from the names.
-        ctx.homonimos = sorted(
-            (m for m in coerentes if text.normalizar(m.nome) == nome),
-            key=lambda m: m.unidade_civica_id,
-        )
+        ctx.homonimos = mesmos
     else:
         ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two names in one segment
     return False
@@ -284,7 +328,12 @@ def _palavras(e: fields.Entendido, c: Candidate) -> list[str]:
     return _NAO_ALFANUMERICO.sub(" ", e.lugares[c.segmento].replace("'", "")).split()
 
 
-def _lidos(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
+def _lidos(
+    e: fields.Entendido,
+    candidatos: list[Candidate],
+    g: gazetteer.Gazetteer,
+    cep_municipio: str | None,
+) -> list[Candidate]:
     """The names the text names, each read as the rest of the text makes it (the rules
     of the module's docstring): a name inside a longer one is not one (Boreal in Nova
     Boreal); a segment marked "Bairro X" names only bairros; an area word alone at the
@@ -319,7 +368,7 @@ def _lidos(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
             b.nivel == BAIRRO and _vao(b) == _vao(c) and outros & set(b.cadeia_ucs) for b in nomes
         )
 
-    nomes = [c for c in nomes if not bairro_de_outro(c)]
+    nomes = gazetteer.cobertos([c for c in nomes if not bairro_de_outro(c)], g, cep_municipio)
     municipios = [c for c in nomes if c.nivel == MUNICIPIO]
     sozinho = len(vao) == 1 and not (
         e.logradouro or e.numero or e.sem_numero or e.cep or e.referencia or e.esquina

@@ -72,6 +72,8 @@ INGLES = {
     "conclusion",
     # The geocoder's modules: Nominatim in process, the stage's free-text path, its rounds.
     "free", "local", "round",
+    # The names of places and streets an address is read against (d2/geocoder/gazetteer.py).
+    "gazetteer",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
