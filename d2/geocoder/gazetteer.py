@@ -103,6 +103,11 @@ def _cruza(n: NomeCep, c: Candidate) -> bool:
     return n.segmento == c.segmento and n.inicio <= c.fim and c.inicio <= n.fim
 
 
+def _contem(c: Candidate, n: NomeCep) -> bool:
+    """A name that holds a longer stretch than the CEP name it shares words with."""
+    return c.inicio <= n.inicio and n.fim <= c.fim and c.fim - c.inicio > n.fim - n.inicio
+
+
 def _cobre(n: NomeCep) -> bool:
     """A bairro's name holds the words it spans; a street's only in the street's own
     words (a place segment named like a street is common: every city has a Rua Recife)."""
@@ -112,9 +117,9 @@ def _cobre(n: NomeCep) -> bool:
 def cobertos(
     candidatos: list[Candidate], g: Gazetteer, cep_municipio: str | None
 ) -> list[Candidate]:
-    """The candidates left once every município or UF name whose words lie inside a
-    bairro name (or, in a street's own words, a street name) of another município of the
-    text (named at other words, or the
+    """The candidates left once every município or UF name whose words lie inside (or
+    run into) a bairro name (or, in a street's own words, a street name) of another
+    município of the text (named at other words, or the
     CEP's) is dropped; a município whose own names all lie inside the other's names does
     not drop it (each holds the other: nothing is decided here)."""
     municipios = [c for c in candidatos if c.nivel == MUNICIPIO]
@@ -124,7 +129,7 @@ def cobertos(
             return set()
         saida = set()
         for n in g.nomes:
-            if n.segmento != c.segmento or not (n.inicio <= c.inicio and c.fim <= n.fim):
+            if not _cruza(n, c) or _contem(c, n):
                 continue
             if n.municipio == c.unidade_civica_id or not _cobre(n):
                 continue

@@ -380,7 +380,7 @@ def _lidos(
         if c.nivel == MUNICIPIO and fields.nome_de_uf(" ".join(palavras[c.inicio - 1 : c.fim])):
             if any(_vao(m) != _vao(c) for m in municipios):
                 continue  # "Goiânia, Goiás": the UF
-            if sozinho and c.fim - c.inicio + 1 == len(palavras):
+            if sozinho and c.fim - c.inicio + 1 == len(palavras) and not g.provas(c, nomes):
                 # "Paraná" alone: the UF, where it holds the município; else no guess.
                 uf = [u for u in nomes if u.nivel == UF and _vao(u) == _vao(c)]
                 if not any(u.unidade_civica_id in c.cadeia_ucs for u in uf):
