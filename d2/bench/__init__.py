@@ -11,6 +11,7 @@ a throw-away embedded cluster.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import time
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from d2.bench import (
     event_log,
     geocode,
     geocode_quality,
+    geocode_quality_national,
     pip,
     regeo,
 )
@@ -60,8 +62,19 @@ _SEM_NOMINATIM = (2_000, 500)
 _JUNTOS = 2
 
 
-def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
-    """Run the named benchmarks (all when empty) and yield their figures."""
+CORPORA = ("all", "address", "national")
+
+
+def run(
+    names: list[str],
+    *,
+    url: str | None,
+    quick: bool,
+    corpus: str = "all",
+    selecao: geocode_quality_national.Selecao | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Run the named benchmarks (all when empty) and yield their figures. geocode-quality
+    runs the corpus named (both by default); selecao picks texts of the national one."""
     escolhidos = list(names) or list(NAMES)
     desconhecidos = [n for n in escolhidos if n not in NAMES]
     if desconhecidos:
@@ -80,7 +93,7 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
         template: str | None = None
         for nome in escolhidos:
             if nome in ("import", "eventlog", "geocode", "geocode-quality", "adversarial"):
-                yield from _sem_modelo(nome, srv, url, quick)
+                yield from _sem_modelo(nome, srv, url, quick, corpus, selecao)
                 continue
             if nome == "capture":
                 yield from capture.escritor(srv, _INSERCOES[i], anterior=not quick)
@@ -94,7 +107,14 @@ def run(names: list[str], *, url: str | None, quick: bool) -> Iterator[dict[str,
             yield from _COM_MODELO[nome](srv, template, i)
 
 
-def _sem_modelo(nome: str, srv: Any, url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
+def _sem_modelo(
+    nome: str,
+    srv: Any,
+    url: str | None,
+    quick: bool,
+    corpus: str = "all",
+    selecao: geocode_quality_national.Selecao | None = None,
+) -> Iterator[dict[str, Any]]:
     """The benchmarks that do not start from the shared data loaded once."""
     i = 1 if quick else 0
     if nome == "import":
@@ -108,7 +128,16 @@ def _sem_modelo(nome: str, srv: Any, url: str | None, quick: bool) -> Iterator[d
             srv, _ENDERECOS[i], _ENDERECOS_UM[i], _GPS_MISTO[i], _SEM_NOMINATIM[i]
         )
     elif nome == "geocode-quality":
-        yield from geocode_quality.medir(srv, quick)
+        if corpus in ("all", "address"):
+            yield from geocode_quality.medir(srv, quick)
+        if corpus in ("all", "national"):
+            selecao = selecao or geocode_quality_national.Selecao()
+            if quick and selecao.linhas_por_uf is None:
+                selecao = dataclasses.replace(
+                    selecao, linhas_por_uf=geocode_quality_national.ROWS_QUICK
+                )
+            # The misses, one line each, when the national corpus is asked for alone.
+            yield from geocode_quality_national.medir(srv, selecao, falhas=corpus == "national")
     elif nome == "adversarial":
         yield from adversarial.medir(srv, _ADVERSARIOS[i])
 

@@ -12,12 +12,17 @@ from d2.cli.common import comando, emitir_linha
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from d2 import bench  # shapely, numpy, geopandas: ~1.3 s the other commands need not pay
+    from d2.bench import geocode_quality_national
 
     # The worker's per-event warnings (reviews, discards) are noise in a benchmark.
     logs.configure("ERROR")
     # Unset, each benchmark starts a throw-away cluster of its own rather than ./.d2/.
     url = config.load().database_url
-    for figura in bench.run(args.names, url=url, quick=args.quick):
+    ufs = tuple(u.strip().upper() for grupo in args.uf or [] for u in grupo.split(",") if u.strip())
+    formas = tuple(f.strip() for grupo in args.form or [] for f in grupo.split(",") if f.strip())
+    selecao = geocode_quality_national.Selecao(ufs, formas, args.limit, args.ufs_only)
+    figuras = bench.run(args.names, url=url, quick=args.quick, corpus=args.corpus, selecao=selecao)
+    for figura in figuras:
         emitir_linha(figura)
     return 0
 
@@ -56,7 +61,12 @@ def registrar(sub: Any) -> None:
             "Aberto and the shared data) through the worker with D2_GEOCODER_LADDER=off and "
             "=on side by side: right, wrong UC, missed, resolved where none was expected, "
             "over- and under-confident, per category and in total, and the issue's targets "
-            "(--quick: 5 cases per category; D2_BENCH_CASES=FILE writes every case's answers). "
+            "(--quick: 5 cases per category; D2_BENCH_CASES=FILE writes every case's answers); "
+            "then the national corpus (d2/bench/address_corpus_national.jsonl: CEP Aberto rows "
+            "drawn in all 27 UFs, six forms each) against the whole IBGE territory and every "
+            "CEP, ladder on: right, wrong, missed município, bairro, over- and under-confident, "
+            "per form, in total and per UF (--quick: 2 rows per UF; --corpus national also "
+            "prints each miss with its text, motivo and passo). "
             "adversarial: milliseconds per hostile address text (100 kB, hundreds of "
             "segments, names or numbers) against an ordinary address, same run (needs no "
             "shared data)."
@@ -70,3 +80,34 @@ def registrar(sub: Any) -> None:
         "geocode-quality, adversarial (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
+    p_bench.add_argument(
+        "--corpus",
+        choices=("all", "address", "national"),
+        default="all",
+        help="geocode-quality: the corpus to run (default: both, side by side)",
+    )
+    p_bench.add_argument(
+        "--uf",
+        action="append",
+        metavar="UF",
+        help="geocode-quality, national corpus: only these UFs' texts (repeat, or AC,RJ)",
+    )
+    p_bench.add_argument(
+        "--ufs-only",
+        action="store_true",
+        help="with --uf: load only those UFs' territory and CEPs (seconds instead of "
+        "minutes; but a name another UF shares is then easier than in the whole of Brazil)",
+    )
+    p_bench.add_argument(
+        "--form",
+        action="append",
+        metavar="FORM",
+        help="geocode-quality, national corpus: only these forms (completo, sem_cep, "
+        "abreviado, minusculas, cep_sozinho, bairro_municipio; repeat, or a,b)",
+    )
+    p_bench.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="geocode-quality, national corpus: the first N rows of each UF",
+    )

@@ -334,3 +334,9 @@ SELECT to_regclass('d2.v_geocodificacoes') IS NOT NULL AS existe;
 SELECT event_id, precisao, passo, consultas
 FROM d2.v_geocodificacoes
 WHERE event_id = ANY(%(event_ids)s::uuid[]);
+
+-- name: bench_quality_discards
+-- Why the geocoding stage discarded each of the corpus's addresses (NULL: resolved), the step that answered and what it understood of the text.
+SELECT event_id, motivo, passo, endereco_entendido
+FROM d2.geocodificacoes
+WHERE event_id = ANY(%(event_ids)s::uuid[]);

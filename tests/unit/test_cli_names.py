@@ -150,6 +150,8 @@ PALAVRAS = {
     "quick", "quiet", "removals", "revision", "role", "run", "show", "since", "size", "status",
     "threads", "tiles", "tolerance", "verbose", "wait", "web",
     "force",
+    # geocode-quality's selection of the national address corpus
+    "corpus", "form", "only", "uf",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip

@@ -68,6 +68,8 @@ INGLES = {
     # The address corpus's generator and its categories (d2/bench/corpus/), and the run of
     # `d2 bench geocode-quality` beside the table that judges it.
     "categories", "generator", "run",
+    # The national address corpus, drawn from CEP Aberto in every UF.
+    "national",
     # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
     "conclusion",
     # The geocoder's modules: Nominatim in process, the stage's free-text path, its rounds.
