@@ -146,7 +146,10 @@ def _palavras(segmento: str) -> list[str]:
 
 def _sem_preposicao(palavras: list[str]) -> list[str]:
     """A segment's words without the preposition before its street or bairro ("na Rua X"
-    → RUA X); "NO 12" stays (enderecobr writes "nº" NO)."""
+    → RUA X, and "aqui na Rua X" of a long text); "NO 12" stays (enderecobr writes "nº"
+    NO)."""
+    if len(palavras) > 2 and palavras[0] == "AQUI" and palavras[1] in _PREPOSICOES:
+        palavras = palavras[1:]
     if len(palavras) > 1 and palavras[0] in _PREPOSICOES:
         seguinte = palavras[1]
         if _tipo(seguinte) is not None or _BAIRRO.fullmatch(" ".join(palavras[1:])):

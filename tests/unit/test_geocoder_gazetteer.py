@@ -40,7 +40,7 @@ def test_a_word_inside_a_bairro_of_the_municipio_named_is_not_a_place() -> None:
     nomes = [BARRA, RIO, RJ_UF]
     # Without what d2.ceps knows: Barra, BA against the state of Rio de Janeiro.
     assert places.decidir(e, nomes, None).motivo == Reason.CONTRADITORIO
-    barra_da_tijuca = NomeCep(0, 1, 3, "bairro", "mun-rio", 2500)
+    barra_da_tijuca = NomeCep(0, 1, 3, "bairro", "mun-rio", 662)
     ctx = places.decidir(e, nomes, None, Gazetteer([barra_da_tijuca], DADOS))
     assert (ctx.municipio, ctx.motivo, ctx.conflito) == (RIO, None, False)
 
@@ -144,3 +144,22 @@ def test_a_misspelling_is_ranked_and_never_stands_against_an_exact_name() -> Non
     itapora = _nome("mun-ita", 4, "Itaporã", ("uf-ms",), 1)
     ctx = places.decidir(e, [dourados, itapora], None)
     assert (ctx.municipio, ctx.conflito) == (itapora, False)
+
+
+def test_a_long_texts_address_is_read_wherever_it_stands() -> None:
+    relato = "O mato está alto e esconde o buraco de quem vem de bicicleta. " * 10
+    endereco = text.do_payload(
+        {
+            "entidades_extraidas": {
+                "endereco": f"{relato}Moro em Dourados. Aqui na Rua 14 de Julho, 1500, "
+                "Centro, Campo Grande tem um buraco. Obrigado."
+            }
+        }
+    )
+    assert endereco is not None and endereco.texto is not None
+    assert endereco.texto.startswith("Aqui na Rua 14 de Julho")
+    e = fields.entender(endereco)
+    assert (e.rua, e.numero, e.lugares[0]) == ("RUA 14 DE JULHO", "1500", "CENTRO")
+    # A street within what is read, or none at all: the text as it is.
+    assert text.localizado("Rua A, 1, Centro. " + relato) == "Rua A, 1, Centro. " + relato
+    assert text.localizado(relato) == relato
