@@ -1,18 +1,23 @@
 """Where an address says it is, before any geocoder is asked: the bairros, municípios and
-UFs its place segments name (d2.candidatos_territorio, in SQL, for a whole round at once)
-and what its CEP says (d2.ceps, loaded by `d2 cep import`).
+UFs its place segments name (d2.candidatos_territorio), the bairros and streets d2.ceps
+gives the municípios named (d2.cep_nomes; weighed in d2.geocoder.gazetteer), in one SQL
+statement for a whole round, and what its CEP says (d2.ceps, loaded by `d2 cep import`).
 
-The rules (docs/geocoding.md):
+The rules (docs/geocoding.md, "Reading a place as a whole"):
 
+* A word inside a bairro's name of another município named is not a place of its own
+  (Barra of "Barra da Tijuca, Rio de Janeiro").
 * A município named in a UF named must lie in it; otherwise the text contradicts itself.
 * A name shared by several municípios (Campo Grande is in MS, AL and RN) is decided by
-  the UF named, else by the CEP, else by the street when exactly one of them has it (the
+  the UF named, else by the CEP, else by the bairro or street named when d2.ceps has it
+  in exactly one of them, else by the street when exactly one of them has it (the
   ladder's searches); otherwise there is no guess.
 * Two different municípios named (and neither the CEP's): addresses run from the street
-  to the município, so the one named last is asked for the street, and only a street
-  found there answers: the names before it are bairros or districts that share their
-  name with another município (Bom Retiro, Joinville), and no inference is drawn from
-  them.
+  to the município, so the one named last is the reader's when its bairro or street
+  supports it at least as much as any other's; with no support, it is asked for the
+  street, and only a street found there answers: the names before it are bairros or
+  districts that share their name with another município (Bom Retiro, Joinville), and
+  no inference is drawn from them.
 * A name is read for what the rest of the text makes of it: a segment marked "Bairro X"
   names a bairro; an area word alone at the start of a longer name ("Jardim" of "Jardim
   Guanabara", and Jardim is a município) is that name's type; a município that is also a

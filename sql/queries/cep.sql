@@ -222,14 +222,18 @@ SELECT pg_total_relation_size('d2.ceps') + pg_total_relation_size('d2.cep_locali
 -- The geocoder's CEPs (d2/geocoder/places.py): for each CEP asked, its locality's UF,
 -- its município UC (name and chain) and bairro UC (name and chain) where linked, and
 -- CEP Aberto's bairro and street. The CEPs go as char(8)[], the column's type: as text[]
--- they would cast the column and skip its index (a scan of 1.14 M rows per round).
+-- they would cast the column and skip its index (a scan of 1.14 M rows per round). The
+-- chains come from d2.mirror_cadeias, as d2.candidatos_territorio's do (d2.cadeia_ucs,
+-- ~14 ms a CEP nationally, only for a UC not precomputed).
 SELECT c.cep, l.uf, l.nome AS localidade, c.bairro, c.logradouro,
        l.municipio_uc_id::text AS municipio_uc_id, m.nome AS municipio_nome,
-       d2.cadeia_ucs(l.municipio_uc_id)::text[] AS municipio_cadeia,
+       coalesce(mc.cadeia_ucs, d2.cadeia_ucs(l.municipio_uc_id))::text[] AS municipio_cadeia,
        c.bairro_uc_id::text AS bairro_uc_id, b.nome AS bairro_nome,
-       d2.cadeia_ucs(c.bairro_uc_id)::text[] AS bairro_cadeia
+       coalesce(bc.cadeia_ucs, d2.cadeia_ucs(c.bairro_uc_id))::text[] AS bairro_cadeia
 FROM d2.ceps c
 JOIN d2.cep_localidades l ON l.id = c.localidade_id
+LEFT JOIN d2.mirror_cadeias mc ON mc.unidade_civica_id = l.municipio_uc_id
+LEFT JOIN d2.mirror_cadeias bc ON bc.unidade_civica_id = c.bairro_uc_id
 LEFT JOIN LATERAL (
     SELECT u.nome FROM core.uc_polygons u
     WHERE u.unidade_civica_id = l.municipio_uc_id ORDER BY u.id LIMIT 1

@@ -10,8 +10,9 @@ FROM d2.candidatos_territorio(%(ordens)s::integer[], %(segmentos)s::integer[], %
 -- 'territorio'), then, against the municípios each address names (or its CEP's), the
 -- names d2.cep_nomes gives them: every run of up to 8 words of each place text that is
 -- a bairro or street of one of them, and the address's street (fonte 'cep', lugar -1);
--- and whether each of those municípios has bairros and streets in d2.ceps at all
--- (fonte 'dados': a name missing there says something only when it has). Words are
+-- and whether each of those municípios that has a homonym among them has bairros and
+-- streets in d2.ceps at all (fonte 'dados': a name missing there says something only
+-- when it has). Words are
 -- counted as d2.candidatos_territorio counts them (inicio/fim).
 WITH c AS MATERIALIZED (
     SELECT * FROM d2.candidatos_territorio(
@@ -34,7 +35,7 @@ municipios AS MATERIALIZED (
     JOIN d2.cep_localidades l ON l.id = x.localidade_id
     WHERE l.municipio_uc_id IS NOT NULL
 ),
-palavras AS (
+palavras AS MATERIALIZED (
     SELECT t.ordem,
            (string_to_array(btrim(regexp_replace(
                 regexp_replace(
@@ -43,7 +44,7 @@ palavras AS (
                 '\s+', ' ', 'g')), ' '))[1:24] AS w
     FROM unnest(%(ordens)s::integer[], %(textos)s::text[]) AS t (ordem, texto)
 ),
-termos AS (
+termos AS MATERIALIZED (
     SELECT p.ordem, i AS inicio, f AS fim, array_to_string(p.w[i:f], ' ') AS termo
     FROM palavras p
     CROSS JOIN generate_series(1, coalesce(cardinality(p.w), 0)) AS i
@@ -71,9 +72,20 @@ nomes AS (
       ON n.municipio_uc_id = m.municipio AND n.nome_busca = d2.nome_busca(r.rua)
      AND n.tipo = 'logradouro'
 ),
+-- Only homonyms need it: a município whose name another município of the address has.
+homonimos AS (
+    SELECT DISTINCT o.endereco, c.unidade_civica_id AS municipio
+    FROM onde o
+    JOIN c ON c.ordem = o.texto AND c.nivel = 4
+    WHERE EXISTS (
+        SELECT 1 FROM onde o2 JOIN c c2 ON c2.ordem = o2.texto AND c2.nivel = 4
+        WHERE o2.endereco = o.endereco AND c2.nome = c.nome
+          AND c2.unidade_civica_id <> c.unidade_civica_id
+    )
+),
 dados AS (
     SELECT DISTINCT m.municipio, k.tipo
-    FROM municipios m
+    FROM homonimos m
     CROSS JOIN (VALUES ('bairro'), ('logradouro')) AS k (tipo)
     CROSS JOIN LATERAL (
         SELECT 1 FROM d2.cep_nomes n
