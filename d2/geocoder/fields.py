@@ -67,7 +67,8 @@ _PREPOSICOES = frozenset({"EM", "NA", "NAS", "NO", "NOS"})
 _TRACOS = re.compile("[\u2010-\u2015\u2212]")
 _CEP = re.compile(r"(?<![\d.])(\d{2})\.?(\d{3})[-.\s]?(\d{3})(?![\d.])")
 _PALAVRA_CEP = re.compile(r"\bCEP\b\s*[:.]?")
-_SN = re.compile(r"\bS\s*/\s*N(?:O|\.)?(?![A-Z0-9])|\bS\.\s*N\b\.?|\bSEM\s+NUMERO\b")
+# S/N, also written without its slash ("rua principal s n centro": no punctuation).
+_SN = re.compile(r"\bS\s*/\s*N(?:O|\.)?(?![A-Z0-9])|\bS\.\s*N\b\.?|\bS\s+N\b|\bSEM\s+NUMERO\b")
 # Field separators: punctuation, a dash between spaces, or glued before a final sigla
 # ("Campo Grande-MS"); a dash inside a name ("Beira-Rio", "Xique-Xique") stays.
 _SEPARADOR = re.compile(r"[,;|()\[\]{}<>\n/\\]|\s-+\s*|-+\s|(?<=[A-Z])-(?=[A-Z]{2}(?![A-Z0-9]))")
@@ -359,9 +360,17 @@ def entender(endereco: text.Endereco) -> Entendido:
             or _numero_sozinho(seguinte)
         )
         if e.logradouro is None and (de_rua or sem_tipo):
-            _lugar(e, _ler_rua(e, palavras, com_tipo=de_rua))
+            resto = _ler_rua(e, palavras, com_tipo=de_rua)
             if e.rua_sem_fim and _numero_sozinho(seguinte):
+                # Its number follows: the whole segment was the street, a last word
+                # like a UF's sigla included ("Avenida José da Silva Sé, 556").
                 e.rua_sem_fim = False
+                if resto and e.logradouro:
+                    e.logradouro = _padrao(
+                        enderecobr.padronizar_logradouros, [*e.logradouro.split(), *resto]
+                    )
+                    resto = []
+            _lugar(e, resto)
         elif rua_explicita and de_rua:
             # The text repeats the street nomeRua gave: only its number is new.
             for i in range(1, len(palavras)):

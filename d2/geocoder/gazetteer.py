@@ -62,7 +62,7 @@ class Gazetteer:
 
     def provas(self, m: Candidate, lidos: Iterable[Candidate]) -> set[str]:
         """What the rest of the text says is in m: 'rua' (its street is one of m's
-        streets), 'bairro' (a place named, at other words than m's name, is one of m's
+        streets), 'bairro' (a place named, not within m's name, is one of m's
         bairros)."""
         lidos = list(lidos)
         meus = [c for c in lidos if c.unidade_civica_id == m.unidade_civica_id]
@@ -72,7 +72,9 @@ class Gazetteer:
                 continue
             if n.segmento == RUA:
                 saida.add("rua")
-            elif n.tipo == "bairro" and not any(_cruza(n, c) for c in meus):
+            elif n.tipo == "bairro" and not any(_dentro(n, c) for c in meus):
+                # A bairro holding m's own name ("Nova Cachoeirinha, Cachoeirinha") counts;
+                # m's name read as a bairro of its own does not.
                 saida.add("bairro")
         if any(c.nivel == BAIRRO and m.unidade_civica_id in c.cadeia_ucs for c in lidos):
             saida.add("bairro")
@@ -101,6 +103,10 @@ def candidato(linha: dict[str, object], segmento: int) -> Candidate:
 
 def _cruza(n: NomeCep, c: Candidate) -> bool:
     return n.segmento == c.segmento and n.inicio <= c.fim and c.inicio <= n.fim
+
+
+def _dentro(n: NomeCep, c: Candidate) -> bool:
+    return n.segmento == c.segmento and c.inicio <= n.inicio and n.fim <= c.fim
 
 
 def _contem(c: Candidate, n: NomeCep) -> bool:

@@ -345,6 +345,9 @@ def _lidos(
     start of a longer name is its type; a município that is also a bairro of another
     município named is the bairro; a UF's name is the UF or the município as the text
     says."""
+    # Words of a bairro's name first: a name they drop holds no shorter one inside it
+    # ("cidade nova maringa": Nova Maringá runs into Maringá's bairro, Maringá stays).
+    candidatos = gazetteer.cobertos(candidatos, g, cep_municipio)
     nomes = [
         c
         for c in candidatos
@@ -373,7 +376,7 @@ def _lidos(
             b.nivel == BAIRRO and _vao(b) == _vao(c) and outros & set(b.cadeia_ucs) for b in nomes
         )
 
-    nomes = gazetteer.cobertos([c for c in nomes if not bairro_de_outro(c)], g, cep_municipio)
+    nomes = [c for c in nomes if not bairro_de_outro(c)]
     municipios = [c for c in nomes if c.nivel == MUNICIPIO]
     sozinho = len(vao) == 1 and not (
         e.logradouro or e.numero or e.sem_numero or e.cep or e.referencia or e.esquina

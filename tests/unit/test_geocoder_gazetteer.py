@@ -163,3 +163,24 @@ def test_a_long_texts_address_is_read_wherever_it_stands() -> None:
     # A street within what is read, or none at all: the text as it is.
     assert text.localizado("Rua A, 1, Centro. " + relato) == "Rua A, 1, Centro. " + relato
     assert text.localizado(relato) == relato
+
+
+def test_a_name_that_runs_into_a_bairro_holds_no_shorter_name_inside_it() -> None:
+    """ "parque residencial cidade nova maringa": the bairro Parque Residencial Cidade
+    Nova of Maringá runs into Nova Maringá (MT), and Maringá inside it stays."""
+    e = _entender("avenida kakogawa 276 parque residencial cidade nova maringa")
+    nova = _nome("mun-nm", 4, "Nova Maringá", ("uf-mt",), 0, 4, 5)
+    maringa = _nome("mun-mga", 4, "Maringá", ("uf-pr",), 0, 5, 5)
+    assert places.decidir(e, [nova, maringa], None).municipio == nova  # a wrong município
+    bairro = NomeCep(0, 1, 4, "bairro", "mun-mga", 25)
+    ctx = places.decidir(e, [nova, maringa], None, Gazetteer([bairro], set()))
+    assert ctx.municipio == maringa
+
+
+def test_a_street_whose_last_word_is_a_sigla_keeps_it_when_its_number_follows() -> None:
+    e = _entender("Avenida José da Silva Sé, 556 - Centro, São José do Rio Preto - SP")
+    assert (e.logradouro, e.numero) == ("JOSE DA SILVA SE", "556")
+    assert "SE" not in e.lugares
+    # S/N written without its slash, in lower case with no punctuation.
+    e = _entender("rua principal s n centro gararu")
+    assert (e.logradouro, e.sem_numero, e.lugares) == ("PRINCIPAL", True, ["CENTRO GARARU"])
