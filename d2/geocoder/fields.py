@@ -2,15 +2,11 @@
 enderecobr (upper case, no accents, abbreviations expanded: "R." → RUA, "Jd" → JARDIM,
 "apto" → APARTAMENTO, "nº" → NO) and split into fields — tipo + logradouro, número or
 S/N, complemento, bairro, the place names (município, UF), CEP — plus what a reference
-phrase points at: the street and number of "em frente ao nº 1500 da Rua X", the number
-of "perto do número 132", the POI of "próximo à Escola Y", the crossing street of
-"esquina com Rua Z". A preposition before a street or a bairro ("na Rua X") is not its
-name.
-
-Splitting is ours (enderecobr 0.3 standardises fields, it does not find them): the
-regular expressions below split, they never abbreviate or expand. Which place names are
-bairros, municípios or UFs is decided in SQL against the territory (d2.geocoder.places);
-here they are only segments of text.
+phrase points at ("em frente ao nº 1500 da Rua X", "perto do número 132", "próximo à
+Escola Y", "esquina com Rua Z"). A preposition before a street or a bairro ("na Rua X")
+is not its name. Splitting is ours (enderecobr 0.3 standardises fields, it does not find
+them); which place names are bairros, municípios or UFs is decided in SQL against the
+territory (d2.geocoder.places): here they are only segments of text.
 
 The work is bounded whatever the text: it is cut to text.LIMITE characters before
 anything reads it, to MAX_SEGMENTOS segments of MAX_PALAVRAS words, every expression runs
@@ -139,8 +135,8 @@ class Entendido:
 
 
 def _palavras(segmento: str) -> list[str]:
-    # Twice the field's bound: a text with no separator holds its street and its places
-    # in one segment, and its município at the end (a place segment keeps its last words).
+    # Twice the field's bound: with no separator, the street and the places are one
+    # segment, the município at its end (a place segment keeps its last words).
     palavras = _NAO_PALAVRA.sub(" ", segmento).split()[: 2 * MAX_PALAVRAS]
     return [p.strip(".-'") or p for p in palavras if p.strip(".-'")]
 
@@ -360,17 +356,7 @@ def entender(endereco: text.Endereco) -> Entendido:
             or _numero_sozinho(seguinte)
         )
         if e.logradouro is None and (de_rua or sem_tipo):
-            resto = _ler_rua(e, palavras, com_tipo=de_rua)
-            if e.rua_sem_fim and _numero_sozinho(seguinte):
-                # Its number follows: the whole segment was the street, a last word
-                # like a UF's sigla included ("Avenida José da Silva Sé, 556").
-                e.rua_sem_fim = False
-                if resto and e.logradouro:
-                    e.logradouro = _padrao(
-                        enderecobr.padronizar_logradouros, [*e.logradouro.split(), *resto]
-                    )
-                    resto = []
-            _lugar(e, resto)
+            _lugar(e, _rua_do_segmento(e, palavras, de_rua, _numero_sozinho(seguinte)))
         elif rua_explicita and de_rua:
             # The text repeats the street nomeRua gave: only its number is new.
             for i in range(1, len(palavras)):
@@ -384,6 +370,20 @@ def entender(endereco: text.Endereco) -> Entendido:
     return e
 
 
+def _rua_do_segmento(e: Entendido, palavras: list[str], com_tipo: bool, numero: bool) -> list[str]:
+    """A street segment read into e; returns the places after it. When its number follows
+    (numero), the whole segment was the street, a last word like a sigla included
+    ("Avenida José da Silva Sé, 556")."""
+    resto = _ler_rua(e, palavras, com_tipo=com_tipo)
+    if e.rua_sem_fim and numero:
+        e.rua_sem_fim = False
+        if resto and e.logradouro:
+            nome = [*e.logradouro.split(), *resto]
+            e.logradouro = _padrao(enderecobr.padronizar_logradouros, nome)
+            resto = []
+    return resto
+
+
 def _numero_sozinho(palavras: list[str]) -> bool:
     """A segment that is only a house number ("1500", "nº 1500", "S/N", "km 12")."""
     if not palavras or len(palavras) > 2 or not _inicio_de_numero(palavras, 0):
@@ -393,15 +393,3 @@ def _numero_sozinho(palavras: list[str]) -> bool:
 
 def cep_formatado(cep: str | None) -> str | None:
     return f"{cep[:5]}-{cep[5:]}" if cep and len(cep) == 8 else None
-
-
-def nome_de_uf(texto: str) -> bool:
-    """Whether a place's name is a UF's name written out ("Paraná", "Mato Grosso do
-    Sul"; not its sigla), by enderecobr's list of the UFs: whatever the territory holds."""
-    sigla = enderecobr.padronizar_estados_para_sigla(texto)
-    return bool(sigla) and sigla != " ".join(texto.upper().split())
-
-
-def sigla_de_uf(palavra: str) -> bool:
-    """Whether a word is a UF's sigla ("MS"), by enderecobr's list of the UFs."""
-    return len(palavra) == 2 and enderecobr.padronizar_estados_para_sigla(palavra) == palavra

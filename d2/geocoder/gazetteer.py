@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import enderecobr
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
 from d2.geocoder import text
@@ -205,3 +206,15 @@ def aproximados(candidatos: list[Candidate], segmentos: list[str]) -> list[Candi
         if ordem[0] >= _SEMELHANCA and ordem[0] - segunda >= _MARGEM:
             saida += [c for c in grupo if text.normalizar(c.nome) == melhor]
     return saida
+
+
+def nome_de_uf(texto: str) -> bool:
+    """Whether a place's name is a UF's name written out ("Paraná", "Mato Grosso do
+    Sul"; not its sigla), by enderecobr's list of the UFs: whatever the territory holds."""
+    sigla = enderecobr.padronizar_estados_para_sigla(texto)
+    return bool(sigla) and sigla != " ".join(texto.upper().split())
+
+
+def sigla_de_uf(palavra: str) -> bool:
+    """Whether a word is a UF's sigla ("MS"), by enderecobr's list of the UFs."""
+    return len(palavra) == 2 and enderecobr.padronizar_estados_para_sigla(palavra) == palavra

@@ -361,7 +361,7 @@ def _lidos(
         if not (c.inicio == c.fim < len(palavras) and palavras[c.inicio - 1] in fields.AREAS):
             return False
         # Unless a name follows it ("Jardim Dourados"), or only a UF's sigla ("Jardim MS").
-        sigla = c.fim + 1 == len(palavras) and fields.sigla_de_uf(palavras[-1])
+        sigla = c.fim + 1 == len(palavras) and gazetteer.sigla_de_uf(palavras[-1])
         return (c.segmento, c.fim + 1) not in inicios and not sigla
 
     nomes = [c for c in nomes if not tipo_de_area(c)]
@@ -385,7 +385,7 @@ def _lidos(
     lidos = []
     for c in nomes:
         palavras = _palavras(e, c)
-        if c.nivel == MUNICIPIO and fields.nome_de_uf(" ".join(palavras[c.inicio - 1 : c.fim])):
+        if c.nivel == MUNICIPIO and gazetteer.nome_de_uf(" ".join(palavras[c.inicio - 1 : c.fim])):
             if any(_vao(m) != _vao(c) for m in municipios):
                 continue  # "Goiânia, Goiás": the UF
             if sozinho and c.fim - c.inicio + 1 == len(palavras) and not g.provas(c, nomes):
