@@ -5,6 +5,8 @@ from a stray word; misspellings ranked with rapidfuzz, never against an exact na
 
 from __future__ import annotations
 
+import time
+
 from d2.geocoder import fields, gazetteer, places, text
 from d2.geocoder.gazetteer import Gazetteer, NomeCep
 from d2.geocoder.inference import Candidate, Reason
@@ -163,6 +165,11 @@ def test_a_long_texts_address_is_read_wherever_it_stands() -> None:
     # A street within what is read, or none at all: the text as it is.
     assert text.localizado("Rua A, 1, Centro. " + relato) == "Rua A, 1, Centro. " + relato
     assert text.localizado(relato) == relato
+    # One scan, however long or hostile the text.
+    for hostil in ("a" * 262_144, "rua " * 65_000, "x" * 300 + ". rua" * 50_000):
+        inicio = time.perf_counter()
+        text.localizado(hostil)
+        assert time.perf_counter() - inicio < 0.1
 
 
 def test_a_name_that_runs_into_a_bairro_holds_no_shorter_name_inside_it() -> None:
