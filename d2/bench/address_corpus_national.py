@@ -49,7 +49,8 @@ UFS = (
     "PB", "PE", "PI", "PR", "RJ", "RN", "RO", "RR", "RS", "SC", "SE", "SP", "TO",
 )  # fmt: skip
 FORMS = ("completo", "sem_cep", "abreviado", "minusculas", "cep_sozinho", "bairro_municipio")
-_NUMERO_NO_NOME = re.compile(r"(,|\bn[º°o.]|\d\s*$)", re.IGNORECASE)
+_NUMERO_MARCADO = re.compile(r",|\bn[º°]\s*\d", re.IGNORECASE)
+_NUMERO_NO_FIM = re.compile(r"\s\d+\s*$")
 _ABREVIA_BAIRRO = {
     "jardim": "Jd.", "vila": "Vl.", "parque": "Pq.", "conjunto": "Conj.", "residencial": "Res.",
     "loteamento": "Lot.",
@@ -149,6 +150,16 @@ def _minusculas(texto: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text.sem_acento(texto).lower()).split())
 
 
+def _numero_no_nome(rua: str, cep: str) -> bool:
+    """Whether CEP Aberto's street name carries the address's own number: after a comma
+    ("Praça X, s/n", "Via Anchieta, 3398") or "nº"; or at its end for a large user's CEP
+    (suffix 900 and above: "Avenida Júlio de Castilho 1747", 79100-901), where elsewhere
+    a final number is the street's name ("Rua Projetada 02", "Quadra 102")."""
+    return bool(_NUMERO_MARCADO.search(rua)) or (
+        int(cep[5:]) >= 900 and _NUMERO_NO_FIM.search(rua) is not None
+    )
+
+
 def _cep(cep: str, rng: random.Random) -> str:
     return rng.choice((f"{cep[:5]}-{cep[5:]}", cep, f"CEP {cep[:5]}-{cep[5:]}"))
 
@@ -161,7 +172,7 @@ def escrever(linha: localities.Linha, rng: random.Random) -> dict[str, str]:
     uf = linha.uf
     cep = f"{linha.cep[:5]}-{linha.cep[5:]}"
     numero = ""
-    if rua and not _NUMERO_NO_NOME.search(rua):
+    if rua and not _numero_no_nome(rua, linha.cep):
         numero = str(rng.choice((rng.randint(1, 300), rng.randint(1, 3000))))
     rua_n = f"{rua}, {numero}" if numero else rua
     antes = [p for p in (rua_n, bairro) if p]

@@ -139,3 +139,24 @@ def test_national_corpus__localities_linked_as_the_cep_import_links_them() -> No
     assert vinculos[("MS", "Lugar Nenhum")] == (None, "municipio_ausente")
     assert vinculos[("MS", "Pingo-D'Água")] == ("5000001", "nome")
     assert vinculos[("AC", "Rio Branco")] == (None, "uf_ausente")
+
+
+@pytest.mark.parametrize(
+    ("cep", "rua", "numero_sorteado"),
+    [
+        ("79100901", "Avenida Júlio de Castilho 1747", False),  # a large user's own number
+        ("64607185", "Rua Projetada 02", True),  # a street named with a number
+        ("49830972", "Rua Principal, s/n", False),
+        ("76805991", "EFMM Km 3 nº 213", False),
+        ("01310100", "Rua Nova Friburgo", True),  # "No…" is a word, not "nº"
+    ],
+)
+def test_national_corpus__a_number_drawn_unless_the_street_carries_its_own(
+    cep: str, rua: str, numero_sorteado: bool
+) -> None:
+    linha = localities.Linha(cep, "SP", "São Paulo", "Centro", rua)
+
+    completo = nacional.escrever(linha, random.Random(3))["completo"]
+
+    assert completo.startswith(f"{rua}, ")
+    assert bool(re.match(rf"{re.escape(rua)}, \d+, Centro", completo)) == numero_sorteado
