@@ -152,6 +152,8 @@ GRANT SELECT ON d2.nominatim_importacoes TO d2_worker;
 -- The address ladder: the CEPs it reads, what it understood (written with the
 -- terminal state; the view for reading it back).
 GRANT SELECT ON d2.ceps, d2.cep_localidades TO d2_worker;
+-- The names of d2.ceps per município the ladder reads a text against.
+GRANT SELECT ON d2.cep_nomes TO d2_worker;
 GRANT SELECT, INSERT ON d2.geocodificacoes TO d2_worker;
 GRANT SELECT ON d2.v_geocodificacoes TO d2_worker;
 -- Citizen drawings: read back what d2.territorio_submeter decided, to publish it.

@@ -2,15 +2,11 @@
 enderecobr (upper case, no accents, abbreviations expanded: "R." → RUA, "Jd" → JARDIM,
 "apto" → APARTAMENTO, "nº" → NO) and split into fields — tipo + logradouro, número or
 S/N, complemento, bairro, the place names (município, UF), CEP — plus what a reference
-phrase points at: the street and number of "em frente ao nº 1500 da Rua X", the number
-of "perto do número 132", the POI of "próximo à Escola Y", the crossing street of
-"esquina com Rua Z". A preposition before a street or a bairro ("na Rua X") is not its
-name.
-
-Splitting is ours (enderecobr 0.3 standardises fields, it does not find them): the
-regular expressions below split, they never abbreviate or expand. Which place names are
-bairros, municípios or UFs is decided in SQL against the territory (d2.geocoder.places);
-here they are only segments of text.
+phrase points at ("em frente ao nº 1500 da Rua X", "perto do número 132", "próximo à
+Escola Y", "esquina com Rua Z"). A preposition before a street or a bairro ("na Rua X")
+is not its name. Splitting is ours (enderecobr 0.3 standardises fields, it does not find
+them); which place names are bairros, municípios or UFs is decided in SQL against the
+territory (d2.geocoder.places): here they are only segments of text.
 
 The work is bounded whatever the text: it is cut to text.LIMITE characters before
 anything reads it, to MAX_SEGMENTOS segments of MAX_PALAVRAS words, every expression runs
@@ -67,7 +63,8 @@ _PREPOSICOES = frozenset({"EM", "NA", "NAS", "NO", "NOS"})
 _TRACOS = re.compile("[\u2010-\u2015\u2212]")
 _CEP = re.compile(r"(?<![\d.])(\d{2})\.?(\d{3})[-.\s]?(\d{3})(?![\d.])")
 _PALAVRA_CEP = re.compile(r"\bCEP\b\s*[:.]?")
-_SN = re.compile(r"\bS\s*/\s*N(?:O|\.)?(?![A-Z0-9])|\bS\.\s*N\b\.?|\bSEM\s+NUMERO\b")
+# S/N, also written without its slash ("rua principal s n centro": no punctuation).
+_SN = re.compile(r"\bS\s*/\s*N(?:O|\.)?(?![A-Z0-9])|\bS\.\s*N\b\.?|\bS\s+N\b|\bSEM\s+NUMERO\b")
 # Field separators: punctuation, a dash between spaces, or glued before a final sigla
 # ("Campo Grande-MS"); a dash inside a name ("Beira-Rio", "Xique-Xique") stays.
 _SEPARADOR = re.compile(r"[,;|()\[\]{}<>\n/\\]|\s-+\s*|-+\s|(?<=[A-Z])-(?=[A-Z]{2}(?![A-Z0-9]))")
@@ -138,13 +135,18 @@ class Entendido:
 
 
 def _palavras(segmento: str) -> list[str]:
-    palavras = _NAO_PALAVRA.sub(" ", segmento).split()[:MAX_PALAVRAS]
+    # Twice the field's bound: with no separator, the street and the places are one
+    # segment, the município at its end (a place segment keeps its last words).
+    palavras = _NAO_PALAVRA.sub(" ", segmento).split()[: 2 * MAX_PALAVRAS]
     return [p.strip(".-'") or p for p in palavras if p.strip(".-'")]
 
 
 def _sem_preposicao(palavras: list[str]) -> list[str]:
     """A segment's words without the preposition before its street or bairro ("na Rua X"
-    → RUA X); "NO 12" stays (enderecobr writes "nº" NO)."""
+    → RUA X, and "aqui na Rua X" of a long text); "NO 12" stays (enderecobr writes "nº"
+    NO)."""
+    if len(palavras) > 2 and palavras[0] == "AQUI" and palavras[1] in _PREPOSICOES:
+        palavras = palavras[1:]
     if len(palavras) > 1 and palavras[0] in _PREPOSICOES:
         seguinte = palavras[1]
         if _tipo(seguinte) is not None or _BAIRRO.fullmatch(" ".join(palavras[1:])):
@@ -255,6 +257,7 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
     word is also looked up alone (a UF's sigla: "Campo Grande MS")."""
     if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
         return
+    palavras = palavras[-MAX_PALAVRAS:]
     e.lugares.append(_padrao(enderecobr.padronizar_bairros, palavras))
     e._no_texto.append(e.lugares[-1])
     if len(palavras) > 1 and _SIGLA.fullmatch(palavras[-1]):
@@ -353,9 +356,7 @@ def entender(endereco: text.Endereco) -> Entendido:
             or _numero_sozinho(seguinte)
         )
         if e.logradouro is None and (de_rua or sem_tipo):
-            _lugar(e, _ler_rua(e, palavras, com_tipo=de_rua))
-            if e.rua_sem_fim and _numero_sozinho(seguinte):
-                e.rua_sem_fim = False
+            _lugar(e, _rua_do_segmento(e, palavras, de_rua, _numero_sozinho(seguinte)))
         elif rua_explicita and de_rua:
             # The text repeats the street nomeRua gave: only its number is new.
             for i in range(1, len(palavras)):
@@ -369,6 +370,20 @@ def entender(endereco: text.Endereco) -> Entendido:
     return e
 
 
+def _rua_do_segmento(e: Entendido, palavras: list[str], com_tipo: bool, numero: bool) -> list[str]:
+    """A street segment read into e; returns the places after it. When its number follows
+    (numero), the whole segment was the street, a last word like a sigla included
+    ("Avenida José da Silva Sé, 556")."""
+    resto = _ler_rua(e, palavras, com_tipo=com_tipo)
+    if e.rua_sem_fim and numero:
+        e.rua_sem_fim = False
+        if resto and e.logradouro:
+            nome = [*e.logradouro.split(), *resto]
+            e.logradouro = _padrao(enderecobr.padronizar_logradouros, nome)
+            resto = []
+    return resto
+
+
 def _numero_sozinho(palavras: list[str]) -> bool:
     """A segment that is only a house number ("1500", "nº 1500", "S/N", "km 12")."""
     if not palavras or len(palavras) > 2 or not _inicio_de_numero(palavras, 0):
@@ -378,15 +393,3 @@ def _numero_sozinho(palavras: list[str]) -> bool:
 
 def cep_formatado(cep: str | None) -> str | None:
     return f"{cep[:5]}-{cep[5:]}" if cep and len(cep) == 8 else None
-
-
-def nome_de_uf(texto: str) -> bool:
-    """Whether a place's name is a UF's name written out ("Paraná", "Mato Grosso do
-    Sul"; not its sigla), by enderecobr's list of the UFs: whatever the territory holds."""
-    sigla = enderecobr.padronizar_estados_para_sigla(texto)
-    return bool(sigla) and sigla != " ".join(texto.upper().split())
-
-
-def sigla_de_uf(palavra: str) -> bool:
-    """Whether a word is a UF's sigla ("MS"), by enderecobr's list of the UFs."""
-    return len(palavra) == 2 and enderecobr.padronizar_estados_para_sigla(palavra) == palavra

@@ -52,6 +52,7 @@ class Candidate:
     segmento: int
     inicio: int
     fim: int
+    exato: bool = True  # False: a misspelling's trigram match
 
 
 @dataclass

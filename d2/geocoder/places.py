@@ -1,30 +1,15 @@
 """Where an address says it is, before any geocoder is asked: the bairros, municípios and
-UFs its place segments name (d2.candidatos_territorio, in SQL, for a whole round at once)
-and what its CEP says (d2.ceps, loaded by `d2 cep import`).
+UFs its place segments name (d2.candidatos_territorio), the bairros and streets d2.ceps
+gives the municípios named (d2.cep_nomes; weighed in d2.geocoder.gazetteer), in one SQL
+statement for a whole round, and what its CEP says (d2.ceps, loaded by `d2 cep import`).
 
-The rules (docs/geocoding.md):
-
-* A município named in a UF named must lie in it; otherwise the text contradicts itself.
-* A name shared by several municípios (Campo Grande is in MS, AL and RN) is decided by
-  the UF named, else by the CEP, else by the street when exactly one of them has it (the
-  ladder's searches); otherwise there is no guess.
-* Two different municípios named (and neither the CEP's): addresses run from the street
-  to the município, so the one named last is asked for the street, and only a street
-  found there answers: the names before it are bairros or districts that share their
-  name with another município (Bom Retiro, Joinville), and no inference is drawn from
-  them.
-* A name is read for what the rest of the text makes of it: a segment marked "Bairro X"
-  names a bairro; an area word alone at the start of a longer name ("Jardim" of "Jardim
-  Guanabara", and Jardim is a município) is that name's type; a município that is also a
-  bairro of another município named ("Bela Vista, Campo Grande") is the bairro; a UF's
-  name that is a município's too (Goiás, Paraná) is the UF beside another município, and
-  alone it is the UF only where that UF holds the município (otherwise: no guess).
-* The CEP decides the UF and município when the text names none. A CEP whose município is
-  not the one the text names (or not in the UF it names) is set aside, counted, and the
-  text wins: a CEP is eight digits typed from memory, a place name is what the citizen
-  sees around them.
-* A bairro counts only inside the município decided ("Centro" is everywhere); the CEP's
-  bairro stands in when the text names none.
+The rules, with worked examples, are written once, in docs/geocoding.md ("Reading a place
+as a whole"): a word inside a longer name the gazetteer knows is not a place of its own;
+the município named last, in the UF named, is the reader's when the street or bairro
+named supports it at least as much as any other; homonyms are told apart by the UF, the
+CEP, or the bairro or street d2.ceps has in only one of them; a CEP that contradicts the
+place named is set aside (the text wins); a bairro counts only inside the município
+decided. Where two readings stay equally supported there is no guess.
 """
 
 from __future__ import annotations
@@ -35,12 +20,12 @@ from dataclasses import dataclass, field
 from psycopg.rows import dict_row
 
 from d2 import db
-from d2.geocoder import fields, inference, text
+from d2.geocoder import fields, gazetteer, inference, text
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
 
 # The segment index of a street's name read as a possible place ("Rua X Centro Campo
 # Grande" with no separator): only names at its very end count, and they are cut from it.
-CAUDA = 1000
+CAUDA = gazetteer.CAUDA
 # Words as d2.candidatos_territorio counts them (its inicio/fim): apostrophes dropped,
 # anything else that is not a letter or a digit a space.
 _NAO_ALFANUMERICO = re.compile(r"[^A-Z0-9]+")
@@ -99,7 +84,8 @@ class Contexto:
 
 def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[Contexto]:
     """One Contexto per address, in order: one SQL statement for the names (each
-    distinct text once: a round's addresses share their municípios), one for the CEPs."""
+    distinct text once: a round's addresses share their municípios) and what d2.ceps
+    gives the municípios named, one for the CEPs."""
     onde: dict[str, list[tuple[int, int]]] = {}  # text → (address, segment) that hold it
     for i, e in enumerate(entendidos):
         for j, lugar in enumerate(e.lugares):
@@ -107,37 +93,54 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
         if e.rua_sem_fim and e.logradouro and len(e.logradouro.split()) > 1:
             onde.setdefault(e.logradouro, []).append((i, CAUDA))
     textos = list(onde)
+    mapa = [(i, j, k) for k, t in enumerate(textos) for i, j in onde[t]]
+    com_cep = [(i, e.cep) for i, e in enumerate(entendidos) if e.cep]
+    com_rua = [(i, e.logradouro) for i, e in enumerate(entendidos) if e.logradouro]
     candidatos: list[list[Candidate]] = [[] for _ in entendidos]
+    lidos = [gazetteer.Gazetteer([], set()) for _ in entendidos]
+    dados: set[tuple[str, str]] = set()
     with db.mapped_errors(), conn.cursor(row_factory=dict_row) as cur:
-        if textos:
+        if textos or com_cep:
             for linha in cur.execute(
-                db.q("geocoder_candidates"),
+                db.q("geocoder_places"),
                 {
                     "ordens": list(range(len(textos))),
                     "segmentos": [0] * len(textos),
                     "textos": textos,
+                    "enderecos": [m[0] for m in mapa],
+                    "lugares": [m[1] for m in mapa],
+                    "indices": [m[2] for m in mapa],
+                    "cep_enderecos": [c[0] for c in com_cep],
+                    "ceps": [c[1] for c in com_cep],
+                    "rua_enderecos": [r[0] for r in com_rua],
+                    "ruas": [r[1] for r in com_rua],
                 },
             ):
-                for i, j in onde[textos[linha["ordem"]]]:
-                    candidatos[i].append(
-                        Candidate(
-                            linha["unidade_civica_id"],
-                            linha["nivel"],
-                            linha["nome"],
-                            tuple(linha["cadeia_ucs"] or ()),
-                            j,
+                if linha["fonte"] == "dados":
+                    dados.add((linha["unidade_civica_id"], linha["tipo"]))
+                elif linha["fonte"] == "cep":
+                    lidos[linha["ordem"]].nomes.append(
+                        gazetteer.NomeCep(
+                            linha["lugar"],
                             linha["inicio"],
                             linha["fim"],
+                            linha["tipo"],
+                            linha["unidade_civica_id"],
+                            linha["ceps"],
                         )
                     )
+                else:
+                    for i, j in onde[textos[linha["ordem"]]]:
+                        candidatos[i].append(gazetteer.candidato(linha, j))
         pedidos = sorted({e.cep for e in entendidos if e.cep})
         ceps: dict[str, Cep] = {}
         if pedidos:
             for linha in cur.execute(db.q("cep_lookup"), {"ceps": pedidos}):
                 ceps[linha["cep"]] = _cep(linha)
     saida = []
-    for e, achados in zip(entendidos, candidatos, strict=True):
-        contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None)
+    for e, achados, g in zip(entendidos, candidatos, lidos, strict=True):
+        g.dados = dados
+        contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None, g)
         if e.cep and (e.cep not in ceps or ceps[e.cep].faixa):
             contexto.cep_desconhecido = e.cep
         saida.append(contexto)
@@ -195,15 +198,22 @@ def _cortar_cauda(e: fields.Entendido, candidatos: list[Candidate]) -> list[Cand
     return [c for c in candidatos if c.segmento != CAUDA] + lugares
 
 
-def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -> Contexto:
-    """The rules of the module's docstring, over the names found and the CEP."""
-    candidatos = _cortar_cauda(e, candidatos)
-    nomes = _lidos(e, candidatos)
+def decidir(
+    e: fields.Entendido,
+    candidatos: list[Candidate],
+    cep: Cep | None,
+    g: gazetteer.Gazetteer | None = None,
+) -> Contexto:
+    """The rules of the module's docstring, over the names found, what d2.ceps knows of
+    the municípios named (g) and the CEP."""
+    g = g if g is not None else gazetteer.Gazetteer([], set())
+    cep_municipio = cep.municipio if cep is not None else None
+    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares))
+    nomes = _lidos(e, candidatos, g, cep_municipio.unidade_civica_id if cep_municipio else None)
     ufs = {c.unidade_civica_id: c for c in nomes if c.nivel == UF}
     municipios = {c.unidade_civica_id: c for c in nomes if c.nivel == MUNICIPIO}
     bairros = {c.unidade_civica_id: c for c in nomes if c.nivel == BAIRRO}
     ctx = Contexto(e)
-    cep_municipio = cep.municipio if cep is not None else None
     if cep is not None and cep_municipio is None:
         cep = None  # a CEP of a locality the territory lacks says nothing here
 
@@ -215,7 +225,8 @@ def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -
         if not coerentes:
             ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
             return ctx
-        if not _municipio_nomeado(ctx, coerentes, cep_municipio) and cep is not None:
+        nomeado = _municipio_nomeado(ctx, coerentes, cep_municipio, g, nomes)
+        if not nomeado and cep is not None:
             ctx.cep_contraditorio, cep = True, None
     elif cep is not None and cep_municipio is not None:
         if contradiz(cep_municipio):
@@ -241,12 +252,17 @@ def decidir(e: fields.Entendido, candidatos: list[Candidate], cep: Cep | None) -
 
 
 def _municipio_nomeado(
-    ctx: Contexto, coerentes: list[Candidate], cep_municipio: Candidate | None
+    ctx: Contexto,
+    coerentes: list[Candidate],
+    cep_municipio: Candidate | None,
+    g: gazetteer.Gazetteer,
+    nomes: list[Candidate],
 ) -> bool:
-    """The município among those named (in the UF named): the only one, the CEP's, or
-    the one name (homonyms, or the name named last) the street must be found in; two
-    different names in one segment are no guess. Whether the CEP's município is among
-    them."""
+    """The município among those named (in the UF named): the only one, the CEP's, the
+    one homonym the bairro or street named puts it in, the one named last when the text
+    supports it at least as much as any other; else the one name (homonyms, or the name
+    named last) the street must be found in; two different names in one segment with no
+    support are no guess. Whether the CEP's município is among them."""
     pelo_cep = [
         m
         for m in coerentes
@@ -257,15 +273,28 @@ def _municipio_nomeado(
         return bool(pelo_cep)
     ultimo = max(coerentes, key=_posicao)
     nome = text.normalizar(ultimo.nome)
+    mesmos = sorted(
+        (m for m in coerentes if text.normalizar(m.nome) == nome),
+        key=lambda m: m.unidade_civica_id,
+    )
     antes = [m for m in coerentes if text.normalizar(m.nome) != nome]
+    provado = gazetteer.homonimo_provado(mesmos, g, nomes)
+    if provado is not None and not antes:
+        ctx.municipio = provado
+        return False
+    depois = all(m.segmento < ultimo.segmento or m.fim < ultimo.inicio for m in antes)
+    if provado is not None and depois:
+        forca = len(g.provas(provado, nomes))
+        if forca > 0 and all(len(g.provas(m, nomes)) <= forca for m in antes):
+            # Named last, and what the text says of its bairro or street is there at
+            # least as much as anywhere else the text names: the reader's município.
+            ctx.municipio = provado
+            return False
     if all(_posicao(m)[0] < _posicao(ultimo)[0] for m in antes):
         # One name (homonyms), or the name of the last segment that names one (those
         # before it are bairros or districts sharing a município's name): the street
         # decides, and nothing is inferred from the names.
-        ctx.homonimos = sorted(
-            (m for m in coerentes if text.normalizar(m.nome) == nome),
-            key=lambda m: m.unidade_civica_id,
-        )
+        ctx.homonimos = mesmos
     else:
         ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two names in one segment
     return False
@@ -288,13 +317,21 @@ def _palavras(e: fields.Entendido, c: Candidate) -> list[str]:
     return _NAO_ALFANUMERICO.sub(" ", e.lugares[c.segmento].replace("'", "")).split()
 
 
-def _lidos(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
+def _lidos(
+    e: fields.Entendido,
+    candidatos: list[Candidate],
+    g: gazetteer.Gazetteer,
+    cep_municipio: str | None,
+) -> list[Candidate]:
     """The names the text names, each read as the rest of the text makes it (the rules
     of the module's docstring): a name inside a longer one is not one (Boreal in Nova
     Boreal); a segment marked "Bairro X" names only bairros; an area word alone at the
     start of a longer name is its type; a município that is also a bairro of another
     município named is the bairro; a UF's name is the UF or the município as the text
     says."""
+    # Words of a bairro's name first: a name they drop holds no shorter one inside it
+    # ("cidade nova maringa": Nova Maringá runs into Maringá's bairro, Maringá stays).
+    candidatos = gazetteer.cobertos(candidatos, g, cep_municipio)
     nomes = [
         c
         for c in candidatos
@@ -308,7 +345,7 @@ def _lidos(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
         if not (c.inicio == c.fim < len(palavras) and palavras[c.inicio - 1] in fields.AREAS):
             return False
         # Unless a name follows it ("Jardim Dourados"), or only a UF's sigla ("Jardim MS").
-        sigla = c.fim + 1 == len(palavras) and fields.sigla_de_uf(palavras[-1])
+        sigla = c.fim + 1 == len(palavras) and gazetteer.sigla_de_uf(palavras[-1])
         return (c.segmento, c.fim + 1) not in inicios and not sigla
 
     nomes = [c for c in nomes if not tipo_de_area(c)]
@@ -332,10 +369,10 @@ def _lidos(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
     lidos = []
     for c in nomes:
         palavras = _palavras(e, c)
-        if c.nivel == MUNICIPIO and fields.nome_de_uf(" ".join(palavras[c.inicio - 1 : c.fim])):
+        if c.nivel == MUNICIPIO and gazetteer.nome_de_uf(" ".join(palavras[c.inicio - 1 : c.fim])):
             if any(_vao(m) != _vao(c) for m in municipios):
                 continue  # "Goiânia, Goiás": the UF
-            if sozinho and c.fim - c.inicio + 1 == len(palavras):
+            if sozinho and c.fim - c.inicio + 1 == len(palavras) and not g.provas(c, nomes):
                 # "Paraná" alone: the UF, where it holds the município; else no guess.
                 uf = [u for u in nomes if u.nivel == UF and _vao(u) == _vao(c)]
                 if not any(u.unidade_civica_id in c.cadeia_ucs for u in uf):

@@ -23,6 +23,14 @@ _ESPACOS = re.compile(r"\s+")
 # a few scans of the text, however long or hostile.
 _ROTULO = re.compile(r"endere[cç]o\s*:")
 _MENCOES = 8
+# A street named in a long text with no label ("... passei de novo ontem. Aqui na Rua X,
+# 10, Centro, tem um buraco"): a street type and a word; and where a sentence ends.
+_RUA = re.compile(
+    r"\b(?:rua|avenida|av|travessa|alameda|estrada|rodovia|pra[cç]a|largo|beco)\b\.?\s+\w",
+    re.IGNORECASE,
+)
+_FIM_DE_FRASE = re.compile(r"[.!?\n]\s")
+_FRASE_MAX = 200  # how far back a sentence's start is looked for
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,21 @@ def rotulado(texto: str) -> str:
     return texto
 
 
+def localizado(texto: str) -> str:
+    """A long text's address wherever it stands: when no street is named within what is
+    read (LIMITE characters), the text from the sentence that names its first street on
+    (a complaint, then "Aqui na Rua X, 10, Centro, Campo Grande"); the text itself
+    otherwise. One scan."""
+    if len(texto) <= LIMITE:
+        return texto
+    rua = _RUA.search(texto)
+    if rua is None or rua.start() < LIMITE - 40:
+        return texto
+    inicio = max(0, rua.start() - _FRASE_MAX)
+    fins = [m.end() for m in _FIM_DE_FRASE.finditer(texto, inicio, rua.start())]
+    return texto[fins[-1] if fins else rua.start() :]
+
+
 def normalizar(texto: str) -> str:
     sem_acento = unicodedata.normalize("NFKD", texto.casefold())
     return _ESPACOS.sub(" ", "".join(c for c in sem_acento if not unicodedata.combining(c))).strip()
@@ -94,7 +117,7 @@ def do_payload(payload: Any) -> Endereco | None:
         valor = entidades.get(campo)
         if isinstance(valor, str):
             limpo = limpar(valor)
-            campo_limpo = limpar(rotulado(valor)) if campo == "endereco" else limpo
+            campo_limpo = limpar(localizado(rotulado(valor))) if campo == "endereco" else limpo
             if campo_limpo:
                 campos[campo] = campo_limpo
             if limpo and not any(normalizar(limpo) in normalizar(p) for p in partes):

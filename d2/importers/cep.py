@@ -289,6 +289,8 @@ def importar(url: str, arquivo: Path | None = None, *, progresso: bool = False) 
         )
         conn.execute(db.q("cep_link_districts"))
         conn.execute(db.q("cep_link_bairros"))
+        # The names the geocoder reads texts against follow the links just made.
+        conn.execute(db.q("cep_names_rebuild"))
         _resumir(conn, resumo)
     resumo.segundos = time.perf_counter() - inicio
     return resumo

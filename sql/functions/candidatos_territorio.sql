@@ -16,7 +16,12 @@
 -- The chains come from d2.mirror_cadeias (d2.cadeia_ucs for a UC not precomputed), and
 -- the trigram similarity is computed only for segments with no exact hit (migration
 -- 20261204140200: the same answers at about a third of the cost; the address ladder
--- calls it for every round of the geocoding stage).
+-- calls it for every round of the geocoding stage). Migration 20261205130100: each run of
+-- words is one probe of the btree index uc_polygons_nome_busca_idx (the planner, misled
+-- by generate_series's estimate, hashed the whole table: ~13 ms a call against the
+-- national territory), the trigram index asked at the threshold kept, and the body is
+-- PL/pgSQL so its plan is kept for the session (planning it cost ~10 ms a call); the
+-- same answers.
 CREATE OR REPLACE FUNCTION d2.candidatos_territorio(
     ordens integer[], segmentos integer[], textos text[]
 )
@@ -24,9 +29,15 @@ RETURNS TABLE (
     ordem integer, segmento integer, inicio integer, fim integer,
     unidade_civica_id uuid, nivel integer, nome varchar, cadeia_ucs uuid[], exato boolean
 )
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, public
+-- The index's % then keeps only what the 0.6 below keeps (the default 0.3 made it
+-- recheck several times more rows): the same answers.
+SET pg_trgm.similarity_threshold = 0.6
 AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH seg AS (
         SELECT s.ordem, s.segmento,
                (string_to_array(btrim(regexp_replace(
@@ -34,7 +45,8 @@ AS $$
                         regexp_replace(lower(unaccent(left(s.texto, 300))), '[''`´’]', '', 'g'),
                         '[^a-z0-9]+', ' ', 'g'),
                     '\s+', ' ', 'g')), ' '))[1:24] AS w
-        FROM unnest(ordens, segmentos, textos) AS s (ordem, segmento, texto)
+        FROM unnest(candidatos_territorio.ordens, candidatos_territorio.segmentos,
+                    candidatos_territorio.textos) AS s (ordem, segmento, texto)
     ),
     termos AS (
         SELECT seg.ordem, seg.segmento, i AS inicio, f AS fim,
@@ -44,11 +56,15 @@ AS $$
         CROSS JOIN generate_series(i, least(cardinality(seg.w), i + 5)) AS f
         WHERE seg.w <> '{}' AND seg.w <> '{""}'
     ),
-    exatos AS (
+    exatos AS MATERIALIZED (
         SELECT t.ordem, t.segmento, t.inicio, t.fim, u.unidade_civica_id, u.nivel, u.nome
         FROM termos t
-        JOIN core.uc_polygons u ON u.nome_busca = t.termo
-        WHERE u.nivel IN (2, 4, 5)
+        CROSS JOIN LATERAL (
+            -- OFFSET 0: one probe per run of words, never a hash of the whole table.
+            SELECT x.unidade_civica_id, x.nivel, x.nome FROM core.uc_polygons x
+            WHERE x.nome_busca = t.termo AND x.nivel IN (2, 4, 5)
+            OFFSET 0
+        ) AS u
         UNION
         SELECT seg.ordem, seg.segmento, 1, 1, u.unidade_civica_id, u.nivel, u.nome
         FROM seg
@@ -91,4 +107,5 @@ AS $$
     FROM unicos q
     LEFT JOIN d2.mirror_cadeias cad ON cad.unidade_civica_id = q.unidade_civica_id
     ORDER BY q.ordem, q.segmento, q.inicio, q.fim, q.unidade_civica_id;
+END;
 $$;

@@ -227,7 +227,8 @@ SELECT pg_total_relation_size('d2.ceps') + pg_total_relation_size('d2.cep_locali
 -- that range lies in one linked município, that município (and the bairro UC, when every
 -- one of them is linked to the same bairro), no street; not when any of them is
 -- unlinked, nor when they span two municípios. A range is at most 1,000 CEPs, read by
--- the primary key.
+-- the primary key. The chains come from d2.mirror_cadeias, as d2.candidatos_territorio's
+-- do (d2.cadeia_ucs, ~14 ms a CEP nationally, only for a UC not precomputed).
 WITH exatos AS (
     SELECT c.cep, l.uf, l.nome AS localidade, c.bairro, c.logradouro,
            l.municipio_uc_id, c.bairro_uc_id, false AS faixa
@@ -259,10 +260,12 @@ faixas AS (
 )
 SELECT x.cep, x.uf, x.localidade, x.bairro, x.logradouro, x.faixa,
        x.municipio_uc_id::text AS municipio_uc_id, m.nome AS municipio_nome,
-       d2.cadeia_ucs(x.municipio_uc_id)::text[] AS municipio_cadeia,
+       coalesce(mc.cadeia_ucs, d2.cadeia_ucs(x.municipio_uc_id))::text[] AS municipio_cadeia,
        x.bairro_uc_id::text AS bairro_uc_id, b.nome AS bairro_nome,
-       d2.cadeia_ucs(x.bairro_uc_id)::text[] AS bairro_cadeia
+       coalesce(bc.cadeia_ucs, d2.cadeia_ucs(x.bairro_uc_id))::text[] AS bairro_cadeia
 FROM (SELECT * FROM exatos UNION ALL SELECT * FROM faixas) x
+LEFT JOIN d2.mirror_cadeias mc ON mc.unidade_civica_id = x.municipio_uc_id
+LEFT JOIN d2.mirror_cadeias bc ON bc.unidade_civica_id = x.bairro_uc_id
 LEFT JOIN LATERAL (
     SELECT u.nome FROM core.uc_polygons u
     WHERE u.unidade_civica_id = x.municipio_uc_id ORDER BY u.id LIMIT 1
@@ -275,3 +278,58 @@ LEFT JOIN LATERAL (
 -- name: cep_localities_ufs
 -- The UFs of the localities (their names, by enderecobr, match UF UCs without a sigla).
 SELECT DISTINCT uf FROM d2.cep_localidades ORDER BY uf;
+
+-- name: cep_names_rebuild
+-- d2.cep_nomes as the linked CEPs give it now (sql/tables/cep_nomes.sql): a bairro's
+-- name (and its part before a parenthesis: "Ponte Alta Norte (Gama)"), a street's name
+-- without its first word (its type), per município; each distinct pair of locality and
+-- name normalised once. Only what changed is written, so importing the same source
+-- again writes nothing.
+WITH pares AS (
+    SELECT c.localidade_id, c.bairro, c.logradouro_busca, count(*)::integer AS ceps
+    FROM d2.ceps c
+    GROUP BY c.localidade_id, c.bairro, c.logradouro_busca
+),
+bairros AS (
+    SELECT p.localidade_id, p.bairro, sum(p.ceps)::integer AS ceps
+    FROM pares p
+    WHERE p.bairro <> ''
+    GROUP BY p.localidade_id, p.bairro
+),
+ruas AS (
+    SELECT p.localidade_id, substr(p.logradouro_busca, strpos(p.logradouro_busca, ' ') + 1)
+               AS nome_busca,
+           sum(p.ceps)::integer AS ceps
+    FROM pares p
+    WHERE strpos(p.logradouro_busca, ' ') > 0
+    GROUP BY 1, 2
+),
+nomes AS (
+    SELECT x.nome_busca, x.tipo, l.municipio_uc_id, sum(x.ceps)::integer AS ceps
+    FROM (
+        SELECT DISTINCT b.localidade_id, n.nome_busca, 'bairro' AS tipo, b.bairro, b.ceps
+        FROM bairros b
+        CROSS JOIN LATERAL (
+            VALUES (d2.nome_busca(b.bairro)), (d2.nome_busca(split_part(b.bairro, '(', 1)))
+        ) AS n (nome_busca)
+        UNION ALL
+        SELECT r.localidade_id, r.nome_busca, 'logradouro', '', r.ceps
+        FROM ruas r
+    ) x
+    JOIN d2.cep_localidades l ON l.id = x.localidade_id
+    WHERE l.municipio_uc_id IS NOT NULL AND x.nome_busca <> ''
+    GROUP BY x.nome_busca, x.tipo, l.municipio_uc_id
+),
+fora AS (
+    DELETE FROM d2.cep_nomes d
+    WHERE NOT EXISTS (
+        SELECT 1 FROM nomes n
+        WHERE n.nome_busca = d.nome_busca AND n.municipio_uc_id = d.municipio_uc_id
+          AND n.tipo = d.tipo
+    )
+)
+INSERT INTO d2.cep_nomes (nome_busca, tipo, municipio_uc_id, ceps)
+SELECT nome_busca, tipo, municipio_uc_id, ceps FROM nomes
+ON CONFLICT (municipio_uc_id, nome_busca, tipo) DO UPDATE
+SET ceps = EXCLUDED.ceps
+WHERE d2.cep_nomes.ceps IS DISTINCT FROM EXCLUDED.ceps;

@@ -45,6 +45,10 @@ CREATE INDEX uc_polygons_nivel_idx ON core.uc_polygons (nivel);
 -- pg_trgm similarity). Added by migration 20261203130000.
 CREATE INDEX uc_polygons_nome_busca_trgm_idx ON core.uc_polygons
     USING gin (nome_busca gin_trgm_ops);
+-- A place named exactly, one probe per run of words (d2.candidatos_territorio; the
+-- trigram index answers equality too, rechecking ~40 rows a probe). Added by migration
+-- 20261205130100.
+CREATE INDEX uc_polygons_nome_busca_idx ON core.uc_polygons (nome_busca);
 
 -- The marker the downgrade reads: it drops the table only if D-2 created it.
 COMMENT ON TABLE core.uc_polygons IS 'criada pela migration d2 20260809112210';

@@ -82,6 +82,8 @@ INGLES = {
     "free", "local", "round",
     # D-2 on a replicated PostgreSQL: a primary, its standbys, a failover between them.
     "failover", "replication", "connection", "lost",
+    # The names of places and streets an address is read against (d2/geocoder/gazetteer.py).
+    "gazetteer",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
