@@ -97,12 +97,10 @@ class Settings:
     territorio_timeout_s: float = 30.0
     # Who may publish what D-2 consumes (docs/design.md, decision 11): any colony can write
     # core.event_log under any origem, so these lists are a first filter, not a proof.
+    # (The replica's origins, bounds and breaker are not settings: they live in
+    # d2.replica_limites, which only the owner writes, so a worker's login cannot change
+    # them.)
     demanda_origens: tuple[str, ...] = ("D-1b",)
-    replica_origens: tuple[str, ...] = ("D-2",)
-    # The replica's breaker: past this many polygons removed or taken by producers other
-    # than D-2's importers within the window, the replica stops until `d2 mirror resume`.
-    replica_breaker_max: int = 20
-    replica_breaker_janela_s: int = 3600
     # The longest D-2 waits for a lock another session holds (the mirror's appliers' and
     # interval builder's, the tables a rebuild truncates): `d2 mirror sync --wait`,
     # `d2 mirror rebuild`, the importers. Past it: one line naming who holds it.
@@ -124,6 +122,20 @@ def _lista(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
     if not itens:
         raise errors.ConfigError(f"{name} must list at least one origem, got {raw!r}")
     return itens
+
+
+_REPLICA_ANTIGAS = ("D2_REPLICA_ORIGENS", "D2_REPLICA_BREAKER_MAX", "D2_REPLICA_BREAKER_WINDOW")
+
+
+def _sem_variaveis_da_replica() -> None:
+    """Refuse the replica's former settings: silently ignored, an operator's limit would
+    not be the one in force."""
+    for antiga in _REPLICA_ANTIGAS:
+        if antiga in os.environ:
+            raise errors.ConfigError(
+                f"{antiga} is no longer read: the replica's origins and breaker are in "
+                "d2.replica_limites (UPDATE it as the database owner; docs/mirror.md)"
+            )
 
 
 def load() -> Settings:
@@ -162,9 +174,6 @@ def load() -> Settings:
         sync_timeout_s=_float("D2_SYNC_TIMEOUT", 30.0),
         territorio_timeout_s=_float("D2_TERRITORIO_TIMEOUT", 30.0),
         demanda_origens=_lista("D2_DEMANDA_ORIGENS", ("D-1b",)),
-        replica_origens=_lista("D2_REPLICA_ORIGENS", ("D-2",)),
-        replica_breaker_max=_int("D2_REPLICA_BREAKER_MAX", 20),
-        replica_breaker_janela_s=_int("D2_REPLICA_BREAKER_WINDOW", 3600),
         lock_timeout_s=_float("D2_LOCK_TIMEOUT", 120.0),
         fence_max_s=_float("D2_FENCE_MAX_SECONDS", 300.0),
         mirror_max_s=_float("D2_MIRROR_MAX_SECONDS", 300.0),
@@ -189,10 +198,7 @@ def load() -> Settings:
         raise errors.ConfigError("D2_TERRITORIO_TIMEOUT must be positive")
     if settings.sync_timeout_s <= 0:
         raise errors.ConfigError("D2_SYNC_TIMEOUT must be positive")
-    if settings.replica_breaker_max < 1 or settings.replica_breaker_janela_s < 1:
-        raise errors.ConfigError(
-            "D2_REPLICA_BREAKER_MAX and D2_REPLICA_BREAKER_WINDOW must be at least 1"
-        )
+    _sem_variaveis_da_replica()
     if settings.lock_timeout_s <= 0:
         raise errors.ConfigError("D2_LOCK_TIMEOUT must be positive")
     if settings.fence_max_s < 0 or settings.mirror_max_s < 0:

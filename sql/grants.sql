@@ -97,8 +97,8 @@ GRANT EXECUTE
                 -- worker writes the replica, and the stop of its breaker (SECURITY
                 -- DEFINER).
                 d2.mirror_fonte(),
-                d2.replica_aplicar(uuid, varchar[], integer, integer),
-                d2.replica_parar(uuid, text)
+                d2.replica_aplicar(uuid),
+                d2.replica_parar(uuid)
     TO d2_worker;
 
 GRANT USAGE ON SCHEMA core, d2 TO d2_worker;
@@ -167,7 +167,8 @@ GRANT INSERT ON d2.resolucoes_geo_historico TO d2_worker;
 -- mirror functions read (d2.cadeia_ucs runs as the worker).
 GRANT SELECT ON d2.replica_uc, d2.replica_eventos, d2.uc_fonte TO d2_worker;
 -- Whether the replica's breaker holds it (the worker skips the drain meanwhile). The
--- importers' record of their events (d2.poligonos_eventos) stays the owner's alone.
+-- importers' record of their events (d2.poligonos_eventos) and the replica's limits
+-- (d2.replica_limites) stay the owner's alone.
 GRANT SELECT ON d2.replica_paradas TO d2_worker;
 -- Demands in conflict: the handler records the events, and reads which
 -- demands are undecided to hold their publications; deciding is the owner's

@@ -82,6 +82,24 @@ def inserir_evento(
     return event_id
 
 
+def inserir_evento_importador(
+    conn: psycopg.Connection[Any], payload: Any, *, tipo: str, versao: str = "1.0.0"
+) -> uuid.UUID:
+    """Publish a uc.poligono_* event as D-2's importers do: origem 'D-2' and recorded in
+    d2.poligonos_eventos with its payload's md5 (d2.poligonos_publicar_estado), which only
+    the owner writes: the replica applies it as official territory. (An event without a
+    polygon id is published unrecorded, as the importers never publish one.)"""
+    event_id = inserir_evento(conn, payload, tipo=tipo, versao=versao, origem="D-2")
+    conn.execute(
+        "INSERT INTO d2.poligonos_eventos (event_id, uc_polygon_id, hash)"
+        " SELECT e.event_id, (e.payload ->> 'uc_polygon_id')::uuid, md5(e.payload::text)"
+        " FROM core.event_log e WHERE e.event_id = %(id)s AND (e.payload ->> 'uc_polygon_id')"
+        " ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'",
+        {"id": event_id},
+    )
+    return event_id
+
+
 def saidas(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
     """Every demanda.georreferenciada published, in order."""
     return conn.execute(

@@ -196,3 +196,43 @@ def mesma_forma(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def iou(a: dict[str, Any], b: dict[str, Any]) -> float:
     ga, gb = shape(a), shape(b)
     return float(ga.intersection(gb).area / ga.union(gb).area)
+
+
+def micro_areas(
+    conn: psycopg.Connection[Any], n: int, *, nome: str = "Micro-área", com_respostas: bool = False
+) -> list[dict[str, Any]]:
+    """n payloads of uc.poligono_adicionado for level-1 micro-areas a citizen could draw
+    in the mirror's bairros (level 2): squares of 0.002° (~0.05 km²) under their bairro,
+    well inside it, apart from each other and from every UC's interior point, so that
+    each is a proposal the replica accepts. com_respostas: each centred on a stored answer
+    of the bairro, so that it takes at least that one."""
+    if com_respostas:
+        candidatos = "SELECT ST_SetSRID(ST_MakePoint(r.coordenadas_lng, r.coordenadas_lat), 4326) AS p FROM d2.resolucoes_geo r WHERE r.nivel_minimo_resolvido = 2"  # noqa: E501
+    else:
+        candidatos = "SELECT (ST_Dump(ST_GeneratePoints(m.geom, 400, 11))).geom AS p FROM d2.mirror_uc m WHERE m.nivel = 2"  # noqa: E501
+    linhas = conn.execute(
+        f"SELECT b.unidade_civica_id AS pai, ST_X(c.p) AS x, ST_Y(c.p) AS y FROM ({candidatos}) c"
+        " JOIN d2.mirror_uc b ON b.nivel = 2 AND ST_Contains(ST_Buffer(b.geom, -0.004), c.p)"
+        " WHERE NOT EXISTS (SELECT 1 FROM d2.mirror_uc m"
+        "   WHERE ST_DWithin(ST_PointOnSurface(m.geom), c.p, 0.004))"
+        " ORDER BY ST_X(c.p), ST_Y(c.p)"
+    ).fetchall()
+    escolhidos: list[dict[str, Any]] = []
+    for linha in linhas:
+        if all(max(abs(linha["x"] - e["x"]), abs(linha["y"] - e["y"])) > 0.005 for e in escolhidos):
+            escolhidos.append(linha)
+    assert len(escolhidos) >= n, len(escolhidos)
+    return [
+        {
+            "unidade_civica_id": str(uuid.uuid4()),
+            "uc_polygon_id": str(uuid.uuid4()),
+            "nivel": 1,
+            "nome": f"{nome} {i}",
+            "parent_uc_id": str(e["pai"]),
+            "fonte": "comunitario",
+            "geometria": poligono(
+                quadrado(e["x"] - 0.001, e["y"] - 0.001, e["x"] + 0.001, e["y"] + 0.001)
+            ),
+        }
+        for i, e in enumerate(escolhidos[:n])
+    ]

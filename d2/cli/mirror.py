@@ -162,9 +162,9 @@ def registrar(sub: Any) -> None:
         json_flag=True,
         help="resume the event-synced replica its breaker stopped (see d2 status)",
         description=(
-            "The replica stops before an event when more than D2_REPLICA_BREAKER_MAX "
-            "polygons were removed or taken within D2_REPLICA_BREAKER_WINDOW seconds by "
-            "producers other than D-2's importers. Check those events first (d2 status "
+            "The replica stops before an event when more polygons were removed or taken, or "
+            "more stored answers taken, by producers other than D-2's importers than "
+            "d2.replica_limites allows within its window. Check those events first (d2 status "
             "names the one it holds). Resuming applies what it held and counts again from "
             "now; --drop-removals first ends every such removal still waiting as "
             "'descartado' (the mirror keeps those polygons)."

@@ -12,11 +12,14 @@ d2.replica_eventos (aplicado, removido, ausente, descartado) or a dead letter of
 for core (d2/territorio/mirror.py), so the chains, the clean intervals and the re-georeferencing
 follow-up are the same under both sources.
 
-Any colony can write core.event_log under any origem (docs/design.md, decision 11), so the apply
-admits only the origins of D2_REPLICA_ORIGENS, knows D-2's importers' events by their
-own record (d2.poligonos_eventos), refuses anyone else's changes to imported UCs and
-polygons that would take other UCs' places, and stops (the breaker, d2.replica_paradas)
-past D2_REPLICA_BREAKER_MAX removals or takings in a window, until `d2 mirror resume`.
+Any colony can write core.event_log under any origem, fonte or parent, so the apply
+knows D-2's importers' events by their own record (d2.poligonos_eventos), and only those
+write official polygons; every other event is a proposal, ranked as community and judged
+by what it would take (the stored answers it would move, the share of other UCs' areas
+it would cover), refused past the bounds, and counted toward the breaker
+(d2.replica_paradas), which stops the replica until `d2 mirror resume`. The origins
+admitted, the bounds and the breaker's limits are the owner's (d2.replica_limites): this
+module passes none, so a worker's login cannot change them.
 """
 
 from __future__ import annotations
@@ -95,48 +98,57 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) ->
             return resultado
         for evento in eventos:
             try:
-                _um_evento(conn, settings, evento, resultado)
+                try:
+                    _um_evento(conn, evento, resultado)
+                except _MirrorAtrasado:
+                    # A proposal is judged against the mirror with every earlier event in it.
+                    if not _aplicar_mirror(conn):
+                        raise
+                    _um_evento(conn, evento, resultado)
+            except _MirrorAtrasado:
+                return resultado  # the cursor waits before it; the round applies the mirror
             except errors.ConsumerPaused as exc:
                 resultado.parada = str(exc)
-                _parar(conn, evento, str(exc))
+                _parar(conn, evento)
                 return resultado
             apos = bus.posicao(evento)
 
 
-def _parar(conn: db.Connection, evento: bus.Evento, motivo: str) -> None:
+class _MirrorAtrasado(errors.ConsumerPaused):
+    """A proposal met changes the mirror has not applied yet: nothing of it is written."""
+
+
+def _aplicar_mirror(conn: db.Connection) -> bool:
+    from d2.territorio import mirror  # the mirror module applies what this module feeds
+
+    return mirror.acompanhar(conn)
+
+
+def _parar(conn: db.Connection, evento: bus.Evento) -> None:
+    """Record the stop: the database judges the event again and keeps its own motivo."""
     with db.mapped_errors():
-        row = conn.execute(
-            db.q("replica_stop"), {"event_id": evento.event_id, "motivo": motivo}
-        ).fetchone()
+        row = conn.execute(db.q("replica_stop"), {"event_id": evento.event_id}).fetchone()
     if row is not None and row["parou"]:
         log.error(
             "Réplica parada pelo disjuntor: remoções ou tomadas em massa; "
             "confira os eventos e rode d2 mirror resume",
-            extra={"event_id": str(evento.event_id), "tipo": evento.tipo, "motivo": motivo},
+            extra={"event_id": str(evento.event_id), "tipo": evento.tipo},
         )
 
 
-def _um_evento(
-    conn: db.Connection, settings: config.Settings, evento: bus.Evento, resultado: Result
-) -> None:
+def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Result) -> None:
     def aplicar() -> str:
         if isinstance(evento.payload, wire.UnreadablePayload):
             raise errors.InvalidEvent(str(evento.payload))
         registry.validar(evento.tipo, evento.payload, evento.versao_schema)
-        row = conn.execute(
-            db.q("replica_aplicar"),
-            {
-                "event_id": evento.event_id,
-                "origens": list(settings.replica_origens),
-                "maximo": settings.replica_breaker_max,
-                "janela_s": settings.replica_breaker_janela_s,
-            },
-        ).fetchone()
+        row = conn.execute(db.q("replica_aplicar"), {"event_id": evento.event_id}).fetchone()
         assert row is not None
         if row["desfecho"] == "recusado":
             raise errors.InvalidEvent(str(row["motivo"]))
         if row["desfecho"] == "parado":
             raise errors.ConsumerPaused(str(row["motivo"]))
+        if row["desfecho"] == "pendente":
+            raise _MirrorAtrasado(str(row["motivo"]))
         return str(row["desfecho"])
 
     fim, desfecho = CURSOR.tratar(conn, evento, aplicar)

@@ -9,47 +9,55 @@
 --   removido -> the row goes ('removido'), or nothing was there ('ausente');
 --   an event already applied -> 'repetido', nothing written (idempotent by event_id);
 --     one the operator dropped while the breaker held it -> 'descartado'.
--- Who may change what (docs/design.md, decision 11): any producer can write core.event_log and
--- declare any origem, so
---   - the origem must be in p_origens (D2_REPLICA_ORIGENS), else 'recusado';
---   - an event is the importers' only when d2.poligonos_eventos, which only the owner
---     writes, records it with the same payload; any other event may not remove, replace
---     or add to a UC of fonte 'ibge' or 'osm', nor claim those sources ('recusado');
---   - a polygon of any other event must not take the place of other UCs
---     (d2.replica_captura, 'recusado');
---   - a removal of a polygon, or a polygon taking a coarser UC's answers, by any other
---     event counts toward the breaker: past p_remocoes_max of them within p_janela_s
---     seconds (since the last resume) the replica stops before the event ('parado',
---     nothing written; the caller records the stop with d2.replica_parar) and stays
---     stopped, 'parado' for every event, until `d2 mirror resume`.
--- 'recusado' and 'parado' come with a one-line motivo; the caller rolls back (a dead
--- letter, or the cursor held).
+-- What authenticates a change (docs/reliability.md, "What authenticates a territorial
+-- change"): any producer can write core.event_log and declare any origem, fonte or
+-- parent, so these are claims. An event is D-2's importers' only when
+-- d2.poligonos_eventos, which only the owner writes, records it with the same payload;
+-- only those write official polygons (d2.replica_uc.oficial: their fonte is not
+-- 'comunitario'). Every other event is a proposal:
+--   - the origem must be in d2.replica_limites.origens, else 'recusado';
+--   - it may not remove or replace an official polygon, nor add one to an official UC;
+--   - its polygon ranks as community (fonte 'comunitario', whatever it claims) and is
+--     judged by what it would take (d2.replica_proposta: a drawing's levels and bounds,
+--     a parent of the mirror holding it, the share of other UCs' areas and the stored
+--     answers it would take); refused: 'recusado';
+--   - a removal of a polygon, or a proposal that takes anything, counts toward the
+--     breaker: past d2.replica_limites.disjuntor_max of them, or past
+--     respostas_janela_max answers taken, within disjuntor_janela_s seconds (since the
+--     last resume), the replica stops before the event ('parado', nothing written;
+--     d2.replica_parar records the stop) and stays stopped, 'parado' for every event,
+--     until `d2 mirror resume`.
+-- The limits come from d2.replica_limites, which only the owner writes: the caller
+-- passes none. 'recusado' and 'parado' come with a one-line motivo; the caller rolls
+-- back (a dead letter, or the cursor held). 'pendente': a proposal met changes the
+-- mirror has not applied yet, nothing written; the caller applies them and tries again.
+-- Names are stored cleaned (d2.nome_limpo).
 -- The polygon's old and new ids go to d2.mirror_mudancas, as the capture trigger does for
 -- core.uc_polygons: d2.mirror_aplicar takes them from there, through d2.uc_fonte.
 -- SECURITY DEFINER: d2_worker feeds the replica only through here (no write grant on it).
-CREATE OR REPLACE FUNCTION d2.replica_aplicar(
-    p_event_id uuid, p_origens varchar[], p_remocoes_max integer, p_janela_s integer
-)
+CREATE OR REPLACE FUNCTION d2.replica_aplicar(p_event_id uuid)
 RETURNS TABLE (desfecho text, motivo text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    importadas constant text[] := ARRAY['ibge', 'osm'];
+    lim d2.replica_limites%ROWTYPE;
     evento record;
     parada text;
     anterior_uc uuid;
-    anterior_fonte text;
+    anterior_oficial boolean;
     registrado text;
     proprio boolean := false;
     poligono uuid;
     uc uuid;
     fonte_nova text;
-    captura record;
+    julgada record;
     conta boolean := false;
+    tomadas integer := 0;
     desde timestamptz;
     contadas bigint;
+    tomadas_janela bigint;
     resultado text;
 BEGIN
     SELECT p.motivo INTO parada FROM d2.replica_paradas p WHERE p.retomada_em IS NULL;
@@ -77,11 +85,12 @@ BEGIN
         RETURN;
     END IF;
 
-    IF NOT (evento.origem = ANY (p_origens::text[])) THEN
+    SELECT * INTO lim FROM d2.replica_limites;
+    IF NOT (evento.origem = ANY (lim.origens::text[])) THEN
         RETURN QUERY SELECT 'recusado'::text, pg_catalog.format(
-            'origem %L may not publish %s (D2_REPLICA_ORIGENS: %s)',
-            left(evento.origem, 40), evento.tipo,
-            pg_catalog.array_to_string(p_origens::text[], ', '));
+            'origem %L may not publish %s (d2.replica_limites.origens: %s)',
+            left(d2.nome_limpo(evento.origem), 40), evento.tipo,
+            pg_catalog.array_to_string(lim.origens::text[], ', '));
         RETURN;
     END IF;
 
@@ -90,78 +99,91 @@ BEGIN
     IF poligono IS NULL THEN
         RAISE EXCEPTION 'uc_polygon_id missing' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    SELECT r.unidade_civica_id, r.fonte::text INTO anterior_uc, anterior_fonte
+    SELECT r.unidade_civica_id, r.oficial INTO anterior_uc, anterior_oficial
     FROM d2.replica_uc r WHERE r.id = poligono;
 
     SELECT l.hash INTO registrado FROM d2.poligonos_eventos l WHERE l.event_id = p_event_id;
     proprio := FOUND AND registrado = md5(evento.payload::text);
 
     IF NOT proprio THEN
+        IF anterior_oficial THEN
+            RETURN QUERY SELECT 'recusado'::text, pg_catalog.format(
+                '%s of an official polygon not published by D-2''s importers', evento.tipo);
+            RETURN;
+        END IF;
         IF evento.tipo = 'uc.poligono_removido' THEN
-            IF anterior_fonte = ANY (importadas) THEN
-                RETURN QUERY SELECT 'recusado'::text, pg_catalog.format(
-                    'uc.poligono_removido of a polygon of fonte %L not published by D-2''s'
-                    ' importers', anterior_fonte);
-                RETURN;
-            END IF;
             conta := anterior_uc IS NOT NULL;
         ELSE
-            fonte_nova := left(evento.payload ->> 'fonte', 50);
-            IF anterior_fonte = ANY (importadas) OR fonte_nova = ANY (importadas)
-               OR EXISTS (SELECT 1 FROM d2.replica_uc r
-                          WHERE r.unidade_civica_id = uc AND r.id <> poligono
-                            AND r.fonte::text = ANY (importadas)) THEN
+            IF EXISTS (SELECT 1 FROM d2.replica_uc r
+                       WHERE r.unidade_civica_id = uc AND r.id <> poligono AND r.oficial) THEN
                 RETURN QUERY SELECT 'recusado'::text, pg_catalog.format(
-                    '%s of fonte %L for a UC of fonte %L: only D-2''s importers publish'
-                    ' those sources', evento.tipo, fonte_nova,
-                    coalesce(anterior_fonte, (SELECT r.fonte::text FROM d2.replica_uc r
-                                              WHERE r.unidade_civica_id = uc
-                                                AND r.fonte::text = ANY (importadas)
-                                              LIMIT 1),
-                             fonte_nova));
+                    '%s for an official UC not published by D-2''s importers', evento.tipo);
                 RETURN;
             END IF;
-            SELECT c.recusa, c.toma INTO captura
-            FROM d2.replica_captura(evento.payload -> 'geometria',
-                                    (evento.payload ->> 'nivel')::integer, uc, poligono,
-                                    (evento.payload ->> 'parent_uc_id')::uuid) c;
-            IF captura.recusa IS NOT NULL THEN
-                RETURN QUERY SELECT 'recusado'::text, pg_catalog.format(
-                    '%s refused: %s', evento.tipo, captura.recusa);
+            -- Judged against the territory as the events before it left it: a change
+            -- the mirror has not applied yet (its parent, a neighbour published just
+            -- before) would be missed. The caller applies the mirror and tries again.
+            IF EXISTS (SELECT 1 FROM d2.mirror_mudancas) THEN
+                RETURN QUERY SELECT 'pendente'::text,
+                    'the mirror has changes to apply before a proposal is judged'::text;
                 RETURN;
             END IF;
-            conta := captura.toma;
+            SELECT j.recusa, j.toma, j.tomadas INTO julgada
+            FROM d2.replica_proposta(evento.payload -> 'geometria',
+                                     (evento.payload ->> 'nivel')::integer, uc, poligono,
+                                     (evento.payload ->> 'parent_uc_id')::uuid, lim) j;
+            IF julgada.recusa IS NOT NULL THEN
+                RETURN QUERY SELECT 'recusado'::text, pg_catalog.format(
+                    '%s refused: %s', evento.tipo, julgada.recusa);
+                RETURN;
+            END IF;
+            conta := julgada.toma;
+            tomadas := julgada.tomadas;
         END IF;
     END IF;
 
     IF conta THEN
         desde := greatest(
-            clock_timestamp() - make_interval(secs => p_janela_s::double precision),
+            clock_timestamp() - make_interval(secs => lim.disjuntor_janela_s::double precision),
             (SELECT max(p.retomada_em) FROM d2.replica_paradas p));
-        SELECT count(*) INTO contadas
+        SELECT count(*), coalesce(sum(r.tomadas), 0) INTO contadas, tomadas_janela
         FROM d2.replica_eventos r
         WHERE r.disjuntor AND r.aplicado_em > desde;
-        IF contadas >= p_remocoes_max THEN
+        IF contadas >= lim.disjuntor_max THEN
             RETURN QUERY SELECT 'parado'::text, pg_catalog.format(
                 '%s polygons removed or taken within %s s by producers other than D-2''s'
-                ' importers (D2_REPLICA_BREAKER_MAX %s): the replica stops before event %s'
-                ' until d2 mirror resume', contadas, p_janela_s, p_remocoes_max, p_event_id);
+                ' importers (d2.replica_limites.disjuntor_max %s): the replica stops before'
+                ' event %s until d2 mirror resume', contadas, lim.disjuntor_janela_s,
+                lim.disjuntor_max, p_event_id);
+            RETURN;
+        END IF;
+        IF tomadas_janela + tomadas > lim.respostas_janela_max THEN
+            RETURN QUERY SELECT 'parado'::text, pg_catalog.format(
+                '%s stored answers taken within %s s by producers other than D-2''s importers,'
+                ' %s more with this one (d2.replica_limites.respostas_janela_max %s): the'
+                ' replica stops before event %s until d2 mirror resume', tomadas_janela,
+                lim.disjuntor_janela_s, tomadas, lim.respostas_janela_max, p_event_id);
             RETURN;
         END IF;
     END IF;
 
     IF evento.tipo IN ('uc.poligono_adicionado', 'uc.poligono_atualizado') THEN
+        -- A proposal ranks as community whatever fonte it claims.
+        fonte_nova := CASE WHEN proprio THEN left(evento.payload ->> 'fonte', 50)
+                           ELSE 'comunitario' END;
         INSERT INTO d2.replica_uc AS r
-            (id, unidade_civica_id, nivel, nome, geometria, parent_uc_id, fonte, event_id)
+            (id, unidade_civica_id, nivel, nome, geometria, parent_uc_id, fonte, event_id,
+             oficial)
         VALUES (poligono, uc, (evento.payload ->> 'nivel')::integer,
-                left(evento.payload ->> 'nome', 255), evento.payload -> 'geometria',
-                (evento.payload ->> 'parent_uc_id')::uuid, left(evento.payload ->> 'fonte', 50),
-                p_event_id)
+                nullif(d2.nome_limpo(evento.payload ->> 'nome'), ''),
+                evento.payload -> 'geometria', (evento.payload ->> 'parent_uc_id')::uuid,
+                fonte_nova, p_event_id, proprio AND fonte_nova IS DISTINCT FROM 'comunitario')
         ON CONFLICT (id) DO UPDATE
         SET unidade_civica_id = EXCLUDED.unidade_civica_id, nivel = EXCLUDED.nivel,
             nome = EXCLUDED.nome, geometria = EXCLUDED.geometria,
             parent_uc_id = EXCLUDED.parent_uc_id, fonte = EXCLUDED.fonte,
-            event_id = EXCLUDED.event_id, atualizado_em = clock_timestamp();
+            event_id = EXCLUDED.event_id, oficial = EXCLUDED.oficial,
+            atualizado_em = clock_timestamp();
         resultado := 'aplicado';
     ELSE
         DELETE FROM d2.replica_uc r WHERE r.id = poligono;
@@ -174,8 +196,8 @@ BEGIN
         FROM (VALUES (uc), (anterior_uc)) u (uc)
         WHERE u.uc IS NOT NULL;
     END IF;
-    INSERT INTO d2.replica_eventos (event_id, tipo, uc_polygon_id, desfecho, disjuntor)
-    VALUES (p_event_id, evento.tipo, poligono, resultado, conta);
+    INSERT INTO d2.replica_eventos (event_id, tipo, uc_polygon_id, desfecho, disjuntor, tomadas)
+    VALUES (p_event_id, evento.tipo, poligono, resultado, conta, tomadas);
     RETURN QUERY SELECT resultado, NULL::text;
 END
 $$;

@@ -78,10 +78,7 @@ BEGIN
     END IF;
     p_nivel := (payload ->> 'nivel')::integer;
     autor := (payload ->> 'autor_id')::uuid;
-    -- Controls and direction overrides (ESC, CR, U+202E…) would travel to every colony
-    -- that reads the name and repaint an operator's terminal.
-    nome_limpo := left(btrim(regexp_replace(coalesce(payload ->> 'nome', ''),
-        '[\u0001-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF]', '', 'g')), 255);
+    nome_limpo := d2.nome_limpo(payload ->> 'nome');
 
     SELECT * INTO v FROM d2.territorio_validar(payload -> 'geometria', p_nivel);
     SELECT * INTO lim FROM d2.territorio_limites l WHERE l.nivel = p_nivel;

@@ -8,14 +8,15 @@ UPDATE d2.mirror_state SET fonte = %(fonte)s;
 
 -- name: replica_aplicar
 -- One uc.poligono_* event into d2.replica_uc (sql/functions/replica_aplicar.sql): its
--- outcome, or 'recusado' / 'parado' with a one-line motivo.
+-- outcome, or 'recusado' / 'parado' with a one-line motivo. The limits are the owner's
+-- (d2.replica_limites): the worker passes none.
 SELECT a.desfecho, a.motivo
-FROM d2.replica_aplicar(%(event_id)s::uuid, %(origens)s::varchar[], %(maximo)s::integer,
-                        %(janela_s)s::integer) a;
+FROM d2.replica_aplicar(%(event_id)s::uuid) a;
 
 -- name: replica_stop
--- The breaker stopped the replica before this event (sql/functions/replica_parar.sql).
-SELECT d2.replica_parar(%(event_id)s::uuid, %(motivo)s::text) AS parou;
+-- The breaker stopped the replica before this event (sql/functions/replica_parar.sql,
+-- which judges the event again and records the stop only when the breaker holds it).
+SELECT d2.replica_parar(%(event_id)s::uuid) AS parou;
 
 -- name: replica_stop_open
 -- The breaker's stop in force, if any.

@@ -10,9 +10,12 @@ CREATE TABLE d2.replica_eventos (
     aplicado_em   TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
     -- The event removed a polygon, or took the place of a coarser UC's interior point,
     -- and was not the importers': it counts toward the breaker (migration 20261204120000).
-    disjuntor     BOOLEAN NOT NULL DEFAULT false
+    disjuntor     BOOLEAN NOT NULL DEFAULT false,
+    -- The stored answers the proposal took (migration 20261205110000): summed over the
+    -- window, they stop the breaker too (d2.replica_limites.respostas_janela_max).
+    tomadas       INTEGER NOT NULL DEFAULT 0
 );
 
--- The breaker's count: its events of the last D2_REPLICA_BREAKER_WINDOW seconds.
+-- The breaker's count: its events of the last d2.replica_limites.disjuntor_janela_s seconds.
 CREATE INDEX replica_eventos_disjuntor_idx ON d2.replica_eventos (aplicado_em)
     WHERE disjuntor;

@@ -1,8 +1,10 @@
 -- The replica's breaker (migration 20261204120000): each time the event-synced replica
--- stopped before an event, because more than D2_REPLICA_BREAKER_MAX polygons were removed
--- or taken by producers other than D-2's importers within D2_REPLICA_BREAKER_WINDOW
--- seconds. While a row has no retomada_em the replica applies nothing (its cursor waits
--- before event_id); `d2 mirror resume` ends it, applying or dropping what was held.
+-- stopped before an event, because more polygons were removed or taken, or more stored
+-- answers taken, by producers other than D-2's importers than d2.replica_limites allows
+-- within its window. Written only by the owner's functions (d2.replica_parar judges the
+-- event again before it records a stop). While a row has no retomada_em the replica
+-- applies nothing (its cursor waits before event_id); `d2 mirror resume` ends it,
+-- applying or dropping what was held.
 CREATE TABLE d2.replica_paradas (
     id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     -- The event the replica stopped before.

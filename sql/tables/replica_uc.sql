@@ -14,7 +14,12 @@ CREATE TABLE d2.replica_uc (
     fonte             VARCHAR(50),
     -- The last event applied to the row: events carry the whole state, last one wins.
     event_id          UUID NOT NULL,
-    atualizado_em     TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+    atualizado_em     TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    -- Written by an event of D-2's importers (d2.poligonos_eventos) of a fonte other than
+    -- 'comunitario' (migration 20261205110000): no proposal may remove or replace it, nor
+    -- add a polygon to its UC. A proposal's row has fonte 'comunitario' whatever it
+    -- claimed.
+    oficial           BOOLEAN NOT NULL DEFAULT false
 );
 
 CREATE INDEX replica_uc_unidade_civica_id_idx ON d2.replica_uc (unidade_civica_id);

@@ -337,9 +337,9 @@ _DO_WORKER = frozenset(
         "d2.mirror_aviso()",
         # Reads of the log, D-2's types only (tests/integration/test_eventlog_views.py).
         "d2.eventos_ler(character varying[],xid8,bigint,integer,bigint,bigint)",
-        "d2.replica_aplicar(uuid,character varying[],integer,integer)",
+        "d2.replica_aplicar(uuid)",
         # Records the breaker's stop: nothing else.
-        "d2.replica_parar(uuid,text)",
+        "d2.replica_parar(uuid)",
         "d2.eventos_cerca(character varying)",
         "d2.eventos_apos(character varying,xid8,bigint)",
         "d2.eventos_ultimo_visivel(character varying)",

@@ -18,7 +18,7 @@ from d2 import config, errors
 from d2.eventlog import registry
 from d2.importers import ibge, sample
 from d2.territorio import replica
-from tests.events import inserir_evento
+from tests.events import inserir_evento, inserir_evento_importador
 from tests.support import Conn, drenar
 from tests.territorio import poligono, quadrado, resolver_lote
 
@@ -145,7 +145,7 @@ def _uc_evento(
     elif tipo == "uc.poligono_atualizado":
         payload["motivo"] = "importacao"
     payload.update(mais)
-    return inserir_evento(conn, payload, tipo=tipo, versao="1.0.0", origem="D-2")
+    return inserir_evento_importador(conn, payload, tipo=tipo)
 
 
 def _dois_vizinhos_por_eventos(

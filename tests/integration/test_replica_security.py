@@ -1,11 +1,12 @@
-"""Forged uc.poligono_* events (docs/design.md, decision 11). With the mirror built from events, a
-colony whose role may only INSERT into core.event_log wrote, under origem 'D-2', a
-removal of every UC and one polygon over Brazil: the mirror was left with one polygon
-and every stored answer was rewritten and republished. Each test here replays such an
-attack with that role and plain INSERTs, runs the worker as a login holding d2_worker,
-and asserts what the defences keep: the allow-list of origins, the importers' own
-record of what they published (d2.poligonos_eventos), the bound on polygons that would
-take other UCs' places, and the breaker on mass removals and takings."""
+"""Forged uc.poligono_* events. With the mirror built from events, a colony whose role
+may only INSERT into core.event_log wrote, under origem 'D-2', a removal of every UC and
+one polygon over Brazil: the mirror was left with one polygon and every stored answer
+was rewritten and republished. Each test here replays such an attack with that role and
+plain INSERTs, runs the worker as a login holding d2_worker, and asserts what the
+defences keep: the allow-list of origins, the importers' own record of what they
+published (d2.poligonos_eventos), the judgement of every other event as a proposal, and
+the breaker on mass removals and takings, whose limits only the owner sets
+(d2.replica_limites). The proposals' own attacks: test_replica_attacks.py."""
 
 from __future__ import annotations
 
@@ -16,14 +17,15 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg import sql
 
 from d2 import cli, config, errors
 from d2.importers import ibge, sample
 from d2.ops import status
 from d2.territorio import replica
-from tests.events import inserir_evento, payload_normalizada
+from tests.events import inserir_evento, inserir_evento_importador, payload_normalizada
 from tests.support import Conn, drenar, semear_cursor
-from tests.territorio import poligono, quadrado
+from tests.territorio import micro_areas, poligono, quadrado
 
 BRASIL = poligono(quadrado(-75.0, -35.0, -28.0, 7.0))
 
@@ -118,9 +120,9 @@ def test_replica__forged_removal_of_every_uc_leaves_the_mirror_and_the_answers_w
 @pytest.mark.parametrize(
     ("fonte", "sob_o_brasil", "motivo"),
     [
-        ("ibge", False, "only D-2's importers publish"),
-        ("geo", True, "would take the place of"),
-        ("geo", False, "would take the place of"),
+        ("ibge", False, "refused: as a drawing"),
+        ("geo", True, "refused: as a drawing"),
+        ("geo", False, "refused: as a drawing"),
     ],
     ids=["claiming_ibge", "under_brasil_as_parent", "without_parent"],
 )
@@ -159,33 +161,36 @@ def test_replica__a_forged_polygon_over_brazil_takes_no_answer(
     assert motivo in carta
 
 
+def _limites(conn: Conn, **valores: Any) -> None:
+    """The owner sets the replica's limits (d2.replica_limites), as an operator does."""
+    for coluna, valor in valores.items():
+        conn.execute(
+            sql.SQL("UPDATE d2.replica_limites SET {} = %(v)s").format(sql.Identifier(coluna)),
+            {"v": valor},
+        )
+
+
 def test_replica__an_origin_outside_the_allow_list_is_dead_lettered(
-    conn: Conn, db_url: str, colonia: Conn, login_url: str, monkeypatch: pytest.MonkeyPatch
+    conn: Conn, db_url: str, colonia: Conn, login_url: str
 ) -> None:
+    sample.load_sample(db_url)
     replica.definir_fonte(conn, config.load(), "eventos")
-    payload = {
-        "unidade_civica_id": str(uuid.uuid4()),
-        "nivel": 4,
-        "nome": "Município de outra colônia",
-        "parent_uc_id": None,
-        "fonte": "geo",
-        "geometria": poligono(quadrado(-50, -20, -49, -19)),
+    estranho, aceito = micro_areas(conn, 2, nome="Micro-área de outra colônia")
+    estranho_id = _forjar(colonia, "uc.poligono_adicionado", estranho, "D-4")
+    drenar(login_url)
+    assert conn.execute("SELECT count(*) AS n FROM d2.replica_uc WHERE nivel = 1").fetchone() == {
+        "n": 0
     }
-    estranho = _forjar(
-        colonia, "uc.poligono_adicionado", payload | {"uc_polygon_id": str(uuid.uuid4())}, "D-4"
-    )
+    [carta] = _cartas(conn, [estranho_id])
+    assert "origem 'D-4'" in carta and "d2.replica_limites.origens" in carta
+    # Listed by the owner, the same producer's proposal is applied.
+    _limites(conn, origens=["D-2", "D-4"])
+    aceito_id = _forjar(colonia, "uc.poligono_adicionado", aceito, "D-4")
     drenar(login_url)
-    assert conn.execute("SELECT count(*) AS n FROM d2.replica_uc").fetchone() == {"n": 0}
-    [carta] = _cartas(conn, [estranho])
-    assert "origem 'D-4'" in carta and "D2_REPLICA_ORIGENS" in carta
-    # Listed, the same producer is applied.
-    monkeypatch.setenv("D2_REPLICA_ORIGENS", "D-2, D-4")
-    aceito = _forjar(
-        colonia, "uc.poligono_adicionado", payload | {"uc_polygon_id": str(uuid.uuid4())}, "D-4"
-    )
-    drenar(login_url)
-    assert conn.execute("SELECT count(*) AS n FROM d2.replica_uc").fetchone() == {"n": 1}
-    assert _cartas(conn, [aceito]) == []
+    assert conn.execute("SELECT count(*) AS n FROM d2.replica_uc WHERE nivel = 1").fetchone() == {
+        "n": 1
+    }
+    assert _cartas(conn, [aceito_id]) == []
 
 
 def test_replica__a_forged_update_of_an_ibge_uc_is_refused(
@@ -213,9 +218,9 @@ def test_replica__a_forged_update_of_an_ibge_uc_is_refused(
     assert len(cartas) == 2 and all("importers" in c for c in cartas), cartas
 
 
-def _municipios_por_eventos(conn: Conn, n: int, origem: str = "D-2") -> list[dict[str, Any]]:
-    """n disjoint municipalities of another producer (fonte 'geo'), published and applied
-    by the replica; their payloads."""
+def _municipios_por_eventos(conn: Conn, n: int) -> list[dict[str, Any]]:
+    """n disjoint community municipalities (fonte 'comunitario': no proposal may touch an
+    official polygon), published by D-2's importers; their payloads."""
     payloads = []
     for i in range(n):
         x = -60.0 + i
@@ -226,25 +231,18 @@ def _municipios_por_eventos(conn: Conn, n: int, origem: str = "D-2") -> list[dic
                 "nivel": 4,
                 "nome": f"Município {i}",
                 "parent_uc_id": None,
-                "fonte": "geo",
+                "fonte": "comunitario",
                 "geometria": poligono(quadrado(x, -10.0, x + 0.5, -9.5)),
             }
         )
-        inserir_evento(
-            conn, payloads[-1], tipo="uc.poligono_adicionado", versao="1.0.0", origem=origem
-        )
+        inserir_evento_importador(conn, payloads[-1], tipo="uc.poligono_adicionado")
     return payloads
 
 
 def test_replica__mass_removals_stop_the_replica_until_an_operator_resumes(
-    conn: Conn,
-    db_url: str,
-    login_url: str,
-    colonia: Conn,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    conn: Conn, db_url: str, login_url: str, colonia: Conn, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("D2_REPLICA_BREAKER_MAX", "5")
+    _limites(conn, disjuntor_max=5)
     replica.definir_fonte(conn, config.load(), "eventos")
     municipios = _municipios_por_eventos(conn, 14)
     drenar(login_url)
@@ -260,7 +258,7 @@ def test_replica__mass_removals_stop_the_replica_until_an_operator_resumes(
     assert conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone() == {"n": 9}
     parada = status.status(conn)["replica"]["parada"]
     assert parada is not None and parada["event_id"] == forjados[5]
-    assert "D2_REPLICA_BREAKER_MAX" in parada["motivo"]
+    assert "d2.replica_limites.disjuntor_max" in parada["motivo"]
     assert "d2 mirror resume" in status.formatar_status(status.status(conn))
     assert _cartas(conn, forjados) == []
     drenar(login_url)
@@ -286,7 +284,7 @@ def test_replica__mass_removals_stop_the_replica_until_an_operator_resumes(
     # Resumed without dropping, what it held is applied, and the count starts again.
     mais = [remover(p) for p in [*municipios[12:], novo[0]]] + [remover(municipios[0])]
     assert len(mais) == 4
-    monkeypatch.setenv("D2_REPLICA_BREAKER_MAX", "2")
+    _limites(conn, disjuntor_max=2)
     drenar(login_url)
     assert status.status(conn)["replica"]["parada"]["event_id"] == mais[2]
     replica.retomar(conn, por="ana", descartar_remocoes=False)
@@ -304,39 +302,32 @@ def test_replica__mass_removals_stop_the_replica_until_an_operator_resumes(
 
 
 def test_replica__piecemeal_takings_stop_the_replica_too(
-    conn: Conn, db_url: str, login_url: str, colonia: Conn, monkeypatch: pytest.MonkeyPatch
+    conn: Conn, db_url: str, login_url: str, colonia: Conn
 ) -> None:
-    """Each forged polygon stays under the bound (one município's whole shape, a level
-    finer, under that município as its parent), but every one takes the município's
-    answers: they count toward the breaker as removals do."""
-    monkeypatch.setenv("D2_REPLICA_BREAKER_MAX", "3")
-    replica.definir_fonte(conn, config.load(), "eventos")
-    municipios = _municipios_por_eventos(conn, 6)
-    drenar(login_url)
+    """Each forged micro-area is within every bound (a small square under its bairro), but
+    each takes a stored answer: they count toward the breaker as removals do."""
+    _territorio_e_respostas(conn, db_url, login_url)
+    _limites(conn, disjuntor_max=3)
     forjados = [
-        _forjar(
-            colonia,
-            "uc.poligono_adicionado",
-            m
-            | {
-                "unidade_civica_id": str(uuid.uuid4()),
-                "uc_polygon_id": str(uuid.uuid4()),
-                "nivel": 1,
-                "parent_uc_id": m["unidade_civica_id"],
-            },
-        )
-        for m in municipios
+        _forjar(colonia, "uc.poligono_adicionado", m)
+        for m in micro_areas(conn, 6, com_respostas=True)
     ]
     drenar(login_url)
-    assert conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone() == {"n": 9}
+    assert conn.execute("SELECT count(*) AS n FROM d2.replica_uc WHERE nivel = 1").fetchone() == {
+        "n": 3
+    }
     parada = status.status(conn)["replica"]["parada"]
     assert parada is not None and parada["event_id"] == forjados[3]
+    tomadas = conn.execute(
+        "SELECT tomadas FROM d2.replica_eventos WHERE disjuntor ORDER BY aplicado_em"
+    ).fetchall()
+    assert len(tomadas) == 3 and all(t["tomadas"] >= 1 for t in tomadas)
 
 
 def test_replica__the_importers_own_removals_never_trip_the_breaker(
-    conn: Conn, db_url: str, monkeypatch: pytest.MonkeyPatch
+    conn: Conn, db_url: str
 ) -> None:
-    monkeypatch.setenv("D2_REPLICA_BREAKER_MAX", "2")
+    _limites(conn, disjuntor_max=2)
     sample.load_sample(db_url)
     replica.definir_fonte(conn, config.load(), "eventos")
     # Every bairro and município of the sample goes: 13 removals, the breaker's bound is 2.
@@ -383,11 +374,11 @@ def test_replica__the_capture_bound_refuses_no_shared_data_polygon(
 
 
 def test_replica__switching_to_events_stops_when_the_catch_up_trips_the_breaker(
-    conn: Conn, db_url: str, colonia: Conn, monkeypatch: pytest.MonkeyPatch
+    conn: Conn, db_url: str, colonia: Conn
 ) -> None:
     """A log already holding a mass removal: `d2 mirror source eventos` says so and the
     mirror keeps reading core, rather than rebuilding from a replica that stopped."""
-    monkeypatch.setenv("D2_REPLICA_BREAKER_MAX", "3")
+    _limites(conn, disjuntor_max=3)
     for m in _municipios_por_eventos(conn, 6):
         campos = {k: m[k] for k in ("unidade_civica_id", "uc_polygon_id", "nivel")}
         _forjar(colonia, "uc.poligono_removido", campos | {"motivo": "importacao"})
