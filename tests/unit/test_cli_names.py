@@ -146,7 +146,7 @@ def _comandos(parser: argparse.ArgumentParser) -> set[str]:
 # name the flag in English and keep the other spelling with common.flag(...).
 PALAVRAS = {
     "all", "batch", "by", "consumer", "create", "downgrade", "drain", "drop", "dry", "events",
-    "help", "json", "level", "limit", "log", "no", "output", "password", "progress",
+    "help", "json", "level", "limit", "log", "no", "output", "password", "progress", "seed",
     "quick", "quiet", "removals", "revision", "role", "run", "show", "since", "size", "status",
     "threads", "tiles", "tolerance", "verbose", "wait", "web",
     "force",
