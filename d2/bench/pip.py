@@ -74,20 +74,26 @@ class Tree:
     def __init__(self, url: str) -> None:
         with common.connect(url) as conn:
             linhas = conn.execute(db.q("bench_geometries")).fetchall()
-        # Sorted by (nivel, UC): the smallest matching index is the answer.
+        # Sorted as the resolver ranks them: the smallest matching index is the answer.
         self.geoms = shapely.from_wkb([bytes(r["wkb"]) for r in linhas])
+        self.ucs = [str(r["unidade_civica_id"]) for r in linhas]
         inicio = time.perf_counter()
         self.tree = shapely.STRtree(self.geoms)
         shapely.prepare(self.geoms)
         self.construcao_s = time.perf_counter() - inicio
 
-    def rate(self, pts: Pontos) -> tuple[float, int]:
-        def casos(p: Any) -> tuple[Any, Any]:
-            idx_ponto, idx_geom = self.tree.query(p)
-            dentro = shapely.intersects(self.geoms[idx_geom], p[idx_ponto])
-            return idx_ponto[dentro], idx_geom[dentro]
+    def _casos(self, p: Any) -> tuple[Any, Any]:
+        idx_ponto, idx_geom = self.tree.query(p)
+        dentro = shapely.intersects(self.geoms[idx_geom], p[idx_ponto])
+        return idx_ponto[dentro], idx_geom[dentro]
 
-        return _medir_arvore(pts, len(self.geoms), casos)
+    def rate(self, pts: Pontos) -> tuple[float, int]:
+        return _medir_arvore(pts, len(self.geoms), self._casos)
+
+    def respostas(self, pts: Pontos) -> list[str | None]:
+        """The peer's answer per point: its UC, or None where no polygon holds it."""
+        melhor = _melhores(pts, len(self.geoms), self._casos)
+        return [self.ucs[i] if i < len(self.ucs) else None for i in melhor.tolist()]
 
     def rate_predicado(self, pts: Pontos) -> tuple[float, int]:
         """The plain API: tree.query(points, predicate="intersects") on unprepared copies."""
@@ -96,22 +102,47 @@ class Tree:
         return _medir_arvore(pts, len(crus), lambda p: arvore.query(p, predicate="intersects"))
 
 
-def _medir_arvore(
-    pts: Pontos, n_geoms: int, casos: Callable[[Any], tuple[Any, Any]]
-) -> tuple[float, int]:
-    """Points/s and points resolved: casos(points) gives the (point, polygon) index pairs
-    that intersect; a point's answer is its smallest polygon index (nivel, then UC)."""
+Casos = Callable[[Any], tuple[Any, Any]]
+
+
+def _melhores(pts: Pontos, n_geoms: int, casos: Casos) -> Any:
+    """Each point's smallest intersecting polygon index (n_geoms where none): casos(points)
+    gives the (point, polygon) index pairs that intersect, in batches of LOTE."""
     lats = numpy.round(numpy.asarray(pts[0]), 5)
     lngs = numpy.round(numpy.asarray(pts[1]), 5)
-    inicio = time.perf_counter()
-    resolvidos = 0
+    partes = []
     for i in range(0, len(lats), LOTE):
         p = shapely.points(lngs[i : i + LOTE], lats[i : i + LOTE])
         idx_ponto, idx_geom = casos(p)
         melhor = numpy.full(len(p), n_geoms)
         numpy.minimum.at(melhor, idx_ponto, idx_geom)
-        resolvidos += int((melhor < n_geoms).sum())
-    return len(lats) / (time.perf_counter() - inicio), resolvidos
+        partes.append(melhor)
+    return numpy.concatenate(partes)
+
+
+def _medir_arvore(pts: Pontos, n_geoms: int, casos: Casos) -> tuple[float, int]:
+    """Points/s and points resolved of the answer rule over casos (see _melhores)."""
+    inicio = time.perf_counter()
+    melhor = _melhores(pts, n_geoms, casos)
+    return len(pts[0]) / (time.perf_counter() - inicio), int((melhor < n_geoms).sum())
+
+
+def respostas_sql(conn: common.Conn, pts: Pontos) -> list[str | None]:
+    """The batch resolver's answer per point (its UC, or None), in batches of LOTE."""
+    lats, lngs = pts
+    saida: list[str | None] = [None] * len(lats)
+    for i in range(0, len(lats), LOTE):
+        linhas = conn.execute(
+            db.q("bench_resolve_answers"), {"lats": lats[i : i + LOTE], "lngs": lngs[i : i + LOTE]}
+        ).fetchall()
+        for r in linhas:
+            saida[i + int(r["ordem"]) - 1] = str(r["unidade_civica_id"])
+    return saida
+
+
+def concordancia(a: list[str | None], b: list[str | None]) -> float:
+    """The share of points with the same answer (None = no UC) on both sides."""
+    return sum(x == y for x, y in zip(a, b, strict=True)) / max(len(a), 1)
 
 
 def medir(
@@ -128,6 +159,7 @@ def medir(
                 functools.partial(_sql_rate, conn, db.q("bench_contains_unsubdivided"), sub), 1
             )
             arv = max((arvore.rate(p) for _ in range(vezes)), key=lambda r: r[0])
+            acordo = concordancia(respostas_sql(conn, p), arvore.respostas(p))
             extra: dict[str, Any] = {
                 "dataset": nome,
                 "points": tipo,
@@ -149,7 +181,7 @@ def medir(
                 "pip", f"resolver_territorios {nome} {tipo} vs STRtree", lote[0], "points/s",
                 arv[0], "shapely 2 STRtree + prepared polygons, in process, vectorized",
                 strtree_build_s=round(arvore.construcao_s, 2),
-                strtree_resolved=arv[1], **extra,
+                strtree_resolved=arv[1], agreement=round(acordo, 6), **extra,
             )  # fmt: skip
             um = _best(
                 functools.partial(_sql_rate, conn, db.q("bench_resolve_one_by_one"), p), vezes

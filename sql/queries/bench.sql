@@ -83,12 +83,13 @@ CROSS JOIN LATERAL (SELECT (ST_Dump(ST_GeneratePoints(m.geom, %(n)s, %(seed)s)))
 WHERE m.nivel = 7;
 
 -- name: bench_border_points
--- Random points within about 100 m of municipal boundaries: a random point on a random
--- municipality's boundary, moved by up to 0.0009 degrees in each direction.
+-- Random points within about 100 m of a municipal or bairro boundary: a random point on
+-- a random municipality's or bairro's boundary, moved by up to 0.0009 degrees in each
+-- direction.
 WITH fronteira AS (
     SELECT ST_Boundary(m.geom) AS linha, row_number() OVER (ORDER BY m.uc_polygon_id) AS i
     FROM d2.mirror_uc m
-    WHERE m.nivel = 4
+    WHERE m.nivel IN (2, 4)
 ), n AS (SELECT count(*) AS total FROM fronteira),
 sorteio AS (
     SELECT s, 1 + floor(random() * n.total)::bigint AS i, random() AS f,
@@ -118,6 +119,12 @@ SELECT count(*) AS resolvidos
 FROM unnest(%(lats)b::double precision[], %(lngs)b::double precision[]) AS p (lat, lng)
 CROSS JOIN LATERAL d2.resolver_territorio(p.lat, p.lng) r;
 
+-- name: bench_resolve_answers
+-- The batch resolver's answer per point (1-based position, UC), to compare with the
+-- in-process peer's.
+SELECT r.ordem, r.unidade_civica_id
+FROM d2.resolver_territorios(%(lats)b::double precision[], %(lngs)b::double precision[]) r;
+
 -- name: bench_contains_unsubdivided
 -- Baseline (a): the same answer from plain ST_Contains over the unsubdivided mirror.
 SELECT count(*) AS resolvidos
@@ -134,10 +141,11 @@ CROSS JOIN LATERAL (
 ) achado;
 
 -- name: bench_geometries
--- The mirror's geometry for an in-process index: WKB, level, UC.
+-- The mirror's geometry for an in-process index: WKB, level, UC, in the resolver's
+-- order (smallest nivel, official before community, then UC).
 SELECT m.unidade_civica_id, m.nivel, ST_AsBinary(m.geom) AS wkb
 FROM d2.mirror_uc m
-ORDER BY m.nivel, m.unidade_civica_id;
+ORDER BY m.nivel, m.prioridade, m.unidade_civica_id;
 
 -- name: bench_events_insert
 -- A backlog of demanda.normalizada events published in one transaction the way an
