@@ -90,6 +90,13 @@ class Tree:
     def rate(self, pts: Pontos) -> tuple[float, int]:
         return _medir_arvore(pts, len(self.geoms), self._casos)
 
+    def cpu(self, pts: Pontos, vezes: int) -> float:
+        """Points per CPU-second of this process over vezes passes."""
+        inicio = time.process_time()
+        for _ in range(vezes):
+            self.rate(pts)
+        return vezes * len(pts[0]) / max(time.process_time() - inicio, 0.01)
+
     def respostas(self, pts: Pontos) -> list[str | None]:
         """The peer's answer per point: its UC, or None where no polygon holds it."""
         melhor = _melhores(pts, len(self.geoms), self._casos)
@@ -125,6 +132,18 @@ def _medir_arvore(pts: Pontos, n_geoms: int, casos: Casos) -> tuple[float, int]:
     inicio = time.perf_counter()
     melhor = _melhores(pts, n_geoms, casos)
     return len(pts[0]) / (time.perf_counter() - inicio), int((melhor < n_geoms).sum())
+
+
+def cpu_sql(conn: common.Conn, query: str, pts: Pontos, vezes: int) -> float | None:
+    """Points per server CPU-second over vezes passes (one pass is too short for the
+    clock's ticks of 10 ms)."""
+    cpu0 = common.backend_cpu_s(conn)
+    for _ in range(vezes):
+        _sql_rate(conn, query, pts)
+    cpu1 = common.backend_cpu_s(conn)
+    if cpu0 is None or cpu1 is None:
+        return None
+    return vezes * len(pts[0]) / max(cpu1 - cpu0, 0.01)
 
 
 def respostas_sql(conn: common.Conn, pts: Pontos) -> list[str | None]:
@@ -183,6 +202,14 @@ def medir(
                 strtree_build_s=round(arvore.construcao_s, 2),
                 strtree_resolved=arv[1], agreement=round(acordo, 6), **extra,
             )  # fmt: skip
+            cpu_lote = cpu_sql(conn, db.q("bench_resolve_batch"), p, 5)
+            if cpu_lote is not None:
+                yield common.figure(
+                    "pip", f"resolver_territorios {nome} {tipo} vs STRtree (CPU)", cpu_lote,
+                    "points/cpu-s", arvore.cpu(p, 5),
+                    "STRtree + prepared, points per CPU-second of the Python process",
+                    agreement=round(acordo, 6), **extra,
+                )  # fmt: skip
             um = _best(
                 functools.partial(_sql_rate, conn, db.q("bench_resolve_one_by_one"), p), vezes
             )
