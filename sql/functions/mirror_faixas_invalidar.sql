@@ -32,8 +32,12 @@ BEGIN
         INSERT INTO d2.mirror_faixas_pendentes (faixa)
         SELECT d2.faixas_tocadas(g)
         ON CONFLICT DO NOTHING;
+        -- The bands touched are one range (d2.faixas_tocadas): deleted as a range, a
+        -- B-tree range scan; `IN (SELECT d2.faixas_tocadas(g))` was planned as a hash
+        -- join over a sequential scan of the whole table, once per row changed.
         DELETE FROM d2.mirror_faixas
-        WHERE faixa IN (SELECT d2.faixas_tocadas(g));
+        WHERE faixa BETWEEN (SELECT min(t) FROM d2.faixas_tocadas(g) t)
+                        AND (SELECT max(t) FROM d2.faixas_tocadas(g) t);
     END LOOP;
     RETURN NULL;
 END

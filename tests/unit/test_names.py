@@ -67,6 +67,8 @@ INGLES = {
     "writable",
     # The address path with no Nominatim configured.
     "without",
+    # The resolver's answers beside the in-process peer's (d2 bench pip).
+    "answers",
     # Points of interest named as an address.
     "poi",
     # The locks and the sessions holding them.
