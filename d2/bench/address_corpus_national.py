@@ -94,8 +94,7 @@ class Corpus:
 
 def ler(path: Path = ARQUIVO) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The committed corpus: (its header, its cases)."""
-    linhas = [json.loads(linha) for linha in path.read_text(encoding="utf-8").splitlines()]
-    return linhas[0], linhas[1:]
+    return common.ler_corpus(path)
 
 
 # --- the draw ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import time
 import uuid
@@ -178,3 +179,9 @@ def backend_cpu_s(conn: Conn) -> float | None:
         return None
     ticks = int(campos[11]) + int(campos[12])  # utime + stime
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def ler_corpus(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A corpus file of JSON lines: (its header, its cases)."""
+    linhas = [json.loads(linha) for linha in path.read_text(encoding="utf-8").splitlines()]
+    return linhas[0], linhas[1:]

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyogrio
-
 from d2 import config, db, errors
 from d2.bench import common, geocode_quality_run
 from d2.bench.corpus import localities
@@ -113,23 +111,7 @@ def importar_territorio(
     municípios and UFs written to home as smaller files; regiões, país; MS bairros)."""
     if ufs is None:
         return ibge.run_import(url, directory=shared, progress=False)
-    pasta = home / "ibge"
-    pasta.mkdir()
-    lista = ", ".join(f"'{uf}'" for uf in ufs if uf.isalpha() and len(uf) == 2)
-    arquivos: dict[str, Path] = {
-        "pais": shared / "br_pais.geojson",
-        "regioes": shared / "br_regioes.geojson",
-    }
-    for camada, origem in (
-        ("ufs", str(shared / "br_uf.geojson")),
-        ("municipios", "/vsigzip/" + str(shared / "br_municipios.geojson.gz")),
-    ):
-        tabela = pyogrio.read_dataframe(origem, where=f"SIGLA_UF IN ({lista})")
-        arquivos[camada] = pasta / f"{camada}.geojson"
-        pyogrio.write_dataframe(tabela, arquivos[camada], driver="GeoJSON")
-    if (shared / "bairros_ms_cd2022.geojson").exists() and "MS" in ufs:
-        arquivos["bairros"] = shared / "bairros_ms_cd2022.geojson"
-    return ibge.run_import(url, files=arquivos, progress=False)
+    return geocode_quality_run.importar_ufs(url, shared, home, ufs)
 
 
 def escrever_dump(pasta: Path, ufs: tuple[str, ...]) -> int:

@@ -102,12 +102,18 @@ def ambiente(
 def importar_territorio(
     url: str, corpus: address_corpus.Corpus, shared: Path, home: Path
 ) -> ibge.Summary:
-    """The IBGE importer over what the corpus needs: the municípios and UFs of its UFs
-    (from ../shared/data, written to home as smaller files), regiões, país, MS bairros."""
+    """The IBGE importer over what the corpus needs: the municípios and UFs of its UFs."""
     ufs = sorted({corpus.territorio.municipios[c].uf for c in corpus.municipios_osm})
+    return importar_ufs(url, shared, home, tuple(ufs))
+
+
+def importar_ufs(url: str, shared: Path, home: Path, ufs: tuple[str, ...]) -> ibge.Summary:
+    """The IBGE importer over ../shared/data for some UFs: their municípios and UFs
+    (written to home as smaller files), regiões, país, and the MS bairros with MS."""
     pasta = home / "ibge"
     pasta.mkdir()
-    lista = ", ".join(f"'{uf}'" for uf in ufs)  # UF siglas of the corpus, not input
+    # Two capital letters each: the only text that reaches pyogrio's filter.
+    lista = ", ".join(f"'{uf}'" for uf in ufs if uf.isalpha() and uf.isupper() and len(uf) == 2)
     arquivos: dict[str, Path] = {
         "pais": shared / "br_pais.geojson",
         "regioes": shared / "br_regioes.geojson",
