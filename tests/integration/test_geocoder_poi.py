@@ -4,50 +4,23 @@ the no-fix value of many phones, answered by its address like one with no GPS.""
 
 from __future__ import annotations
 
-import uuid
-from typing import Any
-
 import psycopg
 import pytest
 from psycopg.rows import dict_row
 
 from d2 import config
-from d2.worker import loop
-from tests import events, invariants
-from tests.support import Conn
+from tests import invariants
+from tests.support import drenar, publicar_endereco, resposta_endereco
+
+
+def _url() -> str:
+    """The database the test's settings name (its worker drains there)."""
+    url = config.load().database_url
+    assert url is not None
+    return url
+
 
 CG = "5002704"
-
-
-def _publicar(conn: Conn, entidades: dict[str, Any], gps: Any = None) -> uuid.UUID:
-    payload = events.payload_normalizada(entidades_extraidas=entidades)
-    payload["coordenadas_validadas"] = gps
-    return events.inserir_evento(conn, payload)
-
-
-def _drenar() -> None:
-    settings = config.load()
-    assert settings.database_url is not None
-    loop.Worker(settings, url=settings.database_url).executar(drain=True)
-
-
-def _resposta(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
-    row = conn.execute(
-        """
-        SELECT g.passo, g.precisao, g.consultas, g.motivo, r.metodo_resolucao, r.confianca_geo,
-               (SELECT u.metadados ->> 'codigo_municipio' FROM core.uc_polygons u
-                WHERE u.unidade_civica_id = ANY(r.cadeia_ucs) AND u.nivel = 4 LIMIT 1)
-                   AS municipio,
-               (SELECT u.nome FROM core.uc_polygons u
-                WHERE u.unidade_civica_id = r.unidade_civica_id LIMIT 1) AS uc_nome
-        FROM d2.geocodificacoes g
-        LEFT JOIN d2.resolucoes_geo r ON r.event_id = g.event_id
-        WHERE g.event_id = %s
-        """,
-        [event_id],
-    ).fetchone()
-    assert row is not None, "not concluded by the geocoding stage"
-    return dict(row)
 
 
 END, INF, MUN = ("endereco", "inferencia", "Campo Grande")
@@ -74,9 +47,9 @@ def test_poi__named_as_the_address_itself(
     geocoder_ms_url: str, texto: str, uc: str, passo: str, precisao: str, metodo: str
 ) -> None:
     with psycopg.connect(geocoder_ms_url, autocommit=True, row_factory=dict_row) as conn:
-        event_id = _publicar(conn, {"endereco": texto})
-        _drenar()
-        r = _resposta(conn, event_id)
+        event_id = publicar_endereco(conn, {"endereco": texto})
+        drenar(_url())
+        r = resposta_endereco(conn, event_id)
         assert (r["municipio"], r["uc_nome"], r["passo"], r["precisao"]) == (
             CG,
             uc,
@@ -91,11 +64,11 @@ def test_poi__named_as_the_address_itself(
 
 def test_poi__a_street_found_comes_before_a_poi_named(geocoder_ms_url: str) -> None:
     with psycopg.connect(geocoder_ms_url, autocommit=True, row_factory=dict_row) as conn:
-        event_id = _publicar(
+        event_id = publicar_endereco(
             conn, {"endereco": "Hospital Regional, Rua Antônio Maria Coelho, 1500, Campo Grande/MS"}
         )
-        _drenar()
-        r = _resposta(conn, event_id)
+        drenar(_url())
+        r = resposta_endereco(conn, event_id)
         assert (r["passo"], r["precisao"], r["uc_nome"]) == ("rua_numero", "numero", "Centro")
 
 
@@ -103,13 +76,13 @@ def test_poi__gps_zero_zero_with_a_good_address_the_address_answers(
     geocoder_ms_url: str,
 ) -> None:
     with psycopg.connect(geocoder_ms_url, autocommit=True, row_factory=dict_row) as conn:
-        event_id = _publicar(
+        event_id = publicar_endereco(
             conn,
             {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"},
             {"lat": 0, "lng": 0},
         )
-        _drenar()
-        r = _resposta(conn, event_id)
+        drenar(_url())
+        r = resposta_endereco(conn, event_id)
         assert (r["municipio"], r["passo"], r["precisao"], r["metodo_resolucao"]) == (
             CG,
             "rua_numero",

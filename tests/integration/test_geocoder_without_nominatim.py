@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import uuid
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -20,9 +18,17 @@ from d2.geocoder import nominatim
 from d2.importers import cep, ibge
 from d2.ops import status
 from d2.worker import health, loop
-from tests import events, invariants
+from tests import invariants
 from tests.address_fixtures import escrever_ceps, escrever_territorio
-from tests.support import Conn
+from tests.support import Conn, drenar, publicar_endereco, resposta_endereco
+
+
+def _url() -> str:
+    """The database the test's settings name (its worker drains there)."""
+    url = config.load().database_url
+    assert url is not None
+    return url
+
 
 CG, DOURADOS = "5002704", "5003702"
 
@@ -52,41 +58,6 @@ def lugares_url(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("D2_GEOCODER_TIMEOUT", "1")
     loop.Worker(config.load(), url=db_url).executar(drain=True)  # boot: seeds the cursor
     return db_url
-
-
-def _publicar(conn: Conn, entidades: dict[str, Any] | None, gps: Any = None) -> uuid.UUID:
-    payload = events.payload_normalizada(entidades_extraidas=entidades or {})
-    payload["coordenadas_validadas"] = gps
-    return events.inserir_evento(conn, payload)
-
-
-def _drenar() -> None:
-    settings = config.load()
-    assert settings.database_url is not None
-    loop.Worker(settings, url=settings.database_url).executar(drain=True)
-
-
-def _resposta(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
-    row = conn.execute(
-        """
-        SELECT r.metodo_resolucao, r.confianca_geo, g.passo, g.precisao, g.consultas, g.motivo,
-               (SELECT u.metadados ->> 'codigo_municipio' FROM core.uc_polygons u
-                WHERE u.unidade_civica_id = ANY(r.cadeia_ucs) AND u.nivel = 4 LIMIT 1)
-                   AS municipio,
-               (SELECT u.nome FROM core.uc_polygons u
-                WHERE u.unidade_civica_id = r.unidade_civica_id LIMIT 1) AS uc_nome,
-               EXISTS (SELECT 1 FROM d2.geocodificacoes_pendentes p WHERE p.event_id = %(id)s)
-                   AS parada,
-               EXISTS (SELECT 1 FROM d2.revisoes_geo_pendentes v WHERE v.event_id = %(id)s)
-                   AS em_revisao
-        FROM (SELECT %(id)s::uuid AS event_id) e
-        LEFT JOIN d2.resolucoes_geo r ON r.event_id = e.event_id
-        LEFT JOIN d2.geocodificacoes g ON g.event_id = e.event_id
-        """,
-        {"id": event_id},
-    ).fetchone()
-    assert row is not None
-    return dict(row)
 
 
 SEM_NOMINATIM = [
@@ -126,12 +97,12 @@ def test_without_nominatim__addresses_answered_at_bairro_or_municipio(
         monkeypatch.setenv("D2_NOMINATIM", "off")
         monkeypatch.setenv("D2_NOMINATIM_DSN", "postgresql://nobody@/nowhere?host=/nonexistent")
     with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
-        ids = [_publicar(conn, entidades) for entidades, *_ in SEM_NOMINATIM]
-        _drenar()
+        ids = [publicar_endereco(conn, entidades) for entidades, *_ in SEM_NOMINATIM]
+        drenar(_url())
         for event_id, (entidades, municipio, uc, passo, motivo) in zip(
             ids, SEM_NOMINATIM, strict=True
         ):
-            r = _resposta(conn, event_id)
+            r = resposta_endereco(conn, event_id)
             assert (r["municipio"], r["uc_nome"], r["passo"], r["motivo"]) == (
                 municipio,
                 uc,
@@ -164,22 +135,22 @@ def test_without_nominatim__a_cep_missing_is_read_by_its_range(lugares_url: str)
     """A CEP CEP Aberto lacks whose 5-digit range lies wholly in one município (or
     bairro): that place, at passo cep_faixa; the text's own place wins over it."""
     with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
-        ids = [_publicar(conn, {"cep": c}) for c, *_ in FAIXAS]
-        no_texto = _publicar(
+        ids = [publicar_endereco(conn, {"cep": c}) for c, *_ in FAIXAS]
+        no_texto = publicar_endereco(
             conn, {"endereco": "Rua Sem Nome, 10, Centro, Campo Grande, 79002-999"}
         )
-        contradiz = _publicar(conn, {"endereco": "Dourados - MS, 79002-999"})
-        _drenar()
+        contradiz = publicar_endereco(conn, {"endereco": "Dourados - MS, 79002-999"})
+        drenar(_url())
         for event_id, (c, municipio, uc, precisao) in zip(ids, FAIXAS, strict=True):
-            r = _resposta(conn, event_id)
+            r = resposta_endereco(conn, event_id)
             assert (r["municipio"], r["uc_nome"], r["precisao"]) == (municipio, uc, precisao), c
             assert r["passo"] == ("cep_faixa" if municipio else None), c
             assert r["parada"] is False
         # The text named the place: its own step answers (the range agrees with it).
-        r = _resposta(conn, no_texto)
+        r = resposta_endereco(conn, no_texto)
         assert (r["uc_nome"], r["passo"]) == ("Centro", "bairro")
         # A range of another município than the one named: set aside, the text wins.
-        r = _resposta(conn, contradiz)
+        r = resposta_endereco(conn, contradiz)
         assert (r["uc_nome"], r["passo"]) == ("Dourados", "municipio")
         entendido = conn.execute(
             "SELECT endereco_entendido FROM d2.geocodificacoes WHERE event_id = %s", [contradiz]
@@ -195,12 +166,14 @@ def test_without_nominatim__a_configured_one_that_is_down_still_parks(
     take a coarser answer; a place alone needs no search and is answered."""
     monkeypatch.setenv("D2_NOMINATIM_DSN", "postgresql://nobody@/nowhere?host=/nonexistent")
     with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
-        rua = _publicar(conn, {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"})
-        lugar = _publicar(conn, {"endereco": "Jardim Caramuru, Dourados"})
-        _drenar()
-        r = _resposta(conn, rua)
+        rua = publicar_endereco(
+            conn, {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"}
+        )
+        lugar = publicar_endereco(conn, {"endereco": "Jardim Caramuru, Dourados"})
+        drenar(_url())
+        r = resposta_endereco(conn, rua)
         assert (r["parada"], r["metodo_resolucao"]) == (True, None)
-        assert _resposta(conn, lugar)["uc_nome"] == "Jardim Caramuru"
+        assert resposta_endereco(conn, lugar)["uc_nome"] == "Jardim Caramuru"
         assert status.status(conn, config.load())["geocodificador"]["modo"] == "local"
         invariants.verificar(conn)
 
@@ -215,9 +188,11 @@ def test_without_nominatim__the_default_database_once_imported_is_expected(
             "INSERT INTO d2.nominatim_importacoes (arquivo, bytes, duracao_s) "
             "VALUES ('brasil.osm.pbf', 1, 1)"
         )
-        rua = _publicar(conn, {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"})
-        _drenar()
-        assert _resposta(conn, rua)["parada"] is True
+        rua = publicar_endereco(
+            conn, {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"}
+        )
+        drenar(_url())
+        assert resposta_endereco(conn, rua)["parada"] is True
         assert status.status(conn, config.load())["geocodificador"]["modo"] == "local"
 
 
@@ -228,24 +203,24 @@ def test_without_nominatim__gps_zero_zero_with_an_address_the_text_decides(
     address answers); alone it is a point outside every polygon (the review queue)."""
     zero = {"lat": 0, "lng": 0}
     with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
-        com_texto = _publicar(conn, {"endereco": "Jardim Caramuru, Dourados - MS"}, zero)
-        sem_texto = _publicar(conn, None, zero)
-        longe = _publicar(conn, {"cep": "79002220"}, {"lat": 48.85, "lng": 2.35})
-        dentro = _publicar(
+        com_texto = publicar_endereco(conn, {"endereco": "Jardim Caramuru, Dourados - MS"}, zero)
+        sem_texto = publicar_endereco(conn, None, zero)
+        longe = publicar_endereco(conn, {"cep": "79002220"}, {"lat": 48.85, "lng": 2.35})
+        dentro = publicar_endereco(
             conn, {"endereco": "Jardim Caramuru, Dourados"}, {"lat": -20.45, "lng": -54.62}
         )
-        _drenar()
-        r = _resposta(conn, com_texto)
+        drenar(_url())
+        r = resposta_endereco(conn, com_texto)
         assert (r["uc_nome"], r["metodo_resolucao"], r["passo"]) == (
             "Jardim Caramuru",
             "inferencia",
             "bairro",
         )
-        s = _resposta(conn, sem_texto)
+        s = resposta_endereco(conn, sem_texto)
         assert (s["metodo_resolucao"], s["em_revisao"]) == (None, True)
-        assert _resposta(conn, longe)["uc_nome"] == "Centro"
+        assert resposta_endereco(conn, longe)["uc_nome"] == "Centro"
         # A real point wins over the text, as always.
-        d = _resposta(conn, dentro)
+        d = resposta_endereco(conn, dentro)
         assert (d["metodo_resolucao"], d["municipio"], d["passo"]) == ("gps", CG, None)
         invariants.verificar(conn)
 

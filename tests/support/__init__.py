@@ -85,6 +85,40 @@ def drenar(
     return runner.executar(drain=True)
 
 
+def publicar_endereco(conn: Conn, entidades: dict[str, Any] | None, gps: Any = None) -> uuid.UUID:
+    """A demanda.normalizada whose place is an address (entidades_extraidas), with gps as
+    its coordenadas_validadas (None: no position)."""
+    payload = payload_normalizada(entidades_extraidas=entidades or {})
+    payload["coordenadas_validadas"] = gps
+    return inserir_evento(conn, payload)
+
+
+def resposta_endereco(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
+    """How an address demand ended: its resolution (método, confiança, município code,
+    the UC's name), what the geocoding stage recorded (passo, precisão, searches, motivo),
+    and whether it waits for the geocoder or for a review."""
+    row = conn.execute(
+        """
+        SELECT r.metodo_resolucao, r.confianca_geo, g.passo, g.precisao, g.consultas, g.motivo,
+               (SELECT u.metadados ->> 'codigo_municipio' FROM core.uc_polygons u
+                WHERE u.unidade_civica_id = ANY(r.cadeia_ucs) AND u.nivel = 4 LIMIT 1)
+                   AS municipio,
+               (SELECT u.nome FROM core.uc_polygons u
+                WHERE u.unidade_civica_id = r.unidade_civica_id LIMIT 1) AS uc_nome,
+               EXISTS (SELECT 1 FROM d2.geocodificacoes_pendentes p WHERE p.event_id = %(id)s)
+                   AS parada,
+               EXISTS (SELECT 1 FROM d2.revisoes_geo_pendentes v WHERE v.event_id = %(id)s)
+                   AS em_revisao
+        FROM (SELECT %(id)s::uuid AS event_id) e
+        LEFT JOIN d2.resolucoes_geo r ON r.event_id = e.event_id
+        LEFT JOIN d2.geocodificacoes g ON g.event_id = e.event_id
+        """,
+        {"id": event_id},
+    ).fetchone()
+    assert row is not None
+    return dict(row)
+
+
 def backlog(conn: Conn, n: int, seed: int = 1) -> None:
     """A mixed backlog of n demands in one transaction, the same for the same seed: valid
     (most), outside every polygon, invalid coordinates, without coordinates, malformed
