@@ -138,6 +138,14 @@ OBJETOS: tuple[DbObject, ...] = (
         "`DROP INDEX core.uc_polygons_nome_busca_trgm_idx` (inference then scans the table)",
     ),
     DbObject(
+        "index",
+        "core.uc_polygons.uc_polygons_nome_busca_idx",
+        "B-tree on nome_busca: each run of an address's words one probe for the name it "
+        "spells exactly (d2.candidatos_territorio)",
+        "one B-tree entry per written row",
+        "`DROP INDEX core.uc_polygons_nome_busca_idx` (addresses are then read slower)",
+    ),
+    DbObject(
         "trigger",
         "core.uc_polygons.uc_polygons_nome_busca",
         "BEFORE INSERT/UPDATE OF nome, row: keeps nome_busca (spec §2.6, D-7's search)",
