@@ -38,8 +38,9 @@ ENDERECOS: list[dict[str, str]] = [
     {"endereco": "Rua das Palmeiras, 123, Vila Aurora, BO"},
 ]
 
-# The drawn bairro: a square of 0.03 degree (~11 km² here).
-_MEIO_LADO = 0.015
+# The drawn bairro: a square of 0.02 degree (~5 km² here), within the bairros' budget of a
+# município (10 km² a day made without a moderator: docs/territorio.md).
+_MEIO_LADO = 0.01
 # (name, shift as a share of the side, size as a multiple of the side): the bairro, a
 # confirmation shifted by 2% of its side, an alternative shifted by 25% (overlap ~0.6), and
 # a drawing four times the side over all of them, which a moderator must see first.
