@@ -14,8 +14,8 @@ from psycopg.rows import dict_row
 from d2 import db, errors, migrations
 from d2.eventlog import bus, dead_letters, wire
 from d2.ops import dlq
-from tests.events import payload_georreferenciada, payload_normalizada
 from tests.support import Conn
+from tests.support.events import payload_georreferenciada, payload_normalizada
 
 GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"

@@ -1,4 +1,4 @@
-"""The bad-input corpus (tests/corpus.py) and a property test: every event ends in its
+"""The bad-input corpus (tests/support/corpus.py) and a property test: every event ends in its
 documented outcome, the worker never dies, and each outcome has one clear log line.
 """
 
@@ -19,10 +19,9 @@ from hypothesis import strategies as st
 from d2 import config
 from d2.handler import classification
 from d2.worker import loop
-from tests import corpus, invariants
-from tests.events import JsonBruto, inserir_evento, payload_normalizada
-from tests.support import Conn, semear_cursor
-from tests.territorio import Territorio
+from tests.support import Conn, corpus, invariants, semear_cursor
+from tests.support.events import JsonBruto, inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio
 
 # What the handler logs (logger d2.handler) for each outcome: (level, message).
 LINHA_DO_DESFECHO = {

@@ -18,9 +18,8 @@ from d2.geocoder import nominatim
 from d2.importers import cep, ibge
 from d2.ops import status
 from d2.worker import health, loop
-from tests import invariants
-from tests.address_fixtures import escrever_ceps, escrever_territorio
-from tests.support import Conn, drenar, publicar_endereco, resposta_endereco
+from tests.support import Conn, drenar, invariants, publicar_endereco, resposta_endereco
+from tests.support.address_fixtures import escrever_ceps, escrever_territorio
 
 
 def _url() -> str:

@@ -1,7 +1,7 @@
 """`d2 import-osm`: OSM admin_level=10 bairros as level 2 where IBGE has none.
 
 The OSM extract is synthetic, built here in the two shapes exporters write (Overpass /
-osmtogeojson and `osmium export`), over the test territory of tests/territorio.py.
+osmtogeojson and `osmium export`), over the test territory of tests/support/territorio.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from d2 import errors
 from d2.importers import osm
 from tests.support import Conn
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado
 
 
 def feature(geometria: dict[str, Any], props: dict[str, Any], fid: Any = None) -> dict[str, Any]:
