@@ -1,5 +1,6 @@
 """A hostile CEP source refused before the database: a swapped CEP Aberto SQLite file whose
-UF sigla smuggles a row of its own (the other attacks on `d2 cep import` run in tests/integration)."""
+UF sigla smuggles a row of its own (the other attacks on `d2 cep import` run in
+tests/integration)."""
 
 from __future__ import annotations
 
