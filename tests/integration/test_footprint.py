@@ -1,5 +1,6 @@
-"""What D-2 puts outside schema d2: docs/monolith.md's table is d2/footprint.py's
-list, a migrated database holds nothing more, and `d2 db verify` names anything more."""
+"""What D-2 puts outside schema d2: a migrated database holds nothing more than
+d2/footprint.py's list, and `d2 db verify` names anything more (the list against
+docs/monolith.md's table: tests/unit/test_footprint.py)."""
 
 from __future__ import annotations
 

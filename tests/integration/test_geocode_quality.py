@@ -1,5 +1,4 @@
-"""The address corpus and the short form of `d2 bench geocode-quality`: the committed
-corpus is what its generator makes, covers every category in 5 UFs, and runs through the
+"""The short form of `d2 bench geocode-quality`: the address corpus runs through the
 real worker on both paths (the free text and the ladder), every case judged; the ladder
 meets its targets on it (docs/geocoding.md, "Quality")."""
 

@@ -1,6 +1,6 @@
 """The short form of `d2 bench geocode-quality --corpus national`: the first rows of a few
 UFs, in the six forms, through the real worker against those UFs' territory and CEPs,
-every text judged; and the verdicts themselves."""
+every text judged (the verdicts themselves: tests/unit/test_geocode_quality_national.py)."""
 
 from __future__ import annotations
 
