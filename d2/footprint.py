@@ -4,7 +4,7 @@ docs/monolith.md shows and `d2 db verify` checks against.
 Kinds match what sql/queries/verify.sql (footprint_catalog) reads from the catalog:
 extension, table, column, index, sequence, trigger, function, role. A name is
 schema-qualified; a column, index or trigger is `table.name` (its table's schema first).
-tests/integration/test_footprint.py checks that docs/monolith.md's table holds exactly these
+tests/unit/test_footprint.py checks that docs/monolith.md's table holds exactly these
 rows and that a migrated database holds nothing more.
 """
 
@@ -288,7 +288,7 @@ def chaves() -> set[tuple[str, str]]:
 
 
 def markdown() -> str:
-    """docs/monolith.md's table (tests/integration/test_footprint.py keeps them equal)."""
+    """docs/monolith.md's table (tests/unit/test_footprint.py keeps them equal)."""
     linhas = [
         "| kind | object | why | what it costs the other colonies | how to remove it |",
         "|---|---|---|---|---|",

@@ -25,7 +25,11 @@ from d2 import embedded, migrations
 
 # The sample Nominatim, shared by the suites that geocode addresses, and the
 # shared harness (connection type, territory, cursor, drain).
-pytest_plugins = ["tests.support", "tests.nominatim_fixtures", "tests.address_fixtures"]
+pytest_plugins = [
+    "tests.support",
+    "tests.support.nominatim_fixtures",
+    "tests.support.address_fixtures",
+]
 
 TEMPLATE = "d2_template"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -23,7 +23,7 @@
 -- (`CROSS JOIN LATERAL d2.resolver_territorio(lat, lng)`): one point from psql, a row per
 -- stored resolution in re-georeferencing, and the batch d2.resolver_territorios all run
 -- this same query. Tests compare it with the plain predicate over d2.mirror_pieces on
--- borders, vertices, band edges and interval ends (tests/territorio.py, resolver_ingenuo).
+-- borders, vertices, band edges and interval ends (tests/support/territorio.py, resolver_ingenuo).
 CREATE OR REPLACE FUNCTION d2.resolver_territorio(lat double precision, lng double precision)
 RETURNS TABLE (unidade_civica_id uuid, nivel_minimo_resolvido integer, cadeia_ucs uuid[])
 LANGUAGE sql STABLE PARALLEL SAFE

@@ -9,8 +9,8 @@ import subprocess
 import sys
 import uuid
 
-from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, semear_cursor
+from tests.support.events import inserir_evento, payload_normalizada
 
 MB = 1024 * 1024
 ENORMES = 3

@@ -15,10 +15,9 @@ import psycopg
 import pytest
 
 from d2 import embedded
-from tests import invariants
 from tests.conftest import Server
-from tests.support import Conn, backlog, semear_cursor
-from tests.territorio import Territorio
+from tests.support import Conn, backlog, invariants, semear_cursor
+from tests.support.territorio import Territorio
 
 D2 = [sys.executable, "-m", "d2.cli"]
 

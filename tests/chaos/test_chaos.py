@@ -10,7 +10,7 @@ geocoder stopped and the worker killed; (g) hostile citizen drawings (self-cross
 stars, stacks of rotated squares, drawings at the vertex cap) in the backlog among GPS
 demands: the demands still resolve within seconds.
 
-After each one the invariant checker (tests/invariants.py) runs, and a row goes to the
+After each one the invariant checker (tests/support/invariants.py) runs, and a row goes to the
 chaos report: repetitions, events, lost, duplicated (an event in two terminal states, or a
 demanda published twice), and the recovery time (fault lifted → cursor moving again).
 """
@@ -30,13 +30,12 @@ from psycopg.rows import dict_row
 
 from d2 import embedded
 from d2.importers import sample
-from tests import invariants, nominatim_fixtures
 from tests.chaos.conftest import FULL, Linha, Relatorio
 from tests.chaos.processes import ProcessoWorker, esperar, lag
 from tests.conftest import Server
-from tests.events import inserir_evento, payload_normalizada, submeter_desenho
-from tests.support import Conn, backlog, semear_cursor
-from tests.territorio import Territorio
+from tests.support import Conn, backlog, invariants, nominatim_fixtures, semear_cursor
+from tests.support.events import inserir_evento, payload_normalizada, submeter_desenho
+from tests.support.territorio import Territorio
 
 pytestmark = pytest.mark.slow
 

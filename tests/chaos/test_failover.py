@@ -3,7 +3,7 @@
 on one multi-host URL; the primary's postmaster SIGKILLed under load, the standby
 promoted by `pg_ctl promote` after a failover manager's detection delay; then judged on
 the new primary: every acknowledged event in the log and in exactly one terminal state
-(tests/invariants.py), nothing published twice, and the first answer after the promote
+(tests/support/invariants.py), nothing published twice, and the first answer after the promote
 within 5 s of it, however long the manager took to decide.
 
 Two cases: the standby promoted at once, and late. Late is, in CI, right after the
@@ -45,13 +45,12 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import embedded, errors, migrations
-from tests import invariants
 from tests.chaos import replication
 from tests.chaos.conftest import FULL, Linha, Relatorio
 from tests.chaos.processes import D2, ProcessoWorker, esperar, lag, publicacoes_repetidas
-from tests.events import inserir_evento, payload_normalizada
-from tests.support import Conn, semear_cursor
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from tests.support import Conn, invariants, semear_cursor
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado
 
 pytestmark = pytest.mark.slow
 

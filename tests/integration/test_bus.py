@@ -14,8 +14,8 @@ from psycopg.rows import dict_row
 from d2 import db, errors, migrations
 from d2.eventlog import bus, dead_letters, wire
 from d2.ops import dlq
-from tests.events import payload_georreferenciada, payload_normalizada
 from tests.support import Conn
+from tests.support.events import payload_georreferenciada, payload_normalizada
 
 GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"
@@ -277,31 +277,6 @@ def test_bus__retry_gives_up_after_4_tries_and_says_so(
     tentativas.clear()
     assert isinstance(bus.com_retry(operacao, espera_s=0.05), uuid.UUID)
     assert len(tentativas) == 1
-
-
-def test_bus__retry_does_not_retry_permanent_errors() -> None:
-    tentativas: list[int] = []
-
-    def invalido() -> None:
-        tentativas.append(1)
-        raise errors.InvalidEvent("campo ruim")
-
-    with pytest.raises(errors.InvalidEvent):
-        bus.com_retry(invalido, espera_s=0)
-    assert len(tentativas) == 1
-
-
-def test_bus__retry_recovers_after_a_transient_failure() -> None:
-    tentativas: list[int] = []
-
-    def instavel() -> str:
-        tentativas.append(1)
-        if len(tentativas) < 3:
-            raise errors.TransientDatabaseError("database: connection lost")
-        return "ok"
-
-    assert bus.com_retry(instavel, espera_s=0.01) == "ok"
-    assert len(tentativas) == 3
 
 
 def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:

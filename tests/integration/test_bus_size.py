@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from d2.eventlog import bus, wire
-from tests.events import JsonBruto, inserir_evento
 from tests.support import Conn
+from tests.support.events import JsonBruto, inserir_evento
 
 # The readers serve only the types D-2 reads (d2.eventos_tipos_lidos).
 TIPO = "demanda.normalizada"

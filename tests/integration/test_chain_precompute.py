@@ -8,7 +8,7 @@ import random
 import uuid
 
 from tests.support import Conn
-from tests.territorio import (
+from tests.support.territorio import (
     Territorio,
     inserir_uc,
     poligono,

@@ -14,10 +14,10 @@ import psycopg.conninfo
 import pytest
 
 from d2 import cli
-from tests.events import inserir_evento, payload_normalizada
-from tests.nominatim_fixtures import NominatimAmostra
 from tests.support import Conn, semear_cursor
-from tests.territorio import Territorio, sincronizar_espelho
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.nominatim_fixtures import NominatimAmostra
+from tests.support.territorio import Territorio, sincronizar_espelho
 
 # (command, a text its text form must show once the worker has drained three demands:
 # one resolved, one in no polygon, one unreadable)

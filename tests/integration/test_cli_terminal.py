@@ -24,9 +24,9 @@ import pytest
 from d2 import config
 from d2.eventlog import dead_letters
 from d2.territorio import comunitario
-from tests.events import submeter_desenho
 from tests.support import Conn
-from tests.territorio import inserir_uc, poligono, quadrado
+from tests.support.events import submeter_desenho
+from tests.support.territorio import inserir_uc, poligono, quadrado
 
 # Colours, an OSC 8 hyperlink, a carriage return and a line feed that forge a line,
 # a right-to-left override, an isolate, a zero-width joiner and an 8-bit CSI.

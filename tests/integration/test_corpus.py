@@ -1,4 +1,4 @@
-"""The bad-input corpus (tests/corpus.py) and a property test: every event ends in its
+"""The bad-input corpus (tests/support/corpus.py) and a property test: every event ends in its
 documented outcome, the worker never dies, and each outcome has one clear log line.
 """
 
@@ -17,12 +17,10 @@ import pytest
 from hypothesis import strategies as st
 
 from d2 import config
-from d2.handler import classification
 from d2.worker import loop
-from tests import corpus, invariants
-from tests.events import JsonBruto, inserir_evento, payload_normalizada
-from tests.support import Conn, semear_cursor
-from tests.territorio import Territorio
+from tests.support import Conn, corpus, invariants, semear_cursor
+from tests.support.events import JsonBruto, inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio
 
 # What the handler logs (logger d2.handler) for each outcome: (level, message).
 LINHA_DO_DESFECHO = {
@@ -167,12 +165,6 @@ def test_corpus__every_case_ends_in_its_documented_outcome_with_a_clear_log_line
     invariants.verificar(conn)
 
 
-def test_corpus__has_at_least_50_kinds_covering_every_outcome() -> None:
-    assert len(corpus.CASOS) >= 50
-    assert {c.esperado for c in corpus.CASOS} == set(corpus.DESFECHOS)
-    assert all(c.motivo for c in corpus.CASOS if c.esperado == corpus.DEAD_LETTER)
-
-
 @pytest.mark.parametrize(
     "texto",
     [
@@ -295,10 +287,3 @@ def test_corpus__random_payloads_end_exactly_once_and_the_worker_keeps_going(
 
 def _sem_territorio(conn: Conn) -> bool:
     return conn.execute("SELECT count(*) AS n FROM core.uc_polygons").fetchone() == {"n": 0}
-
-
-def test_service__desfecho_values_match_the_corpus_outcomes() -> None:
-    # The address outcomes have their own cases in test_geocoder.py.
-    enderecos = {"geocodificacao_pendente", "endereco_nao_resolvido"}
-    handler = {str(d) for d in classification.Outcome} - {"republicada"} - enderecos
-    assert handler == set(corpus.DESFECHOS) - {corpus.REFUSED_BY_EVENT_LOG}

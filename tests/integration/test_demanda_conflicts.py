@@ -18,10 +18,9 @@ import pytest
 
 from d2 import cli, config, errors
 from d2.ops import conflicts, status
-from tests import invariants
-from tests.events import inserir_evento, payload_normalizada, saidas
-from tests.support import Conn, drenar, semear_cursor
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from tests.support import Conn, drenar, invariants, semear_cursor
+from tests.support.events import inserir_evento, payload_normalizada, saidas
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado
 
 REAL = (-27.0, -49.0)  # bairro A1
 COPIA = (-27.0, -42.0)  # município B, which has no bairro

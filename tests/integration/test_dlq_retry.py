@@ -10,9 +10,9 @@ import sys
 from d2 import config
 from d2.ops import dlq
 from d2.worker import loop
-from tests.events import inserir_evento, payload_normalizada, saidas
 from tests.support import Conn, semear_cursor
-from tests.territorio import Territorio
+from tests.support.events import inserir_evento, payload_normalizada, saidas
+from tests.support.territorio import Territorio
 
 
 def test_dlq_retry__fixed_cause_is_reprocessed_and_still_bad_stays(db_url: str, conn: Conn) -> None:

@@ -21,8 +21,8 @@ import pytest
 from psycopg import sql
 
 from d2.eventlog import bus, dead_letters
-from tests.events import inserir_evento, payload_georreferenciada, payload_normalizada
 from tests.support import Conn
+from tests.support.events import inserir_evento, payload_georreferenciada, payload_normalizada
 
 SEGREDO = "cpf-123.456.789-00-de-outra-colonia"
 OUTRO_TIPO = "pagamento.efetuado"

@@ -25,9 +25,9 @@ from d2.handler import handler
 from d2.ops import status
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
-from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, healthz, metrica, papel_de_login, porta_livre, semear_cursor
-from tests.territorio import Territorio
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio
 
 
 @pytest.fixture

@@ -1,30 +1,15 @@
-"""What D-2 puts outside schema d2: docs/monolith.md's table is d2/footprint.py's
-list, a migrated database holds nothing more, and `d2 db verify` names anything more."""
+"""What D-2 puts outside schema d2: a migrated database holds nothing more than
+d2/footprint.py's list, and `d2 db verify` names anything more (the list against
+docs/monolith.md's table: tests/unit/test_footprint.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import footprint, migrations, verify
+from d2 import migrations, verify
 from tests.support import Conn
-
-README = Path(__file__).resolve().parents[2] / "docs" / "monolith.md"
-SECAO = "## For the monolith's operators: what D-2 adds outside schema d2"
-
-
-def _tabela_do_readme() -> list[str]:
-    texto = README.read_text(encoding="utf-8")
-    assert SECAO in texto
-    secao = texto.split(SECAO, 1)[1].split("\n## ", 1)[0]
-    return [linha for linha in secao.splitlines() if linha.startswith("|")]
-
-
-def test_readme_table_is_the_list() -> None:
-    assert _tabela_do_readme() == footprint.markdown().splitlines()
 
 
 def test_migrated_database_holds_nothing_more(conn: Conn) -> None:

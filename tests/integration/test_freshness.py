@@ -24,9 +24,9 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import db
-from tests.events import inserir_evento, payload_normalizada, submeter_desenho
 from tests.support import Conn, drenar, semear_cursor
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.events import inserir_evento, payload_normalizada, submeter_desenho
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 # A point inside município B of the test territory (no bairros there), and a square
 # around it that a writer adds as a new bairro.

@@ -1,23 +1,18 @@
-"""The address corpus and the short form of `d2 bench geocode-quality`: the committed
-corpus is what its generator makes, covers every category in 5 UFs, and runs through the
+"""The short form of `d2 bench geocode-quality`: the address corpus runs through the
 real worker on both paths (the free text and the ladder), every case judged; the ladder
 meets its targets on it (docs/geocoding.md, "Quality")."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
-import uuid
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from d2.bench import address_corpus, common, geocode_quality, geocode_quality_run
-from d2.bench.corpus import generator
+from d2.bench import common, geocode_quality, geocode_quality_run
 from d2.importers import ibge
 from tests.support import Conn
 
@@ -34,94 +29,8 @@ CATEGORIAS = {
 POR_CATEGORIA = 3  # the short form: the first cases of each category
 
 
-@pytest.mark.shared_data
-def test_address_corpus__the_committed_file_is_what_the_generator_makes(
-    shared_data: Path,
-) -> None:
-    feito = address_corpus.gerar(shared_data).jsonl()
-
-    assert address_corpus.ARQUIVO.read_text(encoding="utf-8") == feito
-
-
-def test_address_corpus__covers_every_category_ufs_and_long_texts() -> None:
-    cabecalho, casos = address_corpus.ler()
-
-    assert len(casos) >= 300
-    assert len({c["uf"] for c in casos if c["uf"]}) >= 5
-    assert set(Counter(c["categoria"] for c in casos)) == CATEGORIAS
-    assert len({c["id"] for c in casos}) == len(casos)
-    assert cabecalho["licenca"] == "ODbL-1.0" and "CEP Aberto" in cabecalho["sobre"]
-    textos = [c["payload"]["entidades_extraidas"].get("endereco", "") for c in casos]
-    assert any(len(t.encode()) >= 2048 for t in textos)  # the 2 kB texts
-    ceps = [
-        valor
-        for c in casos
-        if c["categoria"] == "cep_sozinho"
-        for valor in c["payload"]["entidades_extraidas"].values()
-    ]
-    assert any(re.fullmatch(r"\d{5}-\d{3}", v) for v in ceps)  # CEP alone, both forms
-    assert any(re.fullmatch(r"\d{8}", v) for v in ceps)
-
-
-def test_address_corpus__every_expected_answer_is_complete() -> None:
-    _, casos = address_corpus.ler()
-    for caso in casos:
-        esperado = caso["esperado"]
-        if esperado["uc"] is None:
-            assert esperado == generator.NENHUM, caso["id"]
-        else:
-            assert len(esperado["uc"]) in (7, 10), caso["id"]
-            assert (esperado["metodo"], esperado["confianca"]) in {
-                ("endereco", "media"), ("inferencia", "baixa"), ("gps", "alta"),
-            }, caso["id"]  # fmt: skip
-        gps = caso["payload"]["coordenadas_validadas"] is not None
-        assert gps == (esperado["metodo"] == "gps"), caso["id"]
-
-
 _UC = "5002704001"  # Centro, Campo Grande (MS)
 _ESPERADO = {"uc": _UC, "metodo": "endereco", "confianca": "media", "precisao": "numero"}
-
-
-@pytest.mark.parametrize(
-    ("esperado", "resposta", "veredito"),
-    [
-        (_ESPERADO, {"unidade_civica_id": ibge.uc_id(2, _UC), "metodo_resolucao": "endereco"},
-         "right"),
-        (_ESPERADO, {"unidade_civica_id": ibge.uc_id(2, _UC), "metodo_resolucao": "inferencia"},
-         "under_confident"),
-        (_ESPERADO, {"unidade_civica_id": ibge.uc_id(4, "5002704"),
-                     "metodo_resolucao": "inferencia"}, "under_confident"),
-        (_ESPERADO, {"unidade_civica_id": ibge.uc_id(4, "5003702"),
-                     "metodo_resolucao": "endereco"}, "wrong_uc"),
-        (_ESPERADO, {"unidade_civica_id": None}, "missed"),
-        (generator.NENHUM, {"unidade_civica_id": None}, "right"),
-        (generator.NENHUM, {"unidade_civica_id": ibge.uc_id(4, "5002704"),
-                                 "metodo_resolucao": "inferencia"}, "unexpected"),
-        (dict(_ESPERADO, uc="5002704", metodo="inferencia"),
-         {"unidade_civica_id": ibge.uc_id(2, _UC), "metodo_resolucao": "endereco",
-          "cadeia_ucs": [ibge.uc_id(4, "5002704")]}, "over_confident"),
-    ],
-    ids=["right", "surer-expected", "above", "elsewhere", "nothing", "nothing-expected",
-         "where-none", "inside"],
-)  # fmt: skip
-def test_quality_verdict__each_kind_of_answer(
-    esperado: dict[str, Any], resposta: dict[str, Any], veredito: str
-) -> None:
-    assert geocode_quality.julgar(esperado, resposta) == veredito
-
-
-def test_quality_score__a_wrong_street_answer_breaks_the_targets() -> None:
-    placar = geocode_quality.Placar()
-    caso = {"esperado": _ESPERADO}
-    placar.somar(caso, {"unidade_civica_id": ibge.uc_id(2, _UC), "metodo_resolucao": "endereco",
-                        "processado": True})  # fmt: skip
-    assert all(placar.alvos().values())
-
-    placar.somar(caso, {"unidade_civica_id": uuid.uuid4(), "metodo_resolucao": "endereco",
-                        "processado": True})  # fmt: skip
-
-    assert placar.errados_na_media == 1
-    assert not placar.alvos()["0 wrong answers at endereco/media"]
 
 
 # --- the short form, through the real worker ---------------------------------------------------

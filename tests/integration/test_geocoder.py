@@ -16,8 +16,7 @@ from d2.eventlog import bus
 from d2.geocoder import nominatim
 from d2.handler import handler
 from d2.worker import geocoding, loop, metrics
-from tests import events, invariants, nominatim_fixtures
-from tests.support import Conn
+from tests.support import Conn, events, invariants, nominatim_fixtures
 
 
 def _publicar(conn: Conn, entidades: dict[str, Any], gps: Any = None) -> uuid.UUID:

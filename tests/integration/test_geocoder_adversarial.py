@@ -15,8 +15,8 @@ from d2 import config
 from d2.bench import adversarial
 from d2.geocoder import fields
 from d2.worker import loop
-from tests import events, invariants
-from tests.address_fixtures import FalsoNominatim
+from tests.support import events, invariants
+from tests.support.address_fixtures import FalsoNominatim
 
 # A field of a search: a short phrase (a street and its number, a city, a CEP).
 MAX_CARACTERES = 120

@@ -13,8 +13,7 @@ from psycopg.rows import dict_row
 
 from d2 import config
 from d2.worker import loop
-from tests import events, invariants
-from tests.support import Conn
+from tests.support import Conn, events, invariants
 
 CG, DOURADOS = "5002704", "5003702"
 

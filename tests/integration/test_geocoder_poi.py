@@ -9,8 +9,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import config
-from tests import invariants
-from tests.support import drenar, publicar_endereco, resposta_endereco
+from tests.support import drenar, invariants, publicar_endereco, resposta_endereco
 
 
 def _url() -> str:

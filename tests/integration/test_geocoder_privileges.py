@@ -16,11 +16,10 @@ from d2 import config, errors
 from d2.geocoder import nominatim_import
 from d2.importers import cep, sample, sample_cep, sample_osm
 from d2.worker import loop
-from tests import invariants
 from tests.conftest import Server
-from tests.events import inserir_evento, payload_normalizada
-from tests.nominatim_fixtures import NominatimAmostra
-from tests.support import Conn
+from tests.support import Conn, invariants
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.nominatim_fixtures import NominatimAmostra
 
 
 def test_geocoder__worker_login_handles_address_demands_with_its_grants_only(

@@ -17,9 +17,8 @@ from d2 import config
 from d2.eventlog import bus
 from d2.handler import handler
 from d2.worker import loop
-from tests import events, invariants
-from tests.address_fixtures import FalsoNominatim
-from tests.support import Conn
+from tests.support import Conn, events, invariants
+from tests.support.address_fixtures import FalsoNominatim
 
 
 def _publicar(conn: Conn, endereco: str) -> uuid.UUID:

@@ -13,14 +13,13 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import config, errors
+from d2 import config
 from d2.geocoder import nominatim
 from d2.importers import cep, ibge
 from d2.ops import status
-from d2.worker import health, loop
-from tests import invariants
-from tests.address_fixtures import escrever_ceps, escrever_territorio
-from tests.support import Conn, drenar, publicar_endereco, resposta_endereco
+from d2.worker import loop
+from tests.support import Conn, drenar, invariants, publicar_endereco, resposta_endereco
+from tests.support.address_fixtures import escrever_ceps, escrever_territorio
 
 
 def _url() -> str:
@@ -225,14 +224,6 @@ def test_without_nominatim__gps_zero_zero_with_an_address_the_text_decides(
         invariants.verificar(conn)
 
 
-def test_without_nominatim__healthz_says_which_geocoder() -> None:
-    estado = health.State(geocodificador="nenhum", pronto=True, lider=True)
-    vivo, corpo = health.vivo(estado, 60.0)
-    assert vivo and corpo["geocodificador"] == "nenhum"
-    vivo, corpo = health.vivo(health.State(pronto=True), 60.0)
-    assert vivo and "geocodificador" not in corpo
-
-
 def test_without_nominatim__status_names_the_server_without_its_credentials(conn: Conn) -> None:
     settings = dataclasses.replace(
         config.load(), nominatim_url="https://d2:segredo@geo.interno:8443/nominatim/"
@@ -243,14 +234,3 @@ def test_without_nominatim__status_names_the_server_without_its_credentials(conn
     assert nominatim.escolher(desligado, conn).modo == "nenhum"
     sem_geocoder = dataclasses.replace(settings, geocoder_ativo=False)
     assert status.geocodificador(sem_geocoder, conn)["modo"] == "desligado"
-
-
-@pytest.mark.parametrize(("valor", "ativo"), [("", True), ("auto", True), ("OFF", False)])
-def test_without_nominatim__the_setting(
-    valor: str, ativo: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("D2_NOMINATIM", valor)
-    assert config.load().nominatim_ativo is ativo
-    monkeypatch.setenv("D2_NOMINATIM", "nenhum")
-    with pytest.raises(errors.ConfigError, match="D2_NOMINATIM must be auto or off"):
-        config.load()

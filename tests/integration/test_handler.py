@@ -13,9 +13,9 @@ from d2 import config, errors
 from d2.eventlog import bus, registry
 from d2.handler import handler
 from d2.worker import loop
-from tests.events import JsonBruto, inserir_evento, payload_normalizada, saidas
 from tests.support import Conn, drenar, semear_cursor
-from tests.territorio import Territorio
+from tests.support.events import JsonBruto, inserir_evento, payload_normalizada, saidas
+from tests.support.territorio import Territorio
 
 
 def cursor(conn: Conn) -> int:

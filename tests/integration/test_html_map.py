@@ -19,9 +19,9 @@ import pytest
 from d2 import config
 from d2.ops import html_map
 from d2.worker import loop
-from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, semear_cursor
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado
 
 NAVEGADORES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -133,14 +132,6 @@ def test_reimport__changed_name_updates_exactly_one_row(
         "nome_busca": "serra clara do norte",
         "mudou": True,
     }
-
-
-def test_import__deterministic_ids() -> None:
-    # The id any installation (or L-2) computes from the official code alone: uuid5 of
-    # "ibge:4:1100015" in D-2's namespace, written out so a changed namespace or key shows.
-    assert ibge.uc_id(4, "1100015") == uuid.UUID("56f86151-aa92-5d9b-a737-9cb1bd974389")
-    assert ibge.uc_id(4, "1100015") != ibge.uc_id(2, "1100015")
-    assert ibge.uc_id(4, "1100015") != ibge.uc_id(4, "1100015", fonte="osm")
 
 
 def test_import__missing_file_fails_clearly(db_url: str, conn: Conn, tmp_path: Path) -> None:

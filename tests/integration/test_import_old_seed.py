@@ -20,7 +20,7 @@ from d2.bench import capture
 from d2.importers import ibge, osm, sample
 from d2.territorio import resolver
 from tests.support import Conn
-from tests.territorio import poligono, quadrado
+from tests.support.territorio import poligono, quadrado
 
 # (nivel, metadados key, code) of the rows the old seed left, with a parent by code.
 SEED_ANTIGO = (
@@ -165,7 +165,7 @@ def test_import_osm__old_rows_found_by_osm_id_keep_their_ids(
     db_url: str, conn: Conn, tmp_path: Path
 ) -> None:
     from tests.integration.test_import_osm import extrato
-    from tests.territorio import Territorio
+    from tests.support.territorio import Territorio
 
     territorio = Territorio(conn)
     antigo = {"id": uuid.uuid4(), "uc": uuid.uuid4()}

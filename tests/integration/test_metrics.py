@@ -20,9 +20,9 @@ from d2 import config
 from d2.eventlog import dead_letters
 from d2.handler import handler
 from d2.worker import health, loop, metrics, metrics_http
-from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, porta_livre, semear_cursor
-from tests.territorio import Territorio
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio
 
 
 def amostras(m: metrics.Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -23,7 +23,7 @@ from d2.ops import status
 from d2.territorio import mirror
 from d2.worker import loop
 from tests.support import Conn
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 
 def _versao(conn: Conn) -> int:

@@ -21,7 +21,7 @@ from psycopg.rows import dict_row
 from d2.territorio import mirror
 from tests.conftest import Server
 from tests.support import Conn
-from tests.territorio import poligono, quadrado
+from tests.support.territorio import poligono, quadrado
 
 SENHA = "outra-colonia-123"
 

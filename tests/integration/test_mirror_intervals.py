@@ -1,6 +1,6 @@
 """d2.mirror_faixas (clean intervals per latitude band) never changes an answer: the batch
 resolver that reads it answers exactly like the plain predicate over the mirror's pieces
-(tests/territorio.py, resolver_ingenuo), on borders, vertices, band edges and interval
+(tests/support/territorio.py, resolver_ingenuo), on borders, vertices, band edges and interval
 ends, and after every kind of change to core.uc_polygons the intervals describe the
 committed polygons."""
 
@@ -16,7 +16,7 @@ import psycopg
 
 from d2.territorio import mirror
 from tests.support import Conn
-from tests.territorio import (
+from tests.support.territorio import (
     Territorio,
     inserir_uc,
     poligono,

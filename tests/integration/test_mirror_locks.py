@@ -34,7 +34,7 @@ from d2.territorio import mirror
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
 from tests.support import Conn, healthz, metrica, papel_de_login, porta_livre, semear_cursor
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado
 
 # The keys the appliers and the builder used (sql/queries/mirror.sql and four functions
 # before migration 20261204130000): an attacker still holds them, for nothing.

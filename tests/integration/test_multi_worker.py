@@ -21,7 +21,6 @@ import pytest
 from psycopg import sql
 
 from d2 import db
-from tests import invariants
 from tests.chaos.processes import (
     STANDBY,
     ProcessoWorker,
@@ -31,9 +30,17 @@ from tests.chaos.processes import (
     publicacoes_repetidas,
 )
 from tests.conftest import Server
-from tests.events import inserir_evento, payload_normalizada
-from tests.support import Conn, backlog, healthz, papel_de_login, porta_livre, semear_cursor
-from tests.territorio import Territorio
+from tests.support import (
+    Conn,
+    backlog,
+    healthz,
+    invariants,
+    papel_de_login,
+    porta_livre,
+    semear_cursor,
+)
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio
 
 TAKEOVER_MAX_S = 10.0
 

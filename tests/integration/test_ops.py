@@ -17,9 +17,9 @@ from d2.handler import handler
 from d2.handler.outputs import TIPO_SAIDA, payload_saida
 from d2.ops import regeo, revisoes, status
 from d2.worker import loop
-from tests.events import inserir_evento, payload_normalizada, saidas
 from tests.support import Conn, drenar, semear_cursor
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.events import inserir_evento, payload_normalizada, saidas
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 FORA = (-27.0, -20.0)  # (lat, lng): east of Brasil [-50,-30]..[-30,-10], in no polygon
 LONGE = (-5.0, -25.0)  # also outside everything, and outside the polygon added later

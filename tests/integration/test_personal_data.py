@@ -21,9 +21,9 @@ import pytest
 from d2 import config, logs
 from d2.eventlog import bus
 from d2.territorio import comunitario
-from tests.events import inserir_evento, payload_normalizada
 from tests.support import Conn, drenar, semear_cursor
-from tests.territorio import Territorio
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio
 
 PESSOAL = "Maria Souza, CPF 123.456.789-00, Rua das Acácias 45"
 # Distinctive digits of coordinates, easy to find in any text.

@@ -24,12 +24,11 @@ from psycopg.rows import dict_row
 
 from d2 import config, migrations
 from d2.worker import loop
-from tests import invariants
 from tests.conftest import Server
-from tests.events import inserir_evento, payload_normalizada
 from tests.support import SENHA_WORKER as SENHA
-from tests.support import Conn, semear_cursor
-from tests.territorio import Territorio, sincronizar_espelho
+from tests.support import Conn, invariants, semear_cursor
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio, sincronizar_espelho
 
 
 def _backlog_de_todos_os_desfechos(conn: Conn) -> dict[str, uuid.UUID]:

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from tests.support import Conn
-from tests.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from d2.eventlog import wire
 from d2.ops import regeo
 from d2.territorio import mirror
 from d2.worker import loop
-from tests.events import inserir_evento
 from tests.support import Conn
-from tests.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.events import inserir_evento
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
 
 
 def guardar(conn: Conn, pontos: list[tuple[float, float]]) -> None:

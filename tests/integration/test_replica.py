@@ -18,9 +18,9 @@ from d2 import config, errors
 from d2.eventlog import registry
 from d2.importers import ibge, sample
 from d2.territorio import replica
-from tests.events import inserir_evento, inserir_evento_importador
 from tests.support import Conn, drenar
-from tests.territorio import poligono, quadrado, resolver_lote
+from tests.support.events import inserir_evento, inserir_evento_importador
+from tests.support.territorio import poligono, quadrado, resolver_lote
 
 ESCALA = 128  # = d2.faixas_por_grau(): points exactly on band edges
 
@@ -195,7 +195,7 @@ def test_replica__a_change_by_event_re_georeferences_stored_answers(
 ) -> None:
     """The follow-up hangs off the mirror, whatever fed it: an atualizado that moves a
     border rewrites the stored answers inside the moved strip."""
-    from tests.events import payload_normalizada
+    from tests.support.events import payload_normalizada
 
     a, uc_a, b, uc_b = _dois_vizinhos_por_eventos(conn, db_url)
     demanda = uuid.uuid4()

@@ -20,7 +20,6 @@ from d2 import config
 from d2.importers import sample
 from d2.ops import status
 from d2.territorio import comunitario, mirror, replica
-from tests.events import inserir_evento_importador, submeter_desenho
 from tests.integration.test_replica_security import (
     _cartas,
     _estado,
@@ -29,7 +28,8 @@ from tests.integration.test_replica_security import (
     _territorio_e_respostas,
 )
 from tests.support import Conn, drenar
-from tests.territorio import TerritorioDesenhos, micro_areas, quadrado_em
+from tests.support.events import inserir_evento_importador, submeter_desenho
+from tests.support.territorio import TerritorioDesenhos, micro_areas, quadrado_em
 
 # What a terminal would act on: ESC/CSI (clear screen), CR/LF (a forged line), OSC, a
 # C1 control, the right-to-left override, a zero-width joiner.

@@ -23,9 +23,9 @@ from d2 import cli, config, errors
 from d2.importers import ibge, sample
 from d2.ops import status
 from d2.territorio import replica
-from tests.events import inserir_evento, inserir_evento_importador, payload_normalizada
 from tests.support import Conn, drenar, semear_cursor
-from tests.territorio import micro_areas, poligono, quadrado
+from tests.support.events import inserir_evento, inserir_evento_importador, payload_normalizada
+from tests.support.territorio import micro_areas, poligono, quadrado
 
 BRASIL = poligono(quadrado(-75.0, -35.0, -28.0, 7.0))
 

@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 from tests.support import Conn
-from tests.territorio import (
+from tests.support.territorio import (
     Territorio,
     inserir_uc,
     multipoligono,

@@ -23,7 +23,7 @@ from d2 import errors, migrations, verify
 from d2.territorio import mirror
 from tests.conftest import Server
 from tests.support import Conn, papel_de_login
-from tests.territorio import Territorio, sincronizar_espelho
+from tests.support.territorio import Territorio, sincronizar_espelho
 
 # Each one is a better match than PostGIS's or pg_catalog's for a call as it was written
 # in D-2's functions before the fix (integer literals, polymorphic built-ins, implicit

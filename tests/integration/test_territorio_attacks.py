@@ -16,9 +16,9 @@ import pytest
 
 from d2 import config
 from d2.territorio import comunitario
-from tests.events import inserir_evento, payload_normalizada, submeter_desenho
 from tests.support import Conn, drenar, semear_cursor
-from tests.territorio import (
+from tests.support.events import inserir_evento, payload_normalizada, submeter_desenho
+from tests.support.territorio import (
     LADO,
     TerritorioDesenhos,
     inserir_uc,

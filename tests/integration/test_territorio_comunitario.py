@@ -25,9 +25,9 @@ from d2 import cli, config, db, errors
 from d2.eventlog import bus
 from d2.ops import dlq
 from d2.territorio import comunitario
-from tests.events import submeter_desenho
 from tests.support import Conn
-from tests.territorio import (
+from tests.support.events import submeter_desenho
+from tests.support.territorio import (
     LADO,
     TerritorioDesenhos,
     iou,

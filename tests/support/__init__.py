@@ -27,8 +27,8 @@ from psycopg.rows import dict_row
 from d2 import config, db
 from d2.handler import handler
 from d2.worker import loop
-from tests.events import inserir_evento, payload_normalizada
-from tests.territorio import Territorio, TerritorioDesenhos
+from tests.support.events import inserir_evento, payload_normalizada
+from tests.support.territorio import Territorio, TerritorioDesenhos
 
 Conn = db.Connection
 """An autocommit connection with dict rows, as the `conn` fixture gives."""
@@ -203,13 +203,13 @@ def settings() -> config.Settings:
 
 @pytest.fixture
 def territorio(conn: Conn) -> Territorio:
-    """The small test territory of tests/territorio.py, in this test's database."""
+    """The small test territory of tests/support/territorio.py, in this test's database."""
     return Territorio(conn)
 
 
 @pytest.fixture
 def territorio_desenhos(conn: Conn) -> TerritorioDesenhos:
-    """Where the tests draw citizens' polygons (tests/territorio.py), all of it IBGE."""
+    """Where the tests draw citizens' polygons (tests/support/territorio.py), all of it IBGE."""
     return TerritorioDesenhos(conn)
 
 

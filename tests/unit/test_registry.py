@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from d2 import errors
 from d2.eventlog import registry
-from tests.events import payload_georreferenciada, payload_normalizada
+from tests.support.events import payload_georreferenciada, payload_normalizada
 
 GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"

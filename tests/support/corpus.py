@@ -8,7 +8,7 @@ bare NaN/Infinity tokens, "\\u0000", lone UTF-16 surrogates and JSON nested beyo
 PostgreSQL's stack; the uuid PK refuses a repeated event_id; versao_schema is
 VARCHAR(32)). The producer gets the error; D-2 never sees the event.
 
-Territory (tests/territorio.py): lat -30..-10, lng -50..-30 is inside some UC;
+Territory (tests/support/territorio.py): lat -30..-10, lng -50..-30 is inside some UC;
 (-27, -49) resolves to bairro A1; (10, 10) is outside every polygon.
 
 Each case's `motivo` lists substrings of which one must appear in the log line's reason
@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from tests.events import JsonBruto, payload_normalizada
+from tests.support.events import JsonBruto, payload_normalizada
 
 GEORREFERENCIADA = "georreferenciada"
 SEM_COORDENADAS = "sem_coordenadas"

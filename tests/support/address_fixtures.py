@@ -28,7 +28,7 @@ import shapely
 from d2 import config
 from d2.importers import cep, ibge, sample
 from d2.worker import loop
-from tests.nominatim_fixtures import (
+from tests.support.nominatim_fixtures import (
     NominatimAmostra,
     apontar_worker,
     construir_nominatim,
