@@ -39,6 +39,23 @@ if TYPE_CHECKING:
     from tests.conftest import Server
 
 # CD_MUN → (name, UF's CD, box (x0, y0, x1, y1))
+# The address corpus's categories (d2/bench/corpus/), each a way citizens write, and the
+# answer its complete cases expect: a house in Centro, Campo Grande (MS).
+CORPUS_CATEGORIAS = {
+    "completo", "abreviacao", "sem_acento", "minusculas", "sem_virgula", "numero_marcado",
+    "milhar_com_ponto", "sem_numero", "complemento", "com_bairro", "referencia",
+    "erro_de_digitacao", "homonimo", "rua_com_nome_de_lugar", "cep_sozinho", "cep_contradiz",
+    "campos", "lugar_sozinho", "centro_sozinho", "sem_lugar", "sem_sentido", "texto_longo",
+    "gps_com_texto",
+}  # fmt: skip
+CORPUS_UC = "5002704001"
+CORPUS_ESPERADO = {
+    "uc": CORPUS_UC,
+    "metodo": "endereco",
+    "confianca": "media",
+    "precisao": "numero",
+}
+
 MUNICIPIOS = {
     "5002704": ("Campo Grande", "50", (-54.9, -20.8, -54.3, -20.2)),
     "5003702": ("Dourados", "50", (-55.1, -22.5, -54.5, -21.9)),

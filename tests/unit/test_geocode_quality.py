@@ -16,17 +16,9 @@ import pytest
 from d2.bench import address_corpus, geocode_quality
 from d2.bench.corpus import generator
 from d2.importers import ibge
-
-CATEGORIAS = {
-    "completo", "abreviacao", "sem_acento", "minusculas", "sem_virgula", "numero_marcado",
-    "milhar_com_ponto", "sem_numero", "complemento", "com_bairro", "referencia",
-    "erro_de_digitacao", "homonimo", "rua_com_nome_de_lugar", "cep_sozinho", "cep_contradiz",
-    "campos", "lugar_sozinho", "centro_sozinho", "sem_lugar", "sem_sentido", "texto_longo",
-    "gps_com_texto",
-}  # fmt: skip
-
-_UC = "5002704001"  # Centro, Campo Grande (MS)
-_ESPERADO = {"uc": _UC, "metodo": "endereco", "confianca": "media", "precisao": "numero"}
+from tests.support.address_fixtures import CORPUS_CATEGORIAS as CATEGORIAS
+from tests.support.address_fixtures import CORPUS_ESPERADO as _ESPERADO
+from tests.support.address_fixtures import CORPUS_UC as _UC
 
 
 @pytest.mark.shared_data
