@@ -105,8 +105,7 @@ def conexao_perdida(exc: BaseException) -> bool:
     take it: the server was stopped, crashed or killed, the session was terminated, or the
     URL reached no server that takes writes (a failover under way). False for failures
     of a working session (a deadlock, a serialization failure, a publish refused)."""
-    atual: BaseException | None = exc
-    while atual is not None:
+    for atual in _causas(exc):
         if isinstance(atual, errors.DatabaseUnavailable | psycopg.InterfaceError):
             return True
         sqlstate = getattr(atual, "sqlstate", None)
@@ -114,18 +113,20 @@ def conexao_perdida(exc: BaseException) -> bool:
             return True  # libpq's own: the server closed the connection unexpectedly
         if sqlstate and sqlstate.startswith(_SEM_SERVIDOR):
             return True
-        atual = atual.__cause__
     return False
 
 
 def lideranca_perdida(exc: BaseException) -> bool:
     """True when exc (or what it wraps) is the leadership fence refusing a batch."""
+    return any(getattr(atual, "sqlstate", None) == LIDERANCA_PERDIDA for atual in _causas(exc))
+
+
+def _causas(exc: BaseException) -> Iterator[BaseException]:
+    """exc, then what it wraps (mapped_errors raises d2.errors from psycopg's)."""
     atual: BaseException | None = exc
     while atual is not None:
-        if getattr(atual, "sqlstate", None) == LIDERANCA_PERDIDA:
-            return True
+        yield atual
         atual = atual.__cause__
-    return False
 
 
 def map_error(exc: psycopg.Error) -> errors.D2Error:
