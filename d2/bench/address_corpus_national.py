@@ -40,6 +40,7 @@ from typing import Any
 
 from d2.bench import common
 from d2.bench.corpus import localities, text
+from d2.nome_busca import nome_busca
 
 ARQUIVO = Path(__file__).with_name("address_corpus_national.jsonl")
 SEMENTE = 2026
@@ -210,16 +211,16 @@ class Homonimos:
         for uf, cidade, bairro, rua in localities.nomes_das_localidades(conn, nomes):
             codigo, _ = vinculos.vinculo[(uf, cidade)]
             if codigo is not None:
-                self.ruas[codigo].add(localities.busca(rua))
-                self.bairros[codigo].add(localities.busca(bairro))
+                self.ruas[codigo].add(nome_busca(rua))
+                self.bairros[codigo].add(nome_busca(bairro))
 
     def decide(self, nome: str, codigo: str, rua: str, bairro: str) -> bool:
         """Whether the text names codigo, not another município of the same name."""
-        outros = self.m.homonimos.get(localities.busca(nome), [codigo])
+        outros = self.m.homonimos.get(nome_busca(nome), [codigo])
         if len(outros) <= 1:
             return True
-        com_rua = {o for o in outros if rua and localities.busca(rua) in self.ruas[o]}
-        com_bairro = {o for o in outros if bairro and localities.busca(bairro) in self.bairros[o]}
+        com_rua = {o for o in outros if rua and nome_busca(rua) in self.ruas[o]}
+        com_bairro = {o for o in outros if bairro and nome_busca(bairro) in self.bairros[o]}
         return {codigo} in (com_rua, com_bairro, com_rua & com_bairro)
 
 
@@ -236,9 +237,9 @@ def gerar(shared: Path = common.SHARED_DATA, semente: int = SEMENTE) -> Corpus:
         escolhidas, descartadas = sortear(rng, vinculos, conn)
         formas = [escrever(linha, rng) for linha, _, _ in escolhidas]
         nomes = {
-            localities.busca(linha.cidade)
+            nome_busca(linha.cidade)
             for linha, _, _ in escolhidas
-            if len(municipios.homonimos.get(localities.busca(linha.cidade), [])) > 1
+            if len(municipios.homonimos.get(nome_busca(linha.cidade), [])) > 1
         }
         homonimos = Homonimos(conn, municipios, vinculos, nomes)
     finally:

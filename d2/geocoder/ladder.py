@@ -16,7 +16,7 @@ from d2 import db
 from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, places, text
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Reason
 from d2.geocoder.ladder_steps import Avaliacao, Escada, Tentativa, escada
-from d2.importers.cep import busca
+from d2.nome_busca import nome_busca
 from d2.territorio import resolver
 
 log = logging.getLogger(__name__)
@@ -177,7 +177,7 @@ def _corrigir(
         if municipio is not None:
             ordens.append(i)
             municipios.append(municipio.unidade_civica_id)
-            ruas.append(busca(tentativa.corrigir or ""))
+            ruas.append(nome_busca((tentativa.corrigir or "").split(",")[0]))
     if not ordens:
         return {}
     saida: dict[int, str] = {}

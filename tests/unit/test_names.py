@@ -25,6 +25,8 @@ SUBSTANTIVOS = {
     "bairro", "bairros", "brasil", "centro", "cep", "comunitario", "demanda", "eventos",
     "municipio", "municipios", "pais", "poligonos", "processados", "regeorreferenciar",
     "resolucoes", "revisoes", "territorio", "uc", "ucs", "ufs",
+    # A name's search form, the spec's column nome_busca (§2.6): d2/nome_busca.py.
+    "nome", "busca",
 }  # fmt: skip
 
 # Generic technical words (and the abbreviations the field uses: regeo for

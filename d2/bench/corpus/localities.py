@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,8 +17,8 @@ from pathlib import Path
 
 import pyogrio
 
-_APOSTROFOS = re.compile("['`\u00b4\u2019]")
-_NAO_ALFANUMERICO = re.compile(r"[^a-z0-9]+")
+from d2.nome_busca import nome_busca
+
 _ENTRE_PARENTESES = re.compile(r"\(([^()]+)\)\s*$")
 
 _LINHAS = """
@@ -49,14 +48,6 @@ JOIN neighborhoods n ON n.id = c.neigh_id
 JOIN streets st ON st.id = c.street_id
 WHERE c.city_id IN ({cidades})
 """
-
-
-def busca(nome: str) -> str:
-    """A name as d2.nome_busca compares it: lower case, no accents, apostrophes dropped,
-    other punctuation a space."""
-    sem = unicodedata.normalize("NFKD", nome.lower())
-    texto = "".join(c for c in sem if not unicodedata.combining(c))
-    return _NAO_ALFANUMERICO.sub(" ", _APOSTROFOS.sub("", texto)).strip()[:255]
 
 
 @dataclass(frozen=True)
@@ -91,8 +82,8 @@ class Municipios:
         nomes: dict[str, str] = {}
         for codigo, nome, uf in sorted(zip(tabela["CD_MUN"], tabela["NM_MUN"],
                                            tabela["SIGLA_UF"], strict=True)):  # fmt: skip
-            por_nome[(uf, busca(nome))].append(codigo)
-            homonimos[busca(nome)].append(codigo)
+            por_nome[(uf, nome_busca(nome))].append(codigo)
+            homonimos[nome_busca(nome)].append(codigo)
             nomes[codigo] = nome
         bairros: dict[tuple[str, str], list[str]] = defaultdict(list)
         arquivo = shared / "bairros_ms_cd2022.geojson"
@@ -103,12 +94,12 @@ class Municipios:
             for codigo, nome, municipio in sorted(
                 zip(b["CD_BAIRRO"], b["NM_BAIRRO"], b["CD_MUN"], strict=True)
             ):
-                bairros[(municipio, busca(nome))].append(codigo)
+                bairros[(municipio, nome_busca(nome))].append(codigo)
         return cls(dict(por_nome), nomes, dict(homonimos), dict(bairros))
 
     def bairro(self, municipio: str, nome: str) -> str | None:
         """The bairro UC of that name in that município, where exactly one has it."""
-        achados = self.bairros.get((municipio, busca(nome)), []) if nome else []
+        achados = self.bairros.get((municipio, nome_busca(nome)), []) if nome else []
         return achados[0] if len(achados) == 1 else None
 
 
@@ -139,13 +130,15 @@ class Vinculos:
                 self.vinculo[chave] = (achados.pop(), "distrito_faixa")
 
     def _pelo_nome(self, uf: str, cidade: str) -> tuple[str | None, str]:
-        pelo_nome = self.m.por_nome.get((uf, busca(cidade)), [])
+        pelo_nome = self.m.por_nome.get((uf, nome_busca(cidade)), [])
         if len(pelo_nome) == 1:
             return pelo_nome[0], "nome"
         if len(pelo_nome) > 1:
             return None, "ambiguo"
         parenteses = _ENTRE_PARENTESES.search(cidade)
-        pelo_distrito = self.m.por_nome.get((uf, busca(parenteses[1])), []) if parenteses else []
+        pelo_distrito = (
+            self.m.por_nome.get((uf, nome_busca(parenteses[1])), []) if parenteses else []
+        )
         if len(pelo_distrito) == 1:
             return pelo_distrito[0], "distrito_nome"
         if len(pelo_distrito) > 1:
@@ -192,7 +185,9 @@ def nomes_das_localidades(
 ) -> list[tuple[str, str, str, str]]:
     """(UF, locality, bairro, street) of every CEP of the localities whose folded name is
     one of nomes."""
-    ids = [i for i, nome in conn.execute("SELECT id, nome FROM cities") if busca(nome) in nomes]
+    ids = [
+        i for i, nome in conn.execute("SELECT id, nome FROM cities") if nome_busca(nome) in nomes
+    ]
     if not ids:
         return []
     sql = _NOMES_DAS_LOCALIDADES.format(cidades=", ".join("?" for _ in ids))
