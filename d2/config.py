@@ -81,8 +81,6 @@ class Settings:
     geocoder_espera_max_s: float = 300.0
     geocoder_cache_max: int = 50_000
     geocoder_cache_ttl_s: int = 24 * 3600
-    # The address ladder; off: the older free-text path, unchanged.
-    geocoder_escada: bool = True
     # Tries the geocoder may fail one address while answering, so one address it keeps
     # failing cannot cost every round a timeout.
     geocoder_tentativas_max: int = 5
@@ -138,6 +136,16 @@ def _sem_variaveis_da_replica() -> None:
             )
 
 
+def _sem_texto_livre() -> None:
+    """D2_GEOCODER_LADDER=off asked for the free-text path, which is gone: refused, so a
+    deployment that chose it learns that its addresses are now read down the ladder."""
+    if not _ligado("D2_GEOCODER_LADDER"):
+        raise errors.ConfigError(
+            "D2_GEOCODER_LADDER=off is no longer available: addresses are read one way, down "
+            "the ladder (docs/geocoding.md); unset D2_GEOCODER_LADDER"
+        )
+
+
 def load() -> Settings:
     """Read the settings; raises errors.ConfigError on a malformed value."""
     settings = Settings(
@@ -168,7 +176,6 @@ def load() -> Settings:
         geocoder_espera_max_s=_float("D2_GEOCODER_RETRY_MAX", 300.0),
         geocoder_cache_max=_int("D2_GEOCODER_CACHE_MAX_ENTRIES", 50_000),
         geocoder_cache_ttl_s=_int("D2_GEOCODER_CACHE_TTL", 24 * 3600),
-        geocoder_escada=_ligado("D2_GEOCODER_LADDER"),
         geocoder_tentativas_max=_int("D2_GEOCODER_TRIES_MAX", 5),
         nominatim_web_user=os.environ.get("NOMINATIM_DATABASE_WEBUSER") or "www-data",
         sync_timeout_s=_float("D2_SYNC_TIMEOUT", 30.0),
@@ -199,6 +206,7 @@ def load() -> Settings:
     if settings.sync_timeout_s <= 0:
         raise errors.ConfigError("D2_SYNC_TIMEOUT must be positive")
     _sem_variaveis_da_replica()
+    _sem_texto_livre()
     if settings.lock_timeout_s <= 0:
         raise errors.ConfigError("D2_LOCK_TIMEOUT must be positive")
     if settings.fence_max_s < 0 or settings.mirror_max_s < 0:

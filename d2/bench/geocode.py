@@ -13,7 +13,7 @@ database. Figures, each with its same-run baseline:
   an address, against the same GPS events alone (the stage runs after that pass in a
   drain, so this is what the addresses cost the GPS demands: parking them).
 
-On the address corpus (d2.bench.geocode_quality_run's environment, D2_GEOCODER_LADDER=on):
+On the address corpus (d2.bench.geocode_quality_run's environment):
 
 * Nominatim searches per cache-missing address (each demand of the corpus without GPS,
   through a fresh worker), against the target of 1.5; their distribution where
@@ -172,9 +172,9 @@ def medir_corpus(srv: common.Server, n_sem_nominatim: int) -> Iterator[dict[str,
         casos = [c for c in amb.corpus.casos if c["payload"]["coordenadas_validadas"] is None]
         concorrencia = amb.settings().geocoder_concorrencia
         # The first pass warms PostgreSQL's caches for both sides; the second is measured.
-        primeira = geocode_quality_run.executar(amb, "on", casos)
+        primeira = geocode_quality_run.executar(amb, casos)
         geocode_quality_run.repetir_buscas(primeira.gravacao, concorrencia)
-        segunda = geocode_quality_run.executar(amb, "on", casos)
+        segunda = geocode_quality_run.executar(amb, casos)
         nua_s = geocode_quality_run.repetir_buscas(segunda.gravacao, concorrencia)
         buscas = geocode_quality.buscas_por_endereco(segunda)
         yield common.figure(
@@ -206,7 +206,7 @@ def _nenhum_nominatim(
 ) -> Iterator[dict[str, Any]]:
     """The corpus's address-only demands with no Nominatim at all, judged as the quality
     benchmark judges them: what a deployment without one answers, and how fast."""
-    sem = geocode_quality_run.executar(amb, "on", casos, nominatim_ativo=False)
+    sem = geocode_quality_run.executar(amb, casos, nominatim_ativo=False)
     placar = geocode_quality.Placar()
     for caso in casos:
         placar.somar(caso, sem.respostas[caso["id"]])
@@ -257,8 +257,8 @@ def _sem_nominatim(amb: geocode_quality_run.Ambiente, n: int) -> Iterator[dict[s
         lng, lat = ruas[k % len(ruas)].ponto((k // len(ruas)) % 10 / 10)
         payload = {"entidades_extraidas": {}, "coordenadas_validadas": {"lat": lat, "lng": lng}}
         gps.append({"id": f"gps-{k:05d}", "payload": payload})
-    sem = geocode_quality_run.executar(amb, "on", lugares)
-    com_gps = geocode_quality_run.executar(amb, "on", gps)
+    sem = geocode_quality_run.executar(amb, lugares)
+    com_gps = geocode_quality_run.executar(amb, gps)
     decididos = sum(1 for r in sem.respostas.values() if r.get("unidade_civica_id"))
     yield common.figure(
         "geocode", "addresses decided with no Nominatim call (names in SQL, CEP table)",

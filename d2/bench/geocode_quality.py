@@ -1,10 +1,10 @@
 """geocode-quality: the address corpus (d2/bench/address_corpus.py) through the real
-worker, today's free-text path (D2_GEOCODER_LADDER=off) and the ladder (on) side by side
-in the same run.
+worker's address path (the ladder), beside Nominatim alone (the whole text as one free-text
+search, its first match resolved) in the same run.
 
 d2/bench/geocode_quality_run.py builds the environment (a D-2 database with the corpus's
-territory and CEPs, the corpus's Nominatim) and runs the corpus through each path; this
-module judges every answer and prints the table.
+territory and CEPs, the corpus's Nominatim) and makes both runs; this module judges
+every answer and prints the table.
 
 Every case gets one verdict:
 * right: the expected UC (or nothing, where nothing is expected) by the expected method;
@@ -35,7 +35,8 @@ from d2 import errors
 from d2.bench import address_corpus, common, geocode_quality_run
 from d2.importers import ibge
 
-CAMINHOS = ("off", "on")  # today's free-text path, the ladder
+# The baseline first, then the address path.
+CAMINHOS = (geocode_quality_run.NOMINATIM, geocode_quality_run.LADDER)
 VEREDITOS = ("right", "wrong_uc", "missed", "unexpected", "over_confident", "under_confident")
 ALVO_CERTOS = 0.95
 _SURER = {"inferencia": 1, "endereco": 2, "gps": 3}
@@ -138,7 +139,7 @@ class Placar:
 
 @dataclass
 class Avaliacao:
-    """Both paths over the same cases."""
+    """The baseline and the address path over the same cases."""
 
     casos: list[dict[str, Any]]
     execucoes: dict[str, geocode_quality_run.Execucao]
@@ -148,8 +149,11 @@ class Avaliacao:
 
 
 def avaliar(amb: geocode_quality_run.Ambiente, casos: list[dict[str, Any]]) -> Avaliacao:
-    """Run the cases through both paths and judge every answer."""
-    execucoes = {valor: geocode_quality_run.executar(amb, valor, casos) for valor in CAMINHOS}
+    """Run the cases through the baseline and the address path; judge every answer."""
+    execucoes = {
+        geocode_quality_run.NOMINATIM: geocode_quality_run.nominatim_sozinho(amb, casos),
+        geocode_quality_run.LADDER: geocode_quality_run.executar(amb, casos),
+    }
     total = {valor: Placar() for valor in CAMINHOS}
     por_categoria: dict[str, dict[str, Placar]] = defaultdict(
         lambda: {valor: Placar() for valor in CAMINHOS}
@@ -204,7 +208,7 @@ def buscas_por_endereco(execucao: geocode_quality_run.Execucao) -> dict[str, Any
 
 
 def medir(srv: common.Server, quick: bool) -> Iterator[dict[str, Any]]:
-    """`d2 bench geocode-quality`: the table, per category and in total, both paths."""
+    """`d2 bench geocode-quality`: the table, per category and in total, both runs."""
     _, comprometidos = address_corpus.ler()
     with geocode_quality_run.ambiente(srv) as amb:
         if amb.corpus.casos != comprometidos:
@@ -233,30 +237,30 @@ def relatorio(av: Avaliacao) -> Iterator[dict[str, Any]]:
             "bench": "geocode-quality",
             "category": categoria,
             "cases": placares[CAMINHOS[0]].casos,
-            **{f"ladder_{v}": placares[v].linha(com_passos[v]) for v in CAMINHOS},
+            **{v: placares[v].linha(com_passos[v]) for v in CAMINHOS},
         }
     yield {
         "bench": "geocode-quality",
         "category": "total",
         "cases": len(av.casos),
-        **{f"ladder_{v}": av.total[v].linha(com_passos[v]) for v in CAMINHOS},
+        **{v: av.total[v].linha(com_passos[v]) for v in CAMINHOS},
     }
     for alvo in av.total[CAMINHOS[0]].alvos():
         yield {
             "bench": "geocode-quality",
             "target": alvo,
-            **{f"ladder_{v}_met": av.total[v].alvos()[alvo] for v in CAMINHOS},
+            **{f"{v}_met": av.total[v].alvos()[alvo] for v in CAMINHOS},
         }
     yield {
         "bench": "geocode-quality",
         "figure": "Nominatim searches per address",
-        **{f"ladder_{v}": buscas_por_endereco(e) for v, e in av.execucoes.items()},
+        **{v: buscas_por_endereco(e) for v, e in av.execucoes.items()},
     }
     terminados = {v: av.total[v].nao_terminados for v in CAMINHOS}
     yield {
         "bench": "geocode-quality",
         "figure": "events without a terminal state",
-        **{f"ladder_{v}": n for v, n in terminados.items()},
+        **{v: n for v, n in terminados.items()},
     }
     destino = os.environ.get("D2_BENCH_CASES")
     if destino:
@@ -264,7 +268,7 @@ def relatorio(av: Avaliacao) -> Iterator[dict[str, Any]]:
 
 
 def escrever_casos(av: Avaliacao, destino: Path) -> None:
-    """Every case with both answers and verdicts, one JSON line each (D2_BENCH_CASES)."""
+    """Every case with both runs' answers and verdicts, one JSON line each (D2_BENCH_CASES)."""
     with destino.open("w", encoding="utf-8") as arquivo:
         for caso in av.casos:
             linha: dict[str, Any] = {
@@ -274,7 +278,7 @@ def escrever_casos(av: Avaliacao, destino: Path) -> None:
             }
             for valor, execucao in av.execucoes.items():
                 r = execucao.respostas[caso["id"]]
-                linha[f"ladder_{valor}"] = {
+                linha[valor] = {
                     "verdict": av.vereditos[valor][caso["id"]],
                     "uc": r.get("uc_codigo"),
                     "nome": r.get("uc_nome"),

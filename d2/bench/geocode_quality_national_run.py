@@ -150,11 +150,8 @@ class Execucao:
 
 
 def executar(amb: Ambiente, casos: list[dict[str, Any]]) -> Execucao:
-    """The cases through a clone of the template, the ladder on."""
-    with (
-        geocode_quality_run.caminho("on"),
-        common.scratch_db(amb.srv, "nrun", template=amb.template) as url,
-    ):
+    """The cases through the worker on a clone of the template."""
+    with common.scratch_db(amb.srv, "nrun", template=amb.template) as url:
         geocode_quality_run.publicar(url, casos)
         segundos, handler_s, _ = geocode_quality_run.drenar(loop.Worker(amb.settings(), url=url))
         respostas, _ = geocode_quality_run.ler_respostas(url, casos)

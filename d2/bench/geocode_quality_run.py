@@ -1,15 +1,17 @@
 """The address corpus (d2/bench/address_corpus.py) through the real worker, for
 `d2 bench geocode-quality` (d2/bench/geocode_quality.py, which judges the answers) and
-`d2 bench geocode`: one path at a time, D2_GEOCODER_LADDER=off (today's free-text path) or
-on (the ladder).
+`d2 bench geocode`; and the baseline it is judged beside, Nominatim alone (the whole text
+asked as free text, its first match's point resolved: what a deployment without D-2's
+reading of addresses would publish).
 
 The environment is built once: a throw-away D-2 database with the territory the corpus
 needs (its UFs' municípios, the UFs, regiões and país, the MS bairros, imported from
 ../shared/data by the IBGE importer), a Nominatim built by Nominatim's own importer from
 the corpus's OSM file, and the CEP table (`d2 cep import`, where this d2 has that
-command). Each path then drains a clone of that database: the corpus's demands are
-published as D-1b publishes them and the worker's geocoding stage decides them, while
-the searches nominatim-api receives in process are recorded.
+command). Each run then drains a clone of that database: the corpus's demands are
+published as D-1b publishes them and the worker decides them (for the baseline, with the
+geocoding stage off, so GPS is answered as always and addresses are left to Nominatim
+alone), while the searches nominatim-api receives in process are recorded.
 """
 
 from __future__ import annotations
@@ -33,11 +35,14 @@ import pyogrio
 
 from d2 import config, db, errors
 from d2.bench import address_corpus, common
+from d2.geocoder import nominatim, nominatim_search
 from d2.handler import handler
 from d2.importers import ibge
+from d2.territorio import resolver
 from d2.worker import loop
 
-LADDER = "D2_GEOCODER_LADDER"
+# The two runs judged side by side: the baseline, and the worker's address path.
+NOMINATIM, LADDER = "nominatim", "ladder"
 _NAMESPACE_EVENTOS = uuid.UUID("0b6f3c52-2a76-5d1e-8f43-7e9a1c2d5b60")
 
 
@@ -57,15 +62,14 @@ class Ambiente:
     segundos: dict[str, float] = field(default_factory=dict)
 
     def settings(self, **mudar: Any) -> config.Settings:
-        """The worker's settings as the environment gives them now (D2_GEOCODER_LADDER
-        included), pointed at the corpus's Nominatim in process."""
+        """The worker's settings as the environment gives them now, pointed at the
+        corpus's Nominatim in process."""
         return dataclasses.replace(
             config.load(),
+            **({"geocoder_ativo": True} | mudar),
             home=self.home,
             nominatim_dsn=self.nominatim_url,
             nominatim_url=None,
-            geocoder_ativo=True,
-            **mudar,
         )
 
 
@@ -242,20 +246,6 @@ def repetir_buscas(gravacao: Gravacao, concorrencia: int) -> float:
 # --- running the corpus ------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def caminho(valor: str) -> Iterator[None]:
-    """D2_GEOCODER_LADDER set to valor while the block runs."""
-    antes = os.environ.get(LADDER)
-    os.environ[LADDER] = valor
-    try:
-        yield
-    finally:
-        if antes is None:
-            os.environ.pop(LADDER, None)
-        else:
-            os.environ[LADDER] = antes
-
-
 def event_id(caso: dict[str, Any]) -> uuid.UUID:
     return uuid.uuid5(_NAMESPACE_EVENTOS, caso["id"])
 
@@ -310,18 +300,69 @@ class Execucao:
         return sum(1 for r in self.respostas.values() if not r["gps"])
 
 
-def executar(amb: Ambiente, valor: str, casos: list[dict[str, Any]], **mudar: Any) -> Execucao:
-    """The cases through a clone of the environment's database, D2_GEOCODER_LADDER=valor
-    (mudar: settings changed, e.g. nominatim_ativo=False)."""
-    with (
-        caminho(valor),
-        common.scratch_db(amb.srv, f"q{valor}", template=amb.template) as url,
-    ):
+def executar(amb: Ambiente, casos: list[dict[str, Any]], **mudar: Any) -> Execucao:
+    """The cases through the worker on a clone of the environment's database (mudar:
+    settings changed, e.g. nominatim_ativo=False)."""
+    with common.scratch_db(amb.srv, "qladder", template=amb.template) as url:
         publicar(url, casos)
         with gravar_buscas() as gravacao:
             segundos, handler_s, _ = drenar(loop.Worker(amb.settings(**mudar), url=url))
         respostas, com_passos = ler_respostas(url, casos)
-    return Execucao(valor, respostas, gravacao, segundos, segundos - handler_s, com_passos)
+    return Execucao(LADDER, respostas, gravacao, segundos, segundos - handler_s, com_passos)
+
+
+def nominatim_sozinho(amb: Ambiente, casos: list[dict[str, Any]]) -> Execucao:
+    """The baseline: the worker without its geocoding stage (GPS answered as always, an
+    address-only demand discarded as in the spec's MVP), then each discarded case's text
+    (endereco, else nomeRua, and the CEP) asked of the same Nominatim as free text and its
+    first match's point resolved, published at endereco/media as any geocoder's point."""
+    with common.scratch_db(amb.srv, "qnominatim", template=amb.template) as url:
+        publicar(url, casos)
+        with gravar_buscas() as gravacao:
+            segundos, _, _ = drenar(loop.Worker(amb.settings(geocoder_ativo=False), url=url))
+            respostas, _ = ler_respostas(url, casos)
+            textos = {
+                c["id"]: t
+                for c in casos
+                if respostas[c["id"]].get("unidade_civica_id") is None
+                and (t := _texto_livre(c["payload"]["entidades_extraidas"]))
+            }
+            inicio = time.perf_counter()
+            geocodificador = nominatim.criar_geocodificador(
+                amb.settings(), url, escolha=nominatim.Escolha(nominatim.LOCAL, "the corpus's")
+            )
+            try:
+                achados = geocodificador.pesquisar(
+                    [nominatim_search.Consulta(texto=t, limite=1) for t in textos.values()]
+                )
+            finally:
+                geocodificador.fechar()
+            primeiros = {
+                caso: r[0]
+                for caso, r in zip(textos, achados, strict=True)
+                if isinstance(r, tuple) and r
+            }
+            with common.connect(url) as conn:
+                pontos = resolver.resolver_muitos(
+                    conn, [(m.lat, m.lng) for m in primeiros.values()]
+                )
+            segundos += time.perf_counter() - inicio
+    for caso, resolucao in zip(primeiros, pontos, strict=True):
+        if resolucao is not None:
+            respostas[caso] |= {
+                "unidade_civica_id": resolucao.unidade_civica_id,
+                "cadeia_ucs": list(resolucao.cadeia_ucs),
+                "metodo_resolucao": "endereco",
+                "confianca_geo": "media",
+                "endereco_geocodificado": primeiros[caso].nome,
+            }
+    return Execucao(NOMINATIM, respostas, gravacao, segundos, segundos, False)
+
+
+def _texto_livre(entidades: dict[str, Any]) -> str:
+    texto = str(entidades.get("endereco") or entidades.get("nomeRua") or "")
+    cep = str(entidades.get("cep") or "")
+    return f"{texto} {cep}".strip() if cep and cep not in texto else texto.strip()
 
 
 def ler_respostas(url: str, casos: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], bool]:

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from d2 import db
 from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, places, text
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Reason
-from d2.geocoder.ladder_steps import Avaliacao, Escada, Tentativa, escada
+from d2.geocoder.ladder_steps import Avaliacao, Ladder, Tentativa, ladder_for
 from d2.nome_busca import nome_busca
 from d2.territorio import resolver
 
@@ -43,25 +43,25 @@ def geocodificar(
     *,
     bloco: int,
     parar: Callable[[], bool] = lambda: False,
-) -> list[ladder_rules.Desfecho]:
-    """One Desfecho per address, in order: climbs the ladder for all of them together."""
+) -> list[ladder_rules.Geocoding]:
+    """One Geocoding per address, in order: climbs the ladder for all of them together."""
     entendidos = [_entender(e) for e in enderecos]
     contextos = places.contextos(conn, entendidos)
-    desfechos = [ladder_rules.Desfecho(c) for c in contextos]
+    geocodings = [ladder_rules.Geocoding(c) for c in contextos]
     buscar = geocodificador.modo != nominatim.NENHUM
-    escadas: dict[int, Escada] = {}
+    ladders: dict[int, Ladder] = {}
     atuais: dict[int, Tentativa] = {}
     ambiguos: set[int] = set()  # some search found the street in several places
     for i, ctx in enumerate(contextos):
-        escadas[i] = escada(ctx, buscar=buscar)
+        ladders[i] = ladder_for(ctx, buscar=buscar)
         try:
-            atuais[i] = next(escadas[i])
+            atuais[i] = next(ladders[i])
         except StopIteration:  # homonyms with nothing to ask: a name several places share
             padrao = Reason.AMBIGUO if ctx.homonimos else Reason.NAO_ENCONTRADO
-            desfechos[i].motivo = str(ctx.motivo or padrao)
+            geocodings[i].motivo = str(ctx.motivo or padrao)
     while atuais:
         buscas = {i: t for i, t in atuais.items() if t.consulta is not None}
-        respostas = _perguntar(geocodificador, cache, buscas, desfechos, bloco, parar)
+        respostas = _perguntar(geocodificador, cache, buscas, geocodings, bloco, parar)
         inferencias = _inferir(conn, {i: t for i, t in atuais.items() if t.uc is not None})
         correcoes = _corrigir(
             conn, {i: t for i, t in atuais.items() if t.corrigir is not None}, contextos
@@ -75,41 +75,41 @@ def geocodificar(
         )
         proximos: dict[int, Tentativa] = {}
         for i, tentativa in atuais.items():
-            desfecho, ctx = desfechos[i], contextos[i]
+            geocoding, ctx = geocodings[i], contextos[i]
             if tentativa.corrigir is not None:
                 avaliacao = Avaliacao(vazio=True, rua=correcoes.get(i))
             elif tentativa.consulta is None:
                 ponto = inferencias.get(i)
                 if ponto is not None and tentativa.uc is not None:
-                    desfecho.resolucao = resolver.Resolucao(
+                    geocoding.resolucao = resolver.Resolucao(
                         tentativa.uc.unidade_civica_id, tentativa.uc.nivel, tentativa.uc.cadeia_ucs
                     )
-                    desfecho.lat, desfecho.lng = ponto
-                    desfecho.metodo, desfecho.confianca = "inferencia", "baixa"
-                    desfecho.precisao = _PRECISAO[tentativa.uc.nivel]
-                    desfecho.passo = str(tentativa.passo)
+                    geocoding.lat, geocoding.lng = ponto
+                    geocoding.metodo, geocoding.confianca = "inferencia", "baixa"
+                    geocoding.precisao = _PRECISAO[tentativa.uc.nivel]
+                    geocoding.passo = str(tentativa.passo)
                     continue
                 avaliacao = Avaliacao()  # a UC without a polygon: the next rung
             elif i not in achados:
-                desfecho.indisponivel = str(respostas[i])
+                geocoding.indisponivel = str(respostas[i])
                 continue
             else:
                 resposta = achados[i]
                 avaliacao = ladder_rules.avaliar(
-                    ctx, tentativa, resposta, [next(lugares) for _ in resposta], desfecho
+                    ctx, tentativa, resposta, [next(lugares) for _ in resposta], geocoding
                 )
-                if desfecho.resolucao is not None:
+                if geocoding.resolucao is not None:
                     continue
                 if avaliacao.ambiguo:
                     ambiguos.add(i)
             try:
-                proximos[i] = escadas[i].send(avaliacao)
+                proximos[i] = ladders[i].send(avaliacao)
             except StopIteration:
                 ambiguo = i in ambiguos or bool(ctx.homonimos)
                 padrao = Reason.AMBIGUO if ambiguo else Reason.NAO_ENCONTRADO
-                desfecho.motivo = str(ctx.motivo or padrao)
+                geocoding.motivo = str(ctx.motivo or padrao)
         atuais = proximos
-    return desfechos
+    return geocodings
 
 
 def _entender(endereco: text.Endereco) -> fields.Entendido:
@@ -126,7 +126,7 @@ def _perguntar(
     geocodificador: nominatim.Geocoder,
     cache: Cache,
     buscas: dict[int, Tentativa],
-    desfechos: list[ladder_rules.Desfecho],
+    geocodings: list[ladder_rules.Geocoding],
     bloco: int,
     parar: Callable[[], bool],
 ) -> dict[int, nominatim_search.Resultados]:
@@ -144,8 +144,8 @@ def _perguntar(
             continue
         if chave not in faltam:
             consultas[chave] = tentativa.consulta
-            desfechos[i].consultas += 1
-            desfechos[i].por_passo[str(tentativa.passo)] += 1
+            geocodings[i].consultas += 1
+            geocodings[i].por_passo[str(tentativa.passo)] += 1
         faltam.setdefault(chave, []).append(i)
     chaves = list(consultas)
     for inicio in range(0, len(chaves), max(1, bloco)):

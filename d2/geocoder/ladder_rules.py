@@ -1,6 +1,6 @@
 """What a rung's answer is worth: which of a search's matches is credible for one address
 (d2.geocoder.ladder asks, d2.geocoder.ladder_steps says what was asked), and the answer
-it gives (Desfecho).
+it gives (Geocoding).
 
 A Nominatim answer is credible only inside the place known (the município, or exactly
 one of the homonyms, or one município of the UF named), or — when the text names no
@@ -19,13 +19,17 @@ from psycopg.rows import dict_row
 
 from d2 import db
 from d2.geocoder import nominatim_search, places
+from d2.geocoder.inference import Reason
 from d2.geocoder.ladder_steps import Avaliacao, Passo, Tentativa
 from d2.territorio import resolver
 
 
 @dataclass
-class Desfecho:
-    """The ladder's answer for one address."""
+class Geocoding:
+    """The address path's answer for one address, as d2.geocodificacoes records it once
+    concluded: the UC and point found (method, confidence, precision, the step that
+    answered), or why nothing credible was found, or that Nominatim did not answer
+    (indisponivel: the address waits and is asked again)."""
 
     contexto: places.Contexto | None = None
     resolucao: resolver.Resolucao | None = None
@@ -44,6 +48,20 @@ class Desfecho:
     @property
     def entendido(self) -> dict[str, Any] | None:
         return self.contexto.como_json() if self.contexto is not None else None
+
+    @property
+    def motivo_final(self) -> str:
+        """Why nothing credible was found (not found, when no step said more)."""
+        return self.motivo or str(Reason.NAO_ENCONTRADO)
+
+    @property
+    def resultado(self) -> str:
+        """The metric label of this answer: its method, unavailable, or the reason."""
+        if self.indisponivel is not None:
+            return "indisponivel"
+        if self.resolucao is not None and self.metodo is not None:
+            return self.metodo
+        return self.motivo_final
 
 
 @dataclass
@@ -130,9 +148,9 @@ def avaliar(
     tentativa: Tentativa,
     achados: tuple[nominatim_search.Match, ...],
     lugares: list[Lugar | None],
-    desfecho: Desfecho,
+    geocoding: Geocoding,
 ) -> Avaliacao:
-    """Decide one search's matches for one address: an answer (filled into desfecho),
+    """Decide one search's matches for one address: an answer (filled into geocoding),
     or what the ladder should know to go on."""
     if not achados:
         return Avaliacao(vazio=True)
@@ -161,9 +179,9 @@ def avaliar(
         # POI's bairro, but still the município (the SQL steps answer it).
         return Avaliacao()
     _, m, lugar, precisao = crediveis[0]
-    desfecho.resolucao = lugar.resolucao
-    desfecho.lat, desfecho.lng = m.lat, m.lng
-    desfecho.metodo, desfecho.confianca = "endereco", "media"
-    desfecho.precisao, desfecho.passo = precisao, str(tentativa.passo)
-    desfecho.nome = m.nome
+    geocoding.resolucao = lugar.resolucao
+    geocoding.lat, geocoding.lng = m.lat, m.lng
+    geocoding.metodo, geocoding.confianca = "endereco", "media"
+    geocoding.precisao, geocoding.passo = precisao, str(tentativa.passo)
+    geocoding.nome = m.nome
     return Avaliacao()

@@ -95,7 +95,7 @@ class Avaliacao:
     rua: str | None = None  # the correction found for a misspelt street
 
 
-Escada = Generator[Tentativa, Avaliacao, None]
+Ladder = Generator[Tentativa, Avaliacao, None]
 
 
 def _rua_da_consulta(rua: str, numero: str | None) -> str:
@@ -127,7 +127,7 @@ def _rua_do_cep(logradouro: str) -> tuple[str | None, str | None]:
     return " ".join(palavras) or None, numero
 
 
-def escada(ctx: places.Contexto, *, buscar: bool = True) -> Escada:
+def ladder_for(ctx: places.Contexto, *, buscar: bool = True) -> Ladder:
     """The rungs one address can climb, each asked only if the ones before failed;
     without a Nominatim (buscar False), only the SQL steps: the place named or the CEP's."""
     if ctx.conflito:

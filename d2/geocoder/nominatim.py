@@ -3,11 +3,10 @@ Nominatim in process (d2.geocoder.nominatim_local: nominatim-api over its databa
 over HTTP (d2.geocoder.nominatim_http: an existing server's /search JSON API). Both answer
 a batch of queries at once, at most `concorrencia` in flight, each bounded by a timeout.
 
-Two kinds of question (d2.geocoder.nominatim_search): `buscar_muitos` asks free text and
-gets the best match (Match), None (nothing found) or Unavailable (try again later) — the
-path of D2_GEOCODER_LADDER=off; `pesquisar` asks by fields (Consulta: street, city,
-postcode, a POI; Nominatim's structured search) or free text, and gets the matches in
-Nominatim's order, or Unavailable — the address ladder's (d2.geocoder.ladder).
+One kind of question (d2.geocoder.nominatim_search): `pesquisar` asks by fields
+(Consulta: street, city, postcode, a POI; Nominatim's structured search) or free text,
+and gets the matches in Nominatim's order, or Unavailable (try again later): the address
+ladder's (d2.geocoder.ladder).
 
 Which one (escolher): none with D2_NOMINATIM=off; the server of D2_NOMINATIM_URL; the
 database of D2_NOMINATIM_DSN; else the default database `nominatim` on DATABASE_URL's
@@ -29,13 +28,11 @@ import psycopg.conninfo
 from d2 import config, db
 from d2.geocoder.nominatim_http import NominatimHTTP
 from d2.geocoder.nominatim_local import NominatimLocal
-from d2.geocoder.nominatim_search import Consulta, Resposta, Resultados
+from d2.geocoder.nominatim_search import Consulta, Resultados
 
 
 class Geocoder(Protocol):
     modo: str
-
-    def buscar_muitos(self, consultas: list[str]) -> list[Resposta]: ...
 
     def pesquisar(self, consultas: list[Consulta]) -> list[Resultados]: ...
 
@@ -54,9 +51,6 @@ class SemNominatim:
     only places and CEPs (it asks nothing of this one: d2.geocoder.ladder_steps)."""
 
     modo = NENHUM
-
-    def buscar_muitos(self, consultas: list[str]) -> list[Resposta]:
-        return [None] * len(consultas)
 
     def pesquisar(self, consultas: list[Consulta]) -> list[Resultados]:
         return [()] * len(consultas)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from d2.geocoder.nominatim_search import Consulta, Match, Resposta, Resultados, Unavailable
+from d2.geocoder.nominatim_search import Consulta, Match, Resultados, Unavailable
 
 _MAX_RESPOSTA_HTTP = 1 << 20
 
@@ -51,9 +51,6 @@ class NominatimHTTP:
         self._timeout_s = timeout_s
         self._observar = observar
         self._pool = ThreadPoolExecutor(max(1, concorrencia), thread_name_prefix="d2-nominatim")
-
-    def buscar_muitos(self, consultas: list[str]) -> list[Resposta]:
-        return list(self._pool.map(self._uma, consultas))
 
     def pesquisar(self, consultas: list[Consulta]) -> list[Resultados]:
         return list(self._pool.map(self._pesquisa, consultas))
@@ -97,15 +94,6 @@ class NominatimHTTP:
         except ValueError:
             return Unavailable("resposta ilegível")
         return lista if isinstance(lista, list) else Unavailable("resposta ilegível")
-
-    def _uma(self, consulta: str) -> Resposta:
-        lista = self._pedir({"q": consulta, "limit": 1})
-        if isinstance(lista, Unavailable):
-            return lista
-        try:
-            return _match_http(lista[0]) if lista else None
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-            return Unavailable("resposta ilegível")
 
     def _pesquisa(self, consulta: Consulta) -> Resultados:
         lista = self._pedir(consulta.campos() | {"limit": consulta.limite})

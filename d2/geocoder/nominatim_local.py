@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import psycopg.conninfo
 
-from d2.geocoder.nominatim_search import Consulta, Match, Resposta, Resultados, Unavailable
+from d2.geocoder.nominatim_search import Consulta, Match, Resultados, Unavailable
 
 _C = TypeVar("_C")  # a question: free text or a Consulta
 _R = TypeVar("_R")  # its answer
@@ -56,12 +56,6 @@ class NominatimLocal:
             target=self._loop.run_forever, name="d2-nominatim", daemon=True
         )
         self._thread.start()
-
-    def buscar_muitos(self, consultas: list[str]) -> list[Resposta]:
-        if not consultas:
-            return []
-        falha: list[Resposta] = [Unavailable("timeout")] * len(consultas)
-        return list(self._rodar(self._em_paralelo(self._busca, consultas), len(consultas), falha))
 
     def pesquisar(self, consultas: list[Consulta]) -> list[Resultados]:
         if not consultas:
@@ -131,17 +125,6 @@ class NominatimLocal:
             finally:
                 if self._observar is not None:
                     self._observar(time.perf_counter() - inicio)
-
-    async def _busca(self, limite: asyncio.Semaphore, consulta: str) -> Resposta:
-        """Free text, the best match (the path without the ladder)."""
-        api = self._api_async()
-        achados = await self._chamar(
-            limite,
-            lambda: api.search(consulta, max_results=1, address_details=True, countries=["br"]),
-        )
-        if isinstance(achados, Unavailable):
-            return achados
-        return _match_local(achados[0]) if achados else None
 
     async def _pesquisa(self, limite: asyncio.Semaphore, consulta: Consulta) -> Resultados:
         """By fields (structured search) or free text, the matches in Nominatim's order."""

@@ -42,8 +42,6 @@ class Match:
         return self.rank >= 30 and (self.numero is not None or self.categoria != "place")
 
 
-Resposta = Match | None | Unavailable
-
 # The fields a structured search takes (Nominatim's search_address / /search?street=).
 _MAX_CAMPO = 120
 
@@ -72,8 +70,7 @@ class Consulta:
 
     @property
     def chave(self) -> str:
-        """The cache key: the fields, case and accents folded (never a free-text key of
-        the path without the ladder, which has no "§")."""
+        """The cache key: the fields, case and accents folded."""
         campos = "|".join(f"{k}={text.normalizar(v)}" for k, v in sorted(self.campos().items()))
         return f"§{campos}|{self.limite}"
 

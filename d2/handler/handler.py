@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
 from d2 import config, db, errors
 from d2.eventlog import bus, consumer
+from d2.geocoder import text
+from d2.geocoder.ladder_rules import Geocoding
 from d2.handler import cache, conclusion, outcome_logs, outputs
-from d2.handler.classification import Outcome, Plan, classificar_lote
+from d2.handler.classification import Outcome, Plan, classificar_lote, morto
 from d2.handler.outputs import TIPO_SAIDA
 from d2.territorio import resolver
 
@@ -67,6 +70,15 @@ class Result:
         self.resolvidos_sql += outro.resolvidos_sql
         self.por_nivel.update(outro.por_nivel)
         self.duracao_pip_s += outro.duracao_pip_s
+
+
+@dataclass
+class Retomada:
+    """Parked events read again: their plans, and the addresses of those still waiting
+    for the address path (by event_id)."""
+
+    planos: list[Plan]
+    enderecos: dict[uuid.UUID, text.Endereco]
 
 
 def transitoria(exc: BaseException) -> bool:
@@ -137,6 +149,39 @@ class Handler:
             }
         return classificar_lote(eventos, existentes, self.settings)
 
+    def retomar(self, conn: db.Connection, event_ids: list[uuid.UUID]) -> Retomada:
+        """The events parked in d2.geocodificacoes_pendentes, read again from the log and
+        classified: the queue keeps only their ids, and an event is immutable, so its plan
+        is the one it had, unless its demanda was resolved meanwhile (then republished)
+        or the geocoding stage was turned off (then discarded, as without it)."""
+        planos = self.classificar(conn, bus.ler_eventos(conn, event_ids))
+        enderecos: dict[uuid.UUID, text.Endereco] = {}
+        for plano in planos:
+            plano.da_fila = True
+            if plano.desfecho == Outcome.GEOCODIFICACAO_PENDENTE and plano.endereco is not None:
+                enderecos[plano.evento.event_id] = plano.endereco
+        return Retomada(planos, enderecos)
+
+    def concluir_enderecos(
+        self,
+        conn: db.Connection,
+        planos: list[Plan],
+        geocodings: dict[uuid.UUID, Geocoding],
+        esgotados: dict[uuid.UUID, str],
+    ) -> Result:
+        """Steps 5-7 for resumed plans: an address's Geocoding becomes its outcome (its UC
+        and point, or endereco_nao_resolvido with the reason), an address Nominatim failed
+        too often a dead letter (esgotados: event_id → reason); every plan leaves the
+        queue. A Geocoding still unavailable must not be here: it waits in the queue."""
+        for plano in planos:
+            ident = plano.evento.event_id
+            if ident in esgotados:
+                morto(plano, esgotados[ident])
+            elif ident in geocodings and plano.desfecho == Outcome.GEOCODIFICACAO_PENDENTE:
+                self._geocodificada(plano, geocodings[ident])
+        outputs.preparar(planos)
+        return self.concluir(conn, Batch(planos, Result()), mover_cursor=False)
+
     def concluir(self, conn: db.Connection, lote: Batch, mover_cursor: bool = True) -> Result:
         """Steps 5-7 for a prepared batch: store, publish, mark processed, move the cursor."""
         planos, resultado = lote.planos, lote.resultado
@@ -186,6 +231,27 @@ class Handler:
     def _decidir(plano: Plan, valor: resolver.Resolucao | None) -> None:
         plano.resolucao = valor
         plano.desfecho = Outcome.REVISAO_PENDENTE if valor is None else Outcome.GEORREFERENCIADA
+
+    @staticmethod
+    def _geocodificada(plano: Plan, g: Geocoding) -> None:
+        assert g.indisponivel is None, "an unavailable address waits; it is not concluded"
+        plano.geocodificacao = {
+            "event_id": plano.event_id_texto,
+            "demanda_id": plano.demanda_id_texto,
+            "precisao": g.precisao,
+            "passo": g.passo,
+            "entendido": g.entendido,
+            "consultas": g.consultas,
+            "motivo": None,
+        }
+        if g.resolucao is not None and g.metodo is not None and g.confianca is not None:
+            plano.desfecho = Outcome.GEORREFERENCIADA
+            plano.resolucao, plano.lat, plano.lng = g.resolucao, g.lat, g.lng
+            plano.metodo, plano.confianca = g.metodo, g.confianca
+            plano.endereco_geocodificado = g.nome
+        else:
+            plano.desfecho = Outcome.ENDERECO_NAO_RESOLVIDO
+            plano.motivo = plano.geocodificacao["motivo"] = g.motivo_final
 
     def concluir_em_dead_letter(
         self,

@@ -1,22 +1,18 @@
-"""The geocoding stage: takes the address demands the handler parked in
-d2.geocodificacoes_pendentes, asks the geocoder, decides, and concludes each through the
-handler's own steps 5-7 (d2.handler.handler), its queue row leaving in the same transaction.
+"""The geocoding stage: when to read the address demands the handler parked in
+d2.geocodificacoes_pendentes, and how long each waits. It decides nothing about an
+address: each round the handler reads the due events again (Handler.retomar), the
+address path reads their addresses (d2.geocoder.address.AddressPath), and the handler
+concludes them through its own steps 5-7 (Handler.concluir_enderecos), each queue row
+leaving in the same transaction.
 
-A demand whose query the geocoder did not answer stays parked with a backoff
-(doubling from 1 s up to D2_GEOCODER_RETRY_MAX, jittered) and is tried again; nothing
-else waits for it: the handler parks and moves on, and this stage runs on its own
-thread and connection. Due rows are taken by due time, so one that keeps failing waits
-behind those parked meanwhile; one the geocoder fails D2_GEOCODER_TRIES_MAX times while
-it is answering (it answered other addresses, or failed only this one and its status says
-it is fine) goes to the dead letters, where `d2 dlq retry` can send it back. A geocoder
-that is down, or slow for everyone, costs no address its tries.
-
-Decision, with D2_GEOCODER_LADDER=on (the default): the address ladder
-(d2.geocoder.ladder: the fields understood, the place known, named steps from the house
-number down to the município). Off: the older free-text path, kept as it was
-(d2.worker.geocoding_free_text). Either way one row per concluded address goes to
-d2.geocodificacoes (d2.v_geocodificacoes); what a round did is a Round
-(d2.worker.geocoding_round).
+An address Nominatim did not answer stays parked with a backoff (doubling from 1 s up to
+D2_GEOCODER_RETRY_MAX, jittered) and is tried again; nothing else waits for it: the
+handler parks and moves on, and this stage runs on its own thread and connection. Due
+rows are taken by due time, so one that keeps failing waits behind those parked
+meanwhile; one Nominatim fails D2_GEOCODER_TRIES_MAX times while it is answering (it
+answered other addresses, or failed only this one and its status says it is fine) goes to
+the dead letters, where `d2 dlq retry` can send it back. A Nominatim that is down, or slow
+for everyone, costs no address its tries.
 """
 
 from __future__ import annotations
@@ -25,16 +21,16 @@ import logging
 import random
 import threading
 import uuid
-from typing import Any
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import prometheus_client
 
 from d2 import config, db
-from d2.eventlog import bus
-from d2.geocoder import inference, ladder, nominatim, nominatim_search
-from d2.handler import cache, classification, handler, outputs
-from d2.worker.geocoding_free_text import FreeTextPath
-from d2.worker.geocoding_round import Round, descartar, registro, somar
+from d2.geocoder.address import AddressPath
+from d2.geocoder.ladder_rules import Geocoding
+from d2.handler import handler
 
 log = logging.getLogger(__name__)
 
@@ -73,46 +69,43 @@ class GeocodingMetrics:
         )
 
 
-class AddressCache(
-    cache.LRUCache[nominatim_search.Match | None | tuple[nominatim_search.Match, ...]]
-):
-    """The geocoder's answers by normalised query (bounded, with a TTL), emptied when a
-    new Nominatim import is seen: a free-text query's best match, or a ladder search's
-    matches (nominatim_search.Consulta.chave)."""
+@dataclass
+class Round:
+    """What one round of the stage did."""
 
-    geracao: int | None = None
+    concluidas: int = 0
+    adiadas: int = 0
+    resultados: Counter[str] = field(default_factory=Counter)  # Geocoding.resultado, esgotada
+    resultado: handler.Result = field(default_factory=handler.Result)
+    consultas: Counter[str] = field(default_factory=Counter)  # searches, by ladder step
+    ceps_contraditorios: int = 0
+    respondeu: bool = False  # Nominatim answered some search of the round
 
-    def observar_geracao(self, geracao: int | None) -> None:
-        if geracao != self.geracao:
-            self.limpar()
-            self.geracao = geracao
+    def somar(self, outra: Round) -> None:
+        self.concluidas += outra.concluidas
+        self.adiadas += outra.adiadas
+        self.resultados.update(outra.resultados)
+        self.resultado.somar(outra.resultado)
+        self.consultas.update(outra.consultas)
+        self.ceps_contraditorios += outra.ceps_contraditorios
 
 
 class GeocodingStage:
+    """The stage's loop over one worker's address path and handler."""
+
     def __init__(
         self,
         settings: config.Settings,
-        geocodificador: nominatim.Geocoder,
+        enderecos: AddressPath,
         *,
         metricas: GeocodingMetrics | None = None,
-        cache: AddressCache | None = None,
         parar: threading.Event | None = None,
     ) -> None:
         self.settings = settings
-        # Set when the worker stops: a round then asks nothing more of the geocoder (what
-        # it did not ask waits for the next worker), so a slow geocoder cannot hold a
-        # shutdown longer than one block of requests.
-        self.parar = parar or threading.Event()
-        self.geocodificador = geocodificador
+        # Set when the worker stops: the address path then asks nothing more of Nominatim.
+        self.parar = parar or enderecos.parar
+        self.enderecos = enderecos
         self.metricas = metricas
-        # Not `cache or ...`: an empty cache is falsy (it has a length).
-        self.cache = (
-            cache
-            if cache is not None
-            else AddressCache(settings.geocoder_cache_max, settings.geocoder_cache_ttl_s)
-        )
-        # D2_GEOCODER_LADDER=off: the free-text path, over the same geocoder and cache.
-        self.free_text = FreeTextPath(settings, geocodificador, self.cache, self.parar)
         self.servico = handler.Handler(settings)
         self.total = Round()
         self._acordar = threading.Event()
@@ -124,12 +117,12 @@ class GeocodingStage:
     # --- loops ----------------------------------------------------------------------------
 
     def drenar(self, conn: db.Connection) -> Round:
-        """Rounds until nothing parked is due; a round in which the geocoder answered
-        nothing at all ends it too (what is left waits for its backoff)."""
+        """Rounds until nothing parked is due; a round in which Nominatim answered nothing
+        at all ends it too (what is left waits for its backoff)."""
         soma = Round()
         while not self.parar.is_set():
             rodada = self.rodada(conn)
-            somar(soma, rodada)
+            soma.somar(rodada)
             if rodada.concluidas == 0:
                 break
         return soma
@@ -168,125 +161,89 @@ class GeocodingStage:
     # --- one round ------------------------------------------------------------------------
 
     def rodada(self, conn: db.Connection) -> Round:
+        """The due rows: read again by the handler, their addresses read by the address
+        path, concluded by the handler; what Nominatim did not answer waits again."""
         rodada = Round()
         with db.mapped_errors():
             conn.execute(db.q("geocoder_orphans"))
             devidas = conn.execute(
                 db.q("geocoder_due"), {"limite": self.settings.geocoder_lote}
             ).fetchall()
-            if not devidas:
-                return rodada
-            ultima = conn.execute(db.q("nominatim_import_last")).fetchone()
-        self.cache.observar_geracao(int(ultima["id"]) if ultima else None)
+        if not devidas:
+            return rodada
         tentativas = {row["event_id"]: int(row["tentativas"]) for row in devidas}
         falhas = {row["event_id"]: int(row["falhas"]) for row in devidas}
-        eventos = bus.ler_eventos(conn, list(tentativas))
-        planos = self._planos(conn, eventos)
-        enderecos = [
-            p for p in planos if p.desfecho == classification.Outcome.GEOCODIFICACAO_PENDENTE
-        ]
-        if self.settings.geocoder_escada:
-            adiados = self._geocodificar_escada(conn, enderecos, rodada)
-        else:
-            adiados = self.free_text.geocodificar(conn, enderecos, rodada)
+        retomada = self.servico.retomar(conn, list(tentativas))
+        ids = list(retomada.enderecos)
+        geocodings = dict(
+            zip(
+                ids,
+                self.enderecos.geocodificar(conn, list(retomada.enderecos.values())),
+                strict=True,
+            )
+        )
+        adiados = {i: g.indisponivel for i, g in geocodings.items() if g.indisponivel is not None}
+        self._contar(geocodings.values(), rodada)
         proprias = self._falhas_proprias(adiados, rodada)
-        if proprias:
-            self._esgotar(enderecos, adiados, falhas, rodada)
-        prontos = [p for p in planos if p.evento.event_id not in adiados]
+        esgotados = self._esgotados(adiados, falhas) if proprias else {}
+        rodada.resultados["esgotada"] += len(esgotados)
+        prontos = [p for p in retomada.planos if p.evento.event_id not in adiados]
         if prontos:
-            outputs.preparar(prontos)
-            lote = handler.Batch(prontos, handler.Result())
-            rodada.resultado = self.servico.concluir(conn, lote, mover_cursor=False)
+            rodada.resultado = self.servico.concluir_enderecos(conn, prontos, geocodings, esgotados)
             rodada.concluidas = len(prontos)
         if adiados:
             self._adiar(conn, adiados, tentativas, proprias)
             rodada.adiadas = len(adiados)
-        if self.metricas is not None:
-            for resultado, n in rodada.resultados.items():
-                self.metricas.total.labels(resultado).inc(n)
-            for passo, n in rodada.consultas.items():
-                self.metricas.consultas.labels(passo).inc(n)
-            if rodada.ceps_contraditorios:
-                self.metricas.ceps_contraditorios.inc(rodada.ceps_contraditorios)
-        somar(self.total, rodada)
+        self._medir(rodada)
+        self.total.somar(rodada)
         return rodada
 
-    def _planos(self, conn: db.Connection, eventos: list[bus.Evento]) -> list[classification.Plan]:
-        """Each parked event classified again (it is immutable: the same answer, unless
-        the geocoder was turned off meanwhile), or republished if already resolved."""
-        planos = self.servico.classificar(conn, eventos)
-        for plano in planos:
-            plano.da_fila = True
-        return planos
-
-    def _geocodificar_escada(
-        self, conn: db.Connection, planos: list[classification.Plan], rodada: Round
-    ) -> dict[uuid.UUID, str]:
-        """Decide every address plan down the ladder; returns the ones to postpone."""
-        desfechos = ladder.geocodificar(
-            conn,
-            self.geocodificador,
-            self.cache,
-            [p.endereco for p in planos if p.endereco is not None],
-            bloco=max(1, self.settings.geocoder_concorrencia * 4),
-            parar=self.parar.is_set,
-        )
-        adiados: dict[uuid.UUID, str] = {}
-        for plano, d in zip(planos, desfechos, strict=True):
-            rodada.consultas.update(d.por_passo)
-            if d.indisponivel is not None:
-                adiados[plano.evento.event_id] = d.indisponivel
-                rodada.resultados["indisponivel"] += 1
-                continue
-            if d.consultas:
-                rodada.respondeu = True
-            if d.contexto is not None and d.contexto.cep_contraditorio:
+    @staticmethod
+    def _contar(geocodings: Iterable[Geocoding], rodada: Round) -> None:
+        for g in geocodings:
+            rodada.resultados[g.resultado] += 1
+            rodada.consultas.update(g.por_passo)
+            rodada.respondeu = rodada.respondeu or (g.indisponivel is None and g.consultas > 0)
+            if g.contexto is not None and g.contexto.cep_contraditorio:
                 rodada.ceps_contraditorios += 1
-            plano.geocodificacao = registro(plano, d.precisao, d.passo, d.entendido, d.consultas)
-            if d.resolucao is not None and d.metodo is not None and d.confianca is not None:
-                plano.desfecho = classification.Outcome.GEORREFERENCIADA
-                plano.resolucao, plano.lat, plano.lng = d.resolucao, d.lat, d.lng
-                plano.metodo, plano.confianca = d.metodo, d.confianca
-                plano.endereco_geocodificado = d.nome
-                rodada.resultados[d.metodo] += 1
-            else:
-                descartar(plano, d.motivo or str(inference.Reason.NAO_ENCONTRADO), rodada)
-        return adiados
+
+    def _medir(self, rodada: Round) -> None:
+        if self.metricas is None:
+            return
+        for resultado, n in rodada.resultados.items():
+            self.metricas.total.labels(resultado).inc(n)
+        for passo, n in rodada.consultas.items():
+            self.metricas.consultas.labels(passo).inc(n)
+        if rodada.ceps_contraditorios:
+            self.metricas.ceps_contraditorios.inc(rodada.ceps_contraditorios)
 
     def _falhas_proprias(self, adiados: dict[uuid.UUID, str], rodada: Round) -> bool:
-        """Whether the searches left unanswered are their addresses' own failures: the
-        geocoder answered others in the round, or it failed only this one address and
+        """Whether the searches left unanswered are their addresses' own failures:
+        Nominatim answered others in the round, or it failed only this one address and
         its status says it is fine. Not when the worker stops, nor when it failed every
         address of a round (down, or slow for everyone)."""
         if not adiados or self.parar.is_set():
             return False
-        return rodada.respondeu or (len(adiados) == 1 and self.geocodificador.saudavel())
+        return rodada.respondeu or (len(adiados) == 1 and self.enderecos.saudavel())
 
-    def _esgotar(
-        self,
-        planos: list[classification.Plan],
-        adiados: dict[uuid.UUID, str],
-        falhas: dict[Any, int],
-        rodada: Round,
-    ) -> None:
-        """Addresses the geocoder, while answering, failed D2_GEOCODER_TRIES_MAX times
+    def _esgotados(
+        self, adiados: dict[uuid.UUID, str], falhas: dict[uuid.UUID, int]
+    ) -> dict[uuid.UUID, str]:
+        """Addresses Nominatim, while answering, failed D2_GEOCODER_TRIES_MAX times: they
         end in the dead letters (no address in the reason) instead of waiting again."""
         maximo = self.settings.geocoder_tentativas_max
-        for plano in planos:
-            event_id = plano.evento.event_id
-            if event_id in adiados and falhas.get(event_id, 0) + 1 >= maximo:
-                classification.morto(
-                    plano,
-                    f"the geocoder failed this address {maximo} times while answering "
-                    f"(last: {adiados.pop(event_id)[:80]})",
-                )
-                rodada.resultados["esgotada"] += 1
+        return {
+            i: f"the geocoder failed this address {maximo} times while answering "
+            f"(last: {adiados.pop(i)[:80]})"
+            for i in list(adiados)
+            if falhas.get(i, 0) + 1 >= maximo
+        }
 
     def _adiar(
         self,
         conn: db.Connection,
         adiados: dict[uuid.UUID, str],
-        tentativas: dict[Any, int],
+        tentativas: dict[uuid.UUID, int],
         proprias: bool,
     ) -> None:
         ids = list(adiados)

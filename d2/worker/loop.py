@@ -42,7 +42,7 @@ from d2 import (
     errors,
 )
 from d2.eventlog import bus
-from d2.geocoder import nominatim
+from d2.geocoder import address, nominatim
 from d2.handler import classification, handler
 from d2.territorio import mirror
 from d2.worker import geocoding, health, metrics, metrics_http, territorio
@@ -81,7 +81,7 @@ class Worker:
         self._metricas_geo = (
             geocoding.GeocodingMetrics(self.metricas.registry) if self.metricas else None
         )
-        self._cache_enderecos = geocoding.AddressCache(
+        self._cache_enderecos = address.AddressCache(
             settings.geocoder_cache_max, settings.geocoder_cache_ttl_s
         )
 
@@ -213,10 +213,10 @@ class Worker:
         parar = self.parar if drain else threading.Event()
         self._estagio = geocoding.GeocodingStage(
             self.settings,
-            geocodificador,
+            address.AddressPath(
+                self.settings, geocodificador, cache=self._cache_enderecos, parar=parar
+            ),
             metricas=self._metricas_geo,
-            cache=self._cache_enderecos,
-            parar=parar,
         )
         thread = None
         if not drain:

@@ -1,9 +1,3 @@
--- name: geocoder_candidates
--- The territorial inference's candidates for many address segments (see the function).
-SELECT ordem, segmento, inicio, fim, unidade_civica_id::text AS unidade_civica_id, nivel,
-       nome, cadeia_ucs::text[] AS cadeia_ucs, exato
-FROM d2.candidatos_territorio(%(ordens)s::integer[], %(segmentos)s::integer[], %(textos)s::text[]);
-
 -- name: geocoder_places
 -- The address ladder's reading of a round (d2/geocoder/places.py), one statement: the
 -- territory's names in each distinct place text (d2.candidatos_territorio; fonte

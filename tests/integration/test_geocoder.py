@@ -13,7 +13,7 @@ from psycopg.rows import dict_row
 
 from d2 import config
 from d2.eventlog import bus
-from d2.geocoder import nominatim
+from d2.geocoder import address, nominatim
 from d2.handler import handler
 from d2.worker import geocoding, loop, metrics
 from tests.support import Conn, events, invariants, nominatim_fixtures
@@ -136,14 +136,6 @@ DESCARTADOS = [
 ]
 
 
-@pytest.fixture(params=["on", "off"], ids=["ladder", "free text"])
-def escada(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Both paths: the address ladder, and the older free text (D2_GEOCODER_LADDER=off),
-    which stays as it was so that the benchmarks compare them in the same run."""
-    monkeypatch.setenv("D2_GEOCODER_LADDER", request.param)
-    return str(request.param)
-
-
 @pytest.mark.parametrize(
     ("entidades", "metodo", "uc", "na_cadeia"),
     [c[1:] for c in RESOLVIDOS],
@@ -151,7 +143,6 @@ def escada(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
 )
 def test_geocoder__address_resolves(
     geocoder_url: str,
-    escada: str,
     entidades: dict[str, Any],
     metodo: str,
     uc: str,
@@ -181,12 +172,9 @@ def test_geocoder__address_resolves(
             "SELECT * FROM d2.v_geocodificacoes WHERE event_id = %s", [event_id]
         ).fetchall()
         assert (g["metodo_resolucao"], g["nivel_minimo_resolvido"]) == (metodo, r["nivel"])
-        if escada == "on":
-            assert g["precisao"] in {"endereco": ("numero", "logradouro", "cep"),
-                                     "inferencia": ("bairro", "municipio")}[metodo]  # fmt: skip
-            assert g["passo"] and g["endereco_entendido"]
-        else:
-            assert (g["precisao"], g["passo"], g["endereco_entendido"]) == (None, None, None)
+        assert g["precisao"] in {"endereco": ("numero", "logradouro", "cep"),
+                                 "inferencia": ("bairro", "municipio")}[metodo]  # fmt: skip
+        assert g["passo"] and g["endereco_entendido"]
         assert g["consultas"] <= 2
         invariants.verificar(conn)
 
@@ -196,7 +184,6 @@ def test_geocoder__address_resolves(
 )
 def test_geocoder__no_credible_place_is_discarded(
     geocoder_url: str,
-    escada: str,
     entidades: dict[str, Any],
     motivo: str | None,
     caplog: pytest.LogCaptureFixture,
@@ -377,7 +364,9 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
     registro = metrics.Metrics().registry
     medidas = geocoding.GeocodingMetrics(registro)
     geocodificador = nominatim.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
-    est = geocoding.GeocodingStage(settings, geocodificador, metricas=medidas)
+    est = geocoding.GeocodingStage(
+        settings, address.AddressPath(settings, geocodificador), metricas=medidas
+    )
     servico = handler.Handler(settings)
 
     def rodar(conn: Conn, *enderecos: str) -> None:
@@ -403,15 +392,15 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
             texto = prometheus_client.generate_latest(registro).decode()
             assert "Palmeiras" not in texto and "Centro" not in texto
             # The repeated text in one round was asked once (both lookups missed).
-            assert (est.cache.hits, est.cache.misses) == (0, 2)
+            assert (est.enderecos.cache.hits, est.enderecos.cache.misses) == (0, 2)
             rodar(conn, casa)
-            assert (est.cache.hits, est.cache.misses) == (1, 2)
+            assert (est.enderecos.cache.hits, est.enderecos.cache.misses) == (1, 2)
             conn.execute(
                 "INSERT INTO d2.nominatim_importacoes (arquivo, bytes, duracao_s) "
                 "VALUES ('novo.osm', 1, 1)"
             )
             rodar(conn, casa)
-            assert (est.cache.hits, est.cache.misses) == (1, 3)
+            assert (est.enderecos.cache.hits, est.enderecos.cache.misses) == (1, 3)
             invariants.verificar(conn)
     finally:
         geocodificador.fechar()

@@ -129,14 +129,14 @@ def _municipio(nome: str = "Campo Grande", uc: str = "mun-cg", uf: str = "uf-ms"
 
 def _consultas(contexto: places.Contexto) -> list[nominatim_search.Consulta]:
     """Every search the ladder would make for this address, if each found nothing."""
-    escada = ladder_steps.escada(contexto)
+    ladder = ladder_steps.ladder_for(contexto)
     consultas = []
     try:
-        tentativa = next(escada)
+        tentativa = next(ladder)
         while True:
             if tentativa.consulta is not None:
                 consultas.append(tentativa.consulta)
-            tentativa = escada.send(ladder_steps.Avaliacao(vazio=True))
+            tentativa = ladder.send(ladder_steps.Avaliacao(vazio=True))
     except StopIteration:
         pass
     return consultas
@@ -325,13 +325,13 @@ def test_places__two_municipios_named_the_last_is_asked_for_the_street() -> None
 
 def _tentativas(contexto: places.Contexto) -> list[ladder_steps.Tentativa]:
     """Every rung the ladder would climb for this address, if each found nothing."""
-    escada = ladder_steps.escada(contexto)
+    ladder = ladder_steps.ladder_for(contexto)
     tentativas = []
     try:
-        tentativa = next(escada)
+        tentativa = next(ladder)
         while True:
             tentativas.append(tentativa)
-            tentativa = escada.send(ladder_steps.Avaliacao(vazio=True))
+            tentativa = ladder.send(ladder_steps.Avaliacao(vazio=True))
     except StopIteration:
         pass
     return tentativas

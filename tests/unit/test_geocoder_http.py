@@ -13,9 +13,14 @@ from typing import Any
 
 import pytest
 
-from d2 import config
-from d2.geocoder import nominatim_http, nominatim_search
-from d2.worker import geocoding
+from d2.geocoder import (
+    address,
+    ladder,
+    ladder_rules,
+    ladder_steps,
+    nominatim_http,
+    nominatim_search,
+)
 
 RESPOSTA_OK = [
     {
@@ -73,13 +78,17 @@ def test_http__answers_refusals_and_failures(servidor: str) -> None:
     medidas: list[float] = []
     cliente = nominatim_http.NominatimHTTP(servidor, timeout_s=0.5, observar=medidas.append)
     try:
-        ok, vazio, recusa, ocupado, lixo, enorme, lento = cliente.buscar_muitos(
-            ["ok", "vazio", "recusa", "ocupado", "lixo", "enorme", "lento"]
+        ok, vazio, recusa, ocupado, lixo, enorme, lento = cliente.pesquisar(
+            [
+                nominatim_search.Consulta(texto=caso)
+                for caso in ("ok", "vazio", "recusa", "ocupado", "lixo", "enorme", "lento")
+            ]
         )
     finally:
         cliente.fechar()
-    assert isinstance(ok, nominatim_search.Match) and ok.de_rua and (ok.lat, ok.lng) == (-12.5, -58)
-    assert vazio is None and recusa is None  # nothing found; a query the server refuses
+    assert isinstance(ok, tuple) and len(ok) == 1
+    assert ok[0].de_rua and (ok[0].lat, ok[0].lng) == (-12.5, -58)
+    assert vazio == () and recusa == ()  # nothing found; a query the server refuses
     for falha in (ocupado, lixo, enorme, lento):  # later: 5xx, garbage, unbounded, slow
         assert isinstance(falha, nominatim_search.Unavailable), falha
     assert len(medidas) == 7
@@ -91,21 +100,32 @@ class _Contador:
     def __init__(self) -> None:
         self.perguntas = 0
 
-    def buscar_muitos(self, consultas: list[str]) -> list[nominatim_search.Resposta]:
+    def pesquisar(
+        self, consultas: list[nominatim_search.Consulta]
+    ) -> list[nominatim_search.Resultados]:
         self.perguntas += len(consultas)
-        return [None] * len(consultas)
-
-    def fechar(self) -> None:
-        pass
+        return [()] * len(consultas)
 
 
-def test_estagio__asks_nothing_more_once_the_worker_stops() -> None:
+def test_ladder__asks_nothing_more_once_the_worker_stops() -> None:
+    """Once the worker's stop is set, the searches not yet asked come back unavailable
+    (they wait for the next worker) and nothing more reaches Nominatim."""
     contador = _Contador()
     parar = threading.Event()
-    est = geocoding.GeocodingStage(config.load(), contador, parar=parar)
-    consultas = [f"rua {i}" for i in range(50)]
-    assert est.free_text._buscar(consultas) == [None] * 50
+    cache = address.AddressCache(1000, 60)
+
+    def perguntar(inicio: int) -> dict[int, nominatim_search.Resultados]:
+        buscas = {
+            i: ladder_steps.Tentativa(
+                ladder_steps.Passo.RUA, consulta=nominatim_search.Consulta(texto=f"rua {i}")
+            )
+            for i in range(inicio, inicio + 50)
+        }
+        geocodings = [ladder_rules.Geocoding() for _ in range(inicio + 50)]
+        return ladder._perguntar(contador, cache, buscas, geocodings, 8, parar.is_set)
+
+    assert set(perguntar(0).values()) == {()}
     parar.set()
-    depois = est.free_text._buscar(consultas)
+    depois = perguntar(50)
     assert contador.perguntas == 50
-    assert all(isinstance(r, nominatim_search.Unavailable) for r in depois)
+    assert all(isinstance(r, nominatim_search.Unavailable) for r in depois.values())

@@ -34,7 +34,7 @@ SUBSTANTIVOS = {
 INGLES = {
     "acceptance", "address", "advance", "adversarial", "alembic", "applied", "apply", "areas",
     "attacks", "bands", "batch", "bench", "border", "budgets", "build", "bus", "by", "cache",
-    "candidates", "capture", "catalog", "chain", "changelog", "chaos", "check", "checks",
+    "capture", "catalog", "chain", "changelog", "chaos", "check", "checks",
     "classification",
     "classify", "clear", "cli", "cluster", "codigo", "commands", "common", "config",
     "conflicts", "conftest", "consumer", "contains", "contributing", "copy", "corpus", "count",
@@ -82,8 +82,8 @@ INGLES = {
     "national",
     # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
     "conclusion",
-    # The geocoder's modules: Nominatim in process, the stage's free-text path, its rounds.
-    "free", "local", "round",
+    # Nominatim in process (d2/geocoder/nominatim_local.py).
+    "local",
     # D-2 on a replicated PostgreSQL: a primary, its standbys, a failover between them.
     "failover", "replication", "connection", "lost",
     # The names of places and streets an address is read against (d2/geocoder/gazetteer.py).
