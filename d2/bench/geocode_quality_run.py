@@ -349,9 +349,9 @@ def nominatim_sozinho(amb: Ambiente, casos: list[dict[str, Any]]) -> Execucao:
             segundos += time.perf_counter() - inicio
     for caso, resolucao in zip(primeiros, pontos, strict=True):
         if resolucao is not None:
-            respostas[caso] |= {
-                "unidade_civica_id": resolucao.unidade_civica_id,
-                "cadeia_ucs": list(resolucao.cadeia_ucs),
+            respostas[caso] |= {  # typed as ler_respostas reads them from the database
+                "unidade_civica_id": uuid.UUID(str(resolucao.unidade_civica_id)),
+                "cadeia_ucs": [uuid.UUID(str(u)) for u in resolucao.cadeia_ucs],
                 "metodo_resolucao": "endereco",
                 "confianca_geo": "media",
                 "endereco_geocodificado": primeiros[caso].nome,
