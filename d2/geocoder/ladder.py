@@ -1,4 +1,4 @@
-"""The address ladder (D2_GEOCODER_LADDER=on): each address understood (fields), placed
+"""The address ladder: each address understood (fields), placed
 (places), then asked down a ladder of named steps (ladder_steps), most precise first,
 stopping at the first credible answer (ladder_rules). A round's addresses climb it
 together: each rung is one batch of Nominatim searches (cache first, each query once) and

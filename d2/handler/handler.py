@@ -16,7 +16,10 @@ This module decides (steps 1-4; what needs no database is d2.handler.classificat
 concludes (steps 5-7, written by d2.handler.conclusion); the rows and events it writes are
 built by d2.handler.outputs, the log line of each outcome by d2.handler.outcome_logs. When
 a batch fails as a whole, retrying it event by event is the worker's
-(d2.worker.loop.processar), each event through Handler.tratar.
+(d2.worker.loop.processar), each event through Handler.tratar. An address-only demand is
+parked (step 4 has no point to resolve); the geocoding stage later resumes it
+(Handler.retomar) and the handler concludes it from the address path's answer
+(Handler.concluir_enderecos): every outcome is set in this folder.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ class GeocodingStage:
         self.parar = parar or enderecos.parar
         self.enderecos = enderecos
         self.metricas = metricas
-        self.servico = handler.Handler(settings)
+        self.handler = handler.Handler(settings)
         self.total = Round()
         self._acordar = threading.Event()
 
@@ -173,7 +173,7 @@ class GeocodingStage:
             return rodada
         tentativas = {row["event_id"]: int(row["tentativas"]) for row in devidas}
         falhas = {row["event_id"]: int(row["falhas"]) for row in devidas}
-        retomada = self.servico.retomar(conn, list(tentativas))
+        retomada = self.handler.retomar(conn, list(tentativas))
         ids = list(retomada.enderecos)
         geocodings = dict(
             zip(
@@ -189,7 +189,7 @@ class GeocodingStage:
         rodada.resultados["esgotada"] += len(esgotados)
         prontos = [p for p in retomada.planos if p.evento.event_id not in adiados]
         if prontos:
-            rodada.resultado = self.servico.concluir_enderecos(conn, prontos, geocodings, esgotados)
+            rodada.resultado = self.handler.concluir_enderecos(conn, prontos, geocodings, esgotados)
             rodada.concluidas = len(prontos)
         if adiados:
             self._adiar(conn, adiados, tentativas, proprias)

@@ -29,7 +29,8 @@ ANDARES: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("d2.ops",)),
     # classify, decide and conclude a batch of demands; outputs, outcome logs, geo cache
     ("handler", ("d2.handler",)),
-    # addresses: fields, places, the ladder, the Nominatim client, inference, Nominatim's import
+    # the address path behind one door (address.AddressPath): fields, places, the ladder,
+    # the Nominatim client; Nominatim's import
     ("geocoder", ("d2.geocoder",)),
     # IBGE, OSM and the sample territory into core.uc_polygons (they apply the mirror)
     ("importers", ("d2.importers",)),
