@@ -210,6 +210,7 @@ def decidir(
     cep_municipio = cep.municipio if cep is not None else None
     candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares))
     nomes = _lidos(e, candidatos, g, cep_municipio.unidade_civica_id if cep_municipio else None)
+    nomes = _atados(e, nomes)
     ufs = {c.unidade_civica_id: c for c in nomes if c.nivel == UF}
     municipios = {c.unidade_civica_id: c for c in nomes if c.nivel == MUNICIPIO}
     bairros = {c.unidade_civica_id: c for c in nomes if c.nivel == BAIRRO}
@@ -298,6 +299,22 @@ def _municipio_nomeado(
     else:
         ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two names in one segment
     return False
+
+
+def _atados(e: fields.Entendido, nomes: list[Candidate]) -> list[Candidate]:
+    """Where the text ties a município or UF (or a bairro) to where the citizen is ("aqui
+    em X", "estou em X", "no bairro Y"), those it names elsewhere at that level are other
+    places it speaks of ("moro em Z"): not the address's (text.trechos)."""
+    if not e.lugares_atados and not e.rua_atada:
+        return nomes
+
+    def atado(c: Candidate) -> bool:
+        return c.segmento in e.lugares_atados or (c.segmento == CAUDA and e.rua_atada)
+
+    niveis = {c.nivel for c in nomes if atado(c)}
+    if niveis & {MUNICIPIO, UF}:
+        niveis |= {MUNICIPIO, UF}
+    return [c for c in nomes if atado(c) or c.nivel not in niveis]
 
 
 def _posicao(c: Candidate) -> tuple[int, int]:

@@ -25,8 +25,12 @@ _ROTULO = re.compile(r"endere[cç]o\s*:")
 _MENCOES = 8
 # A street named in a long text with no label ("... passei de novo ontem. Aqui na Rua X,
 # 10, Centro, tem um buraco"): a street type and a word; and where a sentence ends.
+# An anchor ("aqui no Jardim X", "estou em Corumbá", "em frente ao mercado", "no bairro Y")
+# says where the citizen is as much as a street does.
 _RUA = re.compile(
-    r"\b(?:rua|avenida|av|travessa|alameda|estrada|rodovia|pra[cç]a|largo|beco)\b\.?\s+\w",
+    r"\b(?:rua|avenida|av|travessa|alameda|estrada|rodovia|pra[cç]a|largo|beco)\b\.?\s+\w"
+    r"|\baqui\s+(?:em|n[oa]s?)\s+\w|\best(?:ou|amos)\s+(?:em|n[oa])\s+\w"
+    r"|\bem\s+frente\b|\b(?:no|neste|nesse)\s+bairro\b",
     re.IGNORECASE,
 )
 _FIM_DE_FRASE = re.compile(r"[.!?\n]\s")
@@ -91,6 +95,52 @@ def localizado(texto: str) -> str:
     inicio = max(0, rua.start() - _FRASE_MAX)
     fins = [m.end() for m in _FIM_DE_FRASE.finditer(texto, inicio, rua.start())]
     return texto[fins[-1] if fins else rua.start() :]
+
+
+# Prose around an address, in a text enderecobr standardised (upper case, no accents).
+# A clause ends at a sentence's end (a dot after a word of five letters or a number:
+# "Sta.", "Prof.", "Av." are abbreviations) or at "mas", "porém".
+_ORACAO = re.compile(r"(?:(?<=[A-Z]{5})|(?<=\d))\.\s+|\b(?:MAS|POREM|CONTUDO|TODAVIA|ENTRETANTO)\b")
+# Words that tie a clause to where the citizen is: "aqui", "em frente", "no bairro",
+# "nesta rua". They go, the place words themselves stay for fields to read ("BAIRRO Y",
+# "EM FRENTE AO ...", "NA RUA X").
+_ANCORA = re.compile(
+    r"\bAQUI\b(?:\s+(?:EM|NO|NA|NOS|NAS)\b(?!\s+BAIRRO))?"
+    r"|\bN(?:EST|ESS)[AE]\s+(?:RUA|AVENIDA|CIDADE|BAIRRO|ENDERECO|LOCAL)\b"
+    r"|\b(?:NO|NESTE|NESSE)\b(?=\s+BAIRRO\b)|(?=\bEM\s+FRENTE\b)"
+)
+# "moro em", "estou em", "sou de": a place the citizen speaks of, not an address word
+# ("estou em Campo Grande agora" says where the writer is, not where the problem is).
+_ENTRADA = re.compile(
+    r"\b(?:MORO|MORAMOS|RESIDO|RESIDIMOS|TRABALHO|TRABALHAMOS|VIVO|VIVEMOS|SOU|SOMOS"
+    r"|ESTOU|ESTAMOS)\s+(?:EM|NA|NO|NAS|NOS|DE|DA|DO)\b"
+)
+# What the citizen says of the place ("tem um buraco", "que fica", "onde"): no name goes
+# on past these words; the prose runs to the next separator or street named.
+_PROSA = re.compile(
+    r"\b(?:TEM|TEMOS|HA|EXISTE|EXISTEM|ESTA|ESTAO|FICA|FICAM|QUE|ONDE|POIS|PORQUE|QUANDO"
+    r"|PRECISA|PRECISAM)\b[^,;|()\[\]{}<>\n/\\]*?"
+    r"(?=[,;|()\[\]{}<>\n/\\]|\s-|\b(?:N[AO]\s+)?(?:RUA|AVENIDA|AV|TRAVESSA|ALAMEDA|ESTRADA"
+    r"|RODOVIA|PRACA|LARGO|BECO)\b|$)"
+)
+
+
+def trechos(padrao: str) -> list[tuple[str, bool]]:
+    """A standardised text's clauses, and whether each holds an anchor: the places a
+    clause with one names are the address's ("Moro em Dourados mas trabalho em Campo
+    Grande, aqui na Rua X tem um buraco" → DOURADOS untied; CAMPO GRANDE, RUA X tied).
+    Lead-ins ("moro em") and the prose a place is spoken of with are out. A text with no
+    anchor nor lead-in is an address, read as it is: a bairro may be called "Vale Quem
+    Tem" (Teresina)."""
+    if not (_ANCORA.search(padrao) or _ENTRADA.search(padrao)):
+        return [(padrao, False)]
+    partes: list[tuple[str, bool]] = []
+    for oracao in _ORACAO.split(padrao):
+        atado = _ANCORA.search(oracao) is not None
+        limpa = _ANCORA.sub(",", _ENTRADA.sub(",", _PROSA.sub(",", oracao)))
+        if limpa.strip(" ,.;"):
+            partes.append((limpa, atado))
+    return partes
 
 
 def normalizar(texto: str) -> str:

@@ -449,3 +449,76 @@ def test_fields__any_text_is_understood_without_failing(texto: str) -> None:
     contexto = places.decidir(e, [], None)
     for consulta in _consultas(places.Contexto(e, municipio=_municipio())) + _consultas(contexto):
         assert all(len(v) <= 120 for v in consulta.campos().values())
+
+
+def _uc(uc: str, nivel: int, nome: str, seg: int, fim: int = 1) -> Candidate:
+    return Candidate(uc, nivel, nome, (uc, "uf-ms"), seg, 1, fim)
+
+
+def test_a_complaint_s_places_are_those_of_its_clause_with_aqui_or_em_frente() -> None:
+    e = _entender(
+        endereco="Moro em Dourados mas trabalho em Campo Grande, aqui na Rua X tem um buraco"
+    )
+    assert (e.rua, e.lugares, e.lugares_atados) == ("RUA X", ["DOURADOS", "CAMPO GRANDE"], {1})
+    dourados = _uc("mun-dou", 4, "Dourados", 0)
+    campo = _uc("mun-cg", 4, "Campo Grande", 1, 2)
+    assert places.decidir(e, [dourados, campo], None).municipio == campo
+    e = _entender(endereco="Sou de Campo Grande mas estou em Dourados, em frente ao mercado")
+    assert (e.lugares, e.lugares_atados, e.referencia) == (
+        ["CAMPO GRANDE", "DOURADOS"],
+        {1},
+        "MERCADO",
+    )
+    campo, dourados = _uc("mun-cg", 4, "Campo Grande", 0, 2), _uc("mun-dou", 4, "Dourados", 1)
+    assert places.decidir(e, [campo, dourados], None).municipio == dourados
+    # A bairro tied ("no bairro Y") sets aside only the bairros named elsewhere.
+    e = _entender(endereco="Moro no Centro de Dourados. Aqui no bairro Jardim Caramuru tem lixo")
+    assert (e.lugares[e.lugares_bairro.pop()], e.lugares_atados) == ("JARDIM CARAMURU", {1})
+    centro = _uc("bai-c", 2, "Centro", 0)
+    caramuru = Candidate("bai-jc", 2, "Jardim Caramuru", ("bai-jc", "mun-dou"), 1, 1, 2)
+    dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 3, 3)
+    ctx = places.decidir(e, [centro, caramuru, dourados], None)
+    assert (ctx.municipio, ctx.bairro) == (dourados, caramuru)
+
+
+def test_two_cities_with_no_anchor_stay_two() -> None:
+    e = _entender(endereco="Moro em Dourados e trabalho em Campo Grande, tem um buraco na rua")
+    assert (e.lugares_atados, e.rua_atada) == (set(), False)
+    dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 1, 1)
+    campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 1, 2)
+    ctx = places.decidir(e, [dourados, campo], None)
+    assert ctx.municipio is None  # the street must be found there: no inference
+
+
+PROSA = [
+    # (text, street, number, place segments)
+    ("Aqui na Rua Antônio Maria Coelho tem um buraco, Centro", "RUA ANTONIO MARIA COELHO", None,
+     ["CENTRO"]),
+    ("Aqui no Jardim Caramuru tem buraco na Rua Hayel Bon Faker, 2000", "RUA HAYEL BON FAKER",
+     "2000", ["JARDIM CARAMURU"]),
+    ("Moro em Dourados. Aqui na Rua 14 de Julho, 1500, Centro, Campo Grande tem um buraco",
+     "RUA 14 DE JULHO", "1500", ["DOURADOS", "CENTRO", "CAMPO GRANDE"]),
+    # An address with none of the prose words is read as it always was: a dot after an
+    # abbreviation, "Trabalho" and "Moro" inside names.
+    ("Rua Profa. Maria do Trabalho, 10, Vila Moro, Campo Grande",
+     "RUA PROFESSORA MARIA DO TRABALHO", "10", ["VILA MORO", "CAMPO GRANDE"]),
+    # Nor a bairro's name made of them (Teresina's), with no anchor around it.
+    ("rua dez 262 vale quem tem teresina", "RUA DEZ", "262", ["VALE QUEM TEM TERESINA"]),
+    ("R. Dez, nº 262 - Vale Quem Tem - Teresina-PI", "RUA DEZ", "262",
+     ["VALE QUEM TEM", "TERESINA", "PI"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("texto", "rua", "numero", "lugares"), PROSA, ids=[p[0] for p in PROSA])
+def test_the_prose_around_an_address_is_no_name(
+    texto: str, rua: str, numero: str | None, lugares: list[str]
+) -> None:
+    e = _entender(endereco=texto)
+    assert (e.rua, e.numero, e.lugares) == (rua, numero, lugares)
+
+
+def test_clauses_are_cut_in_linear_time() -> None:
+    for hostil in ("tem " * 20_000, "aqui " * 20_000, "moro em " * 20_000, "x" * 100_000):
+        inicio = time.perf_counter()
+        text.trechos(hostil.upper())
+        assert time.perf_counter() - inicio < 0.5
