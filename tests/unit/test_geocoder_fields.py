@@ -522,3 +522,30 @@ def test_clauses_are_cut_in_linear_time() -> None:
         inicio = time.perf_counter()
         text.trechos(hostil.upper())
         assert time.perf_counter() - inicio < 0.5
+
+
+POIS = [
+    # (text, what Nominatim is asked, None: no POI)
+    ("Hosp. Regional, Campo Grande MS", "HOSPITAL REGIONAL"),
+    ("E.E. Maria Constança, Campo Grande", "ESCOLA ESTADUAL MARIA CONSTANCA"),
+    ("EE Maria Constança, Campo Grande", "ESCOLA ESTADUAL MARIA CONSTANCA"),
+    ("esc mun padre tomaz, campo grande", "ESCOLA MUNICIPAL PADRE TOMAZ"),
+    ("E.M. Padre Tomaz, Campo Grande", "ESCOLA MUNICIPAL PADRE TOMAZ"),
+    ("EMEI Pequeno Príncipe, Campo Grande", "EMEI PEQUENO PRINCIPE"),
+    ("Unid. Básica de Saúde Tiradentes, Campo Grande", "UNIDADE BASICA DE SAUDE TIRADENTES"),
+    ("Igr. N. Sra. Aparecida, Dourados", "IGREJA NOSSA SENHORA APARECIDA"),
+    ("Fac. Estácio, Campo Grande", "FACULDADE ESTACIO"),
+    ("Sta. Casa, Campo Grande", "SANTA CASA"),
+    ("Santa Casa de Misericórdia, Campo Grande", "SANTA CASA DE MISERICORDIA"),
+    ("Pq. das Nações Indígenas, Campo Grande", "PARQUE DAS NACOES INDIGENAS"),
+    # A kind with no name, a preposition, a bairro: no POI, no search.
+    ("EE, Campo Grande", None),
+    ("Hosp., Campo Grande", None),
+    ("Em Campo Grande", None),
+    ("Bairro Escola Agrícola, Campo Grande", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("texto", "pergunta"), POIS, ids=[p[0] for p in POIS])
+def test_a_poi_s_kind_abbreviated_is_asked_written_out(texto: str, pergunta: str | None) -> None:
+    assert ladder_steps.poi(places.Contexto(_entender(endereco=texto))) == pergunta
