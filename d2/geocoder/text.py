@@ -109,11 +109,12 @@ _ANCORA = re.compile(
     r"|\bN(?:EST|ESS)[AE]\s+(?:RUA|AVENIDA|CIDADE|BAIRRO|ENDERECO|LOCAL)\b"
     r"|\b(?:NO|NESTE|NESSE)\b(?=\s+BAIRRO\b)|(?=\bEM\s+FRENTE\b)"
 )
-# "moro em", "estou em", "sou de": a place the citizen speaks of, not an address word
-# ("estou em Campo Grande agora" says where the writer is, not where the problem is).
+# "moro em", "estou em", "sou de", "moro aqui em": a place the citizen speaks of, not an
+# address word ("estou em Campo Grande agora", "moro aqui em Campo Grande" say where the
+# writer is, not where the problem is).
 _ENTRADA = re.compile(
     r"\b(?:MORO|MORAMOS|RESIDO|RESIDIMOS|TRABALHO|TRABALHAMOS|VIVO|VIVEMOS|SOU|SOMOS"
-    r"|ESTOU|ESTAMOS)\s+(?:EM|NA|NO|NAS|NOS|DE|DA|DO)\b"
+    r"|ESTOU|ESTAMOS)\s+(?:AQUI\b(?:\s+(?:EM|NA|NO|NAS|NOS)\b)?|(?:EM|NA|NO|NAS|NOS|DE|DA|DO)\b)"
 )
 # What the citizen says of the place ("tem um buraco", "que fica", "onde"): no name goes
 # on past these words; the prose runs to the next separator or street named.
@@ -136,8 +137,9 @@ def trechos(padrao: str) -> list[tuple[str, bool]]:
         return [(padrao, False)]
     partes: list[tuple[str, bool]] = []
     for oracao in _ORACAO.split(padrao):
-        atado = _ANCORA.search(oracao) is not None
-        limpa = _ANCORA.sub(",", _ENTRADA.sub(",", _PROSA.sub(",", oracao)))
+        sem_entrada = _ENTRADA.sub(",", _PROSA.sub(",", oracao))
+        atado = _ANCORA.search(sem_entrada) is not None
+        limpa = _ANCORA.sub(",", sem_entrada)
         if limpa.strip(" ,.;"):
             partes.append((limpa, atado))
     return partes

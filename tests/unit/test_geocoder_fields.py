@@ -488,6 +488,9 @@ def test_two_cities_with_no_anchor_stay_two() -> None:
     campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 1, 2)
     ctx = places.decidir(e, [dourados, campo], None)
     assert ctx.municipio is None  # the street must be found there: no inference
+    # "aqui" after "moro", "estou": where the writer is, no anchor.
+    e = _entender(endereco="Rua X, 10, Dourados. Moro aqui em Campo Grande")
+    assert (e.lugares, e.lugares_atados) == (["DOURADOS", "CAMPO GRANDE"], set())
 
 
 PROSA = [
