@@ -302,14 +302,14 @@ def _municipio_nomeado(
 
 
 def _atados(e: fields.Entendido, nomes: list[Candidate]) -> list[Candidate]:
-    """Where the text ties a município or UF (or a bairro) to where the citizen is ("aqui
-    em X", "estou em X", "no bairro Y"), those it names elsewhere at that level are other
-    places it speaks of ("moro em Z"): not the address's (text.trechos)."""
-    if not e.lugares_atados and not e.rua_atada:
-        return nomes
+    """Where a clause with "aqui", "em frente", "no bairro" names a município or UF (or a
+    bairro) as a place, not inside prose, those named elsewhere at that level are other
+    places the text speaks of ("moro em Z"): not the address's (text.trechos)."""
 
     def atado(c: Candidate) -> bool:
-        return c.segmento in e.lugares_atados or (c.segmento == CAUDA and e.rua_atada)
+        if c.segmento == CAUDA:
+            return e.rua_atada
+        return c.segmento in e.lugares_atados and text.so_o_nome(_palavras(e, c), c.inicio, c.fim)
 
     niveis = {c.nivel for c in nomes if atado(c)}
     if niveis & {MUNICIPIO, UF}:

@@ -24,9 +24,9 @@ _ESPACOS = re.compile(r"\s+")
 _ROTULO = re.compile(r"endere[cç]o\s*:")
 _MENCOES = 8
 # A street named in a long text with no label ("... passei de novo ontem. Aqui na Rua X,
-# 10, Centro, tem um buraco"): a street type and a word; and where a sentence ends.
-# An anchor ("aqui no Jardim X", "estou em Corumbá", "em frente ao mercado", "no bairro Y")
-# says where the citizen is as much as a street does.
+# 10, Centro, tem um buraco"): a street type and a word; or words that say where the
+# citizen is ("aqui no Jardim X", "estou em Corumbá", "em frente ao", "no bairro Y");
+# and where a sentence ends.
 _RUA = re.compile(
     r"\b(?:rua|avenida|av|travessa|alameda|estrada|rodovia|pra[cç]a|largo|beco)\b\.?\s+\w"
     r"|\baqui\s+(?:em|n[oa]s?)\s+\w|\best(?:ou|amos)\s+(?:em|n[oa])\s+\w"
@@ -117,13 +117,16 @@ _ENTRADA = re.compile(
     r"|ESTOU|ESTAMOS)\s+(?:AQUI\b(?:\s+(?:EM|NA|NO|NAS|NOS)\b)?|(?:EM|NA|NO|NAS|NOS|DE|DA|DO)\b)"
 )
 # What the citizen says of the place ("tem um buraco", "que fica", "onde"): no name goes
-# on past these words; the prose runs to the next separator or street named.
+# on past these words; the prose runs to the next separator, preposition ("tem um buraco
+# | em Campo Grande"), "aqui" or street named.
 _PROSA = re.compile(
     r"\b(?:TEM|TEMOS|HA|EXISTE|EXISTEM|ESTA|ESTAO|FICA|FICAM|QUE|ONDE|POIS|PORQUE|QUANDO"
-    r"|PRECISA|PRECISAM)\b[^,;|()\[\]{}<>\n/\\]*?"
-    r"(?=[,;|()\[\]{}<>\n/\\]|\s-|\b(?:N[AO]\s+)?(?:RUA|AVENIDA|AV|TRAVESSA|ALAMEDA|ESTRADA"
-    r"|RODOVIA|PRACA|LARGO|BECO)\b|$)"
+    r"|PRECISA|PRECISAM)\b[^,;|()\[\]{}<>\n/\\]*?(?=[,;|()\[\]{}<>\n/\\]|\s-|\b(?:EM|NO|NA|NOS"
+    r"|NAS|AQUI|RUA|AVENIDA|AV|TRAVESSA|ALAMEDA|ESTRADA|RODOVIA|PRACA|LARGO|BECO)\b|$)"
 )
+# What may stand around a place a tied clause names: a preposition or an article
+# before it, a UF's sigla after it ("aqui em Campo Grande MS").
+_ANTES_DO_NOME = frozenset({"EM", "NO", "NA", "NOS", "NAS", "DE", "DA", "DO", "A", "O", "AO"})
 
 
 def trechos(padrao: str) -> list[tuple[str, bool]]:
@@ -143,6 +146,16 @@ def trechos(padrao: str) -> list[tuple[str, bool]]:
         if limpa.strip(" ,.;"):
             partes.append((limpa, atado))
     return partes
+
+
+def so_o_nome(palavras: list[str], inicio: int, fim: int) -> bool:
+    """Whether a name found at words inicio..fim (from 1) of a segment is all it says,
+    but for a preposition before it and a sigla after it: "EM CAMPO GRANDE" names a
+    place, "A ESPERANCA ACABOU" (Esperança, PB) does not."""
+    depois = palavras[fim:]
+    return all(p in _ANTES_DO_NOME for p in palavras[: inicio - 1]) and (
+        not depois or (len(depois) == 1 and len(depois[0]) == 2)
+    )
 
 
 def normalizar(texto: str) -> str:

@@ -488,6 +488,17 @@ def test_two_cities_with_no_anchor_stay_two() -> None:
     campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 1, 2)
     ctx = places.decidir(e, [dourados, campo], None)
     assert ctx.municipio is None  # the street must be found there: no inference
+    # A município's name inside the prose of a clause with "aqui" is no place it names.
+    e = _entender(endereco="Rua X, 10, Dourados. Aqui a esperança acabou")
+    assert (e.lugares, e.lugares_atados) == (["DOURADOS", "A ESPERANCA ACABOU"], {1})
+    dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 1, 1)
+    esperanca = Candidate("mun-esp", 4, "Esperança", ("mun-esp", "uf-pb"), 1, 2, 2)
+    assert places.decidir(e, [dourados, esperanca], None).municipio is None
+    # After a preposition, it is one ("tem um buraco | em Campo Grande").
+    e = _entender(endereco="Moro em Dourados. Aqui tem buraco em Campo Grande, Rua X")
+    assert (e.lugares, e.lugares_atados) == (["DOURADOS", "EM CAMPO GRANDE"], {1})
+    campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 2, 3)
+    assert places.decidir(e, [dourados, campo], None).municipio == campo
     # "aqui" after "moro", "estou": where the writer is, no anchor.
     e = _entender(endereco="Rua X, 10, Dourados. Moro aqui em Campo Grande")
     assert (e.lugares, e.lugares_atados) == (["DOURADOS", "CAMPO GRANDE"], set())
