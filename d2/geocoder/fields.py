@@ -103,9 +103,8 @@ class Entendido:
     # The indexes in lugares of the segments the text marks as a bairro ("Bairro X"):
     # read only as bairros, whatever else their names are (Bela Vista is a município too).
     lugares_bairro: set[int] = field(default_factory=set)
-    # Those of a clause with an anchor ("aqui", "em frente"), and the street's (text.trechos).
+    # Those of a clause with an anchor ("aqui", "em frente": text.trechos).
     lugares_atados: set[int] = field(default_factory=set)
-    rua_atada: bool = False
     referencia: str | None = None  # a POI the address refers to
     esquina: str | None = None  # the crossing street (tipo + name)
     texto: str = ""  # the standardised text, complements out (the free-text query)
@@ -360,7 +359,6 @@ def entender(endereco: text.Endereco) -> Entendido:
             or _numero_sozinho(seguinte)
         )
         if e.logradouro is None and (de_rua or sem_tipo):
-            e.rua_atada = e._atado
             _lugar(e, _rua_do_segmento(e, palavras, de_rua, _numero_sozinho(seguinte)))
         elif rua_explicita and de_rua:
             # The text repeats the street nomeRua gave: only its number is new.

@@ -306,9 +306,9 @@ def _atados(e: fields.Entendido, nomes: list[Candidate]) -> list[Candidate]:
     bairro) as a place, not inside prose, those named elsewhere at that level are other
     places the text speaks of ("moro em Z"): not the address's (text.trechos)."""
 
+    # A name cut from a street's end (CAUDA) is never tied: it may be the street's own
+    # ("Rua Nova Esperança": Esperança, PB).
     def atado(c: Candidate) -> bool:
-        if c.segmento == CAUDA:
-            return e.rua_atada
         return c.segmento in e.lugares_atados and text.so_o_nome(_palavras(e, c), c.inicio, c.fim)
 
     niveis = {c.nivel for c in nomes if atado(c)}

@@ -483,7 +483,7 @@ def test_a_complaint_s_places_are_those_of_its_clause_with_aqui_or_em_frente() -
 
 def test_two_cities_with_no_anchor_stay_two() -> None:
     e = _entender(endereco="Moro em Dourados e trabalho em Campo Grande, tem um buraco na rua")
-    assert (e.lugares_atados, e.rua_atada) == (set(), False)
+    assert e.lugares_atados == set()
     dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 1, 1)
     campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 1, 2)
     ctx = places.decidir(e, [dourados, campo], None)
@@ -499,6 +499,16 @@ def test_two_cities_with_no_anchor_stay_two() -> None:
     assert (e.lugares, e.lugares_atados) == (["DOURADOS", "EM CAMPO GRANDE"], {1})
     campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 2, 3)
     assert places.decidir(e, [dourados, campo], None).municipio == campo
+    # Nor is a name at the end of its street's ("Rua Nova Esperança": Esperança, PB).
+    e = _entender(endereco="Moro em Campo Grande. Aqui na Rua Nova Esperança tem um buraco")
+    assert (e.logradouro, e.lugares, e.lugares_atados) == (
+        "NOVA ESPERANCA",
+        ["CAMPO GRANDE"],
+        set(),
+    )
+    campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 0, 1, 2)
+    esperanca = Candidate("mun-esp", 4, "Esperança", ("mun-esp", "uf-pb"), places.CAUDA, 2, 2)
+    assert places.decidir(e, [campo, esperanca], None).municipio != esperanca
     # "aqui" after "moro", "estou": where the writer is, no anchor.
     e = _entender(endereco="Rua X, 10, Dourados. Moro aqui em Campo Grande")
     assert (e.lugares, e.lugares_atados) == (["DOURADOS", "CAMPO GRANDE"], set())
