@@ -158,6 +158,20 @@ def so_o_nome(palavras: list[str], inicio: int, fim: int) -> bool:
     )
 
 
+# An ordinal as enderecobr writes it ("7º" → 7O, "1ª" → 1A).
+_ORDINAL = re.compile(r"\d{1,3}[OA]")
+
+
+def ordinais(palavras: list[str]) -> list[str]:
+    """A place's words with an ordinal before a word read as its number ("7O BEC" → 7
+    BEC, "1A ETAPA" → 1 ETAPA), as d2.nome_busca reads the names they are compared with
+    (º and ª are no letters there: CEP Aberto's "7º BEC" is "7 bec"); a last "1A" stays."""
+    return [
+        p[:-1] if i + 1 < len(palavras) and _ORDINAL.fullmatch(p) else p
+        for i, p in enumerate(palavras)
+    ]
+
+
 def normalizar(texto: str) -> str:
     sem_acento = unicodedata.normalize("NFKD", texto.casefold())
     return _ESPACOS.sub(" ", "".join(c for c in sem_acento if not unicodedata.combining(c))).strip()

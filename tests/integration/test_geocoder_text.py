@@ -1,16 +1,22 @@
 """Long texts read as a Brazilian reads them, against the real places (Campo Grande MS
 with its homonyms in AL and RN, Dourados), their CEPs and the sample Nominatim: of two
 cities a complaint names, the one its "aqui", "em frente", "no bairro" clause names is
-the address's; with no such clause and no evidence, none is guessed."""
+the address's; with no such clause and no evidence, none is guessed. And an ordinal in
+a bairro's name ("7º BEC") read as d2.ceps keeps it."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from d2 import config
-from tests.support import drenar, invariants, publicar_endereco, resposta_endereco
+from d2 import config, db
+from d2.geocoder import fields, places, text
+from d2.importers import cep, ibge
+from tests.support import Conn, drenar, invariants, publicar_endereco, resposta_endereco
+from tests.support.address_fixtures import escrever_ceps, escrever_territorio
 
 
 def _url() -> str:
@@ -81,3 +87,46 @@ def test_long_text__two_cities_with_no_anchor_nor_evidence_are_no_guess(
             r = resposta_endereco(conn, event_id)
             assert (r["municipio"], r["metodo_resolucao"]) == (None, None)
         invariants.verificar(conn)
+
+
+def _contexto(conn: Conn, endereco: str) -> places.Contexto:
+    e = text.do_payload({"entidades_extraidas": {"endereco": endereco}})
+    assert e is not None
+    return places.contextos(conn, [fields.entender(e)])[0]
+
+
+def test_an_ordinal_in_a_bairro_s_name_is_read_as_d2_ceps_keeps_it(
+    conn: Conn, tmp_path: Path
+) -> None:
+    """CEP Aberto's "7º BEC" is "7 bec" in d2.cep_nomes (º is no letter for
+    d2.nome_busca): the text's "7º BEC" must be read so, or the bairro that tells two
+    homonyms apart is never found."""
+    ibge.run_import(conn.info.dsn, directory=escrever_territorio(tmp_path / "ibge"), progress=False)
+    cep.importar(conn.info.dsn, escrever_ceps(tmp_path / "ceps"))
+    # Campo Grande (AL) and (RN) have bairros in d2.ceps too, none of them 7º BEC.
+    conn.execute(
+        """
+        WITH l AS (
+            INSERT INTO d2.cep_localidades (uf, nome, municipio_uc_id, vinculo)
+            SELECT u.metadados ->> 'sigla_uf', 'Campo Grande', u.unidade_civica_id, 'nome'
+            FROM core.uc_polygons u
+            WHERE u.nivel = 4 AND u.metadados ->> 'codigo_municipio' IN ('2701357', '2401305')
+            RETURNING id
+        )
+        INSERT INTO d2.ceps (cep, localidade_id, bairro, logradouro, logradouro_busca, fonte)
+        SELECT lpad((57350000 + l.id)::text, 8, '0'), l.id, 'Centro', '', '', 'teste' FROM l
+        UNION ALL
+        SELECT '79117000', m.id, '7º BEC', 'Rua Sete', 'rua sete', 'teste'
+        FROM d2.cep_localidades m WHERE m.uf = 'MS' AND m.nome = 'Campo Grande'
+        """
+    )
+    conn.execute(db.q("cep_names_rebuild"))
+    for escrito in ("7º BEC, Campo Grande", "7o BEC - Campo Grande"):
+        ctx = _contexto(conn, escrito)
+        assert ctx.municipio is not None, escrito
+        codigo = conn.execute(
+            "SELECT metadados ->> 'codigo_municipio' AS c FROM core.uc_polygons "
+            "WHERE unidade_civica_id = %s",
+            (ctx.municipio.unidade_civica_id,),
+        ).fetchone()
+        assert codigo is not None and codigo["c"] == "5002704", escrito
