@@ -4,9 +4,10 @@ enderecobr (upper case, no accents, abbreviations expanded: "R." → RUA, "Jd" �
 S/N, complemento, bairro, the place names (município, UF), CEP — plus what a reference
 phrase points at ("em frente ao nº 1500 da Rua X", "perto do número 132", "próximo à
 Escola Y", "esquina com Rua Z"). A preposition before a street or a bairro ("na Rua X")
-is not its name. Splitting is ours (enderecobr 0.3 standardises fields, it does not find
-them); which place names are bairros, municípios or UFs is decided in SQL against the
-territory (d2.geocoder.places): here they are only segments of text.
+is not its name; the prose around an address is not either, and a clause with an anchor
+("aqui", "em frente") names the address's places (text.trechos). Splitting is ours
+(enderecobr 0.3 standardises fields, it does not find them); which place names are
+bairros, municípios or UFs is decided in SQL against the territory (d2.geocoder.places).
 
 The work is bounded whatever the text: it is cut to text.LIMITE characters before
 anything reads it, to MAX_SEGMENTOS segments of MAX_PALAVRAS words, every expression runs
@@ -102,10 +103,13 @@ class Entendido:
     # The indexes in lugares of the segments the text marks as a bairro ("Bairro X"):
     # read only as bairros, whatever else their names are (Bela Vista is a município too).
     lugares_bairro: set[int] = field(default_factory=set)
+    # Those of a clause with an anchor ("aqui", "em frente": text.trechos).
+    lugares_atados: set[int] = field(default_factory=set)
     referencia: str | None = None  # a POI the address refers to
     esquina: str | None = None  # the crossing street (tipo + name)
     texto: str = ""  # the standardised text, complements out (the free-text query)
     _no_texto: list[str] = field(default_factory=list, repr=False)
+    _atado: bool = field(default=False, repr=False)  # the segment being read is tied
 
     @property
     def rua(self) -> str | None:
@@ -135,8 +139,7 @@ class Entendido:
 
 
 def _palavras(segmento: str) -> list[str]:
-    # Twice the field's bound: with no separator, the street and the places are one
-    # segment, the município at its end (a place segment keeps its last words).
+    # Twice the field's bound: with no separator, the município ends the street's segment.
     palavras = _NAO_PALAVRA.sub(" ", segmento).split()[: 2 * MAX_PALAVRAS]
     return [p.strip(".-'") or p for p in palavras if p.strip(".-'")]
 
@@ -207,11 +210,7 @@ def _ler_complemento(e: Entendido, palavras: list[str], i: int) -> int:
     while i < len(palavras) and palavras[i] in _COMPLEMENTOS:
         fim = i + 1
         seguinte = palavras[fim] if fim < len(palavras) else ""
-        if (
-            palavras[i] not in _SEM_VALOR
-            and seguinte
-            and (len(seguinte) <= 4 or seguinte.isdigit())
-        ):
+        if palavras[i] not in _SEM_VALOR and (0 < len(seguinte) <= 4 or seguinte.isdigit()):
             fim += 1
         parte = " ".join(palavras[i:fim])
         e.complemento = f"{e.complemento} {parte}" if e.complemento else parte
@@ -257,18 +256,19 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
     word is also looked up alone (a UF's sigla: "Campo Grande MS")."""
     if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
         return
-    palavras = palavras[-MAX_PALAVRAS:]
+    palavras, inicio = text.ordinais(palavras[-MAX_PALAVRAS:]), len(e.lugares)
     e.lugares.append(_padrao(enderecobr.padronizar_bairros, palavras))
     e._no_texto.append(e.lugares[-1])
     if len(palavras) > 1 and _SIGLA.fullmatch(palavras[-1]):
         e.lugares.append(palavras[-1])
+    if e._atado:
+        e.lugares_atados.update(range(inicio, len(e.lugares)))
 
 
 def _referencia(e: Entendido, resto: str) -> str | None:
     """What follows "em frente ao", "próximo à": a number of a street (→ the street and
     its number), a number alone (→ the address's number), a street (→ the street, or the
-    crossing one), or a POI. Returns a segment to read (that street, that number), or
-    None."""
+    crossing one), or a POI. Returns a segment to read (that street, that number)."""
     achado = _NUMERO_DA_RUA.fullmatch(resto)
     if achado is not None:
         e.numero = e.numero or _numero(achado.group(1))
@@ -286,17 +286,19 @@ def _referencia(e: Entendido, resto: str) -> str | None:
     return None
 
 
-def _segmentos(bruto: str, e: Entendido) -> list[str]:
-    """The text standardised, its CEP taken out, cut into segments at separators and
-    at reference phrases."""
+def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
+    """The text standardised, its CEP taken out, cut into segments at separators, at
+    reference phrases and at the prose around them (text.trechos), each with whether it
+    is tied to an anchor."""
     texto = enderecobr.normalizar(_TRACOS.sub("-", bruto))
     cep = _CEP.search(texto)
     if cep is not None:
         e.cep = e.cep or "".join(cep.groups())
         texto = _CEP.sub(" ", texto)
     texto = _SN.sub(" SN ", _PALAVRA_CEP.sub(" ", texto))
-    segmentos: list[str] = []
-    for parte in _SEPARADOR.split(texto):
+    segmentos: list[tuple[str, bool]] = []
+    partes = [(p, atado) for t, atado in text.trechos(texto) for p in _SEPARADOR.split(t)]
+    for parte, atado in partes:
         parte = parte.strip(" .-'")
         if not parte:
             continue
@@ -310,7 +312,7 @@ def _segmentos(bruto: str, e: Entendido) -> list[str]:
             antes = parte[: referencia.start()].strip()
             parte = " ".join(p for p in (antes, rua or "") if p)
         if parte:
-            segmentos.append(parte)
+            segmentos.append((parte, atado))
         if len(segmentos) >= MAX_SEGMENTOS:
             break
     return segmentos
@@ -326,9 +328,9 @@ def entender(endereco: text.Endereco) -> Entendido:
     if rua_explicita:
         # nomeRua is the street: read first, the text's own street then only fills in
         # the number it may carry.
-        resto = _ler_rua(e, _sem_preposicao(_palavras(rua_explicita[0])), com_tipo=True)
+        resto = _ler_rua(e, _sem_preposicao(_palavras(rua_explicita[0][0])), com_tipo=True)
         _lugar(e, resto)
-    for n, segmento in enumerate(segmentos):
+    for n, (segmento, e._atado) in enumerate(segmentos):
         palavras = _sem_preposicao(_palavras(segmento))
         if not palavras:
             continue
@@ -349,7 +351,7 @@ def entender(endereco: text.Endereco) -> Entendido:
             resto = padrao[_ler_complemento(e, padrao, 0) :]
             _lugar(e, resto)
             continue
-        seguinte = _sem_preposicao(_palavras(segmentos[n + 1])) if n + 1 < len(segmentos) else []
+        seguinte = _sem_preposicao(_palavras(segmentos[n + 1][0] if n + 1 < len(segmentos) else ""))
         de_rua = _tipo(palavras[0]) is not None and len(palavras) > 1
         sem_tipo = n == 0 and (
             any(_inicio_de_numero(palavras, i) for i in range(1, len(palavras)))

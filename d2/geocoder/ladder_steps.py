@@ -64,10 +64,36 @@ class Passo(enum.StrEnum):
 POI_TIPOS = frozenset(
     "HOSPITAL UBS UPA CLINICA POLICLINICA POSTO ESCOLA COLEGIO CRECHE UNIVERSIDADE "
     "FACULDADE PARQUE IGREJA PAROQUIA CAPELA CATEDRAL SANTUARIO MERCADO SUPERMERCADO "
-    "SHOPPING ESTADIO GINASIO CEMITERIO DELEGACIA BIBLIOTECA MUSEU TEATRO".split()
+    "SHOPPING ESTADIO GINASIO CEMITERIO DELEGACIA BIBLIOTECA MUSEU TEATRO "
+    # Acronyms that are kinds of place and how OSM names them ("EMEI Pequeno Príncipe"):
+    # schools (municipal, infantil, técnica), family-health units, social assistance.
+    "EMEI EMEF EMEB CMEI CEI CEINF ETEC UBSF USF PSF CRAS CREAS CAPS".split()
 )
-# POIs whose name alone says which one (one per município, as a rule).
-POI_NOMES = frozenset({"SANTA CASA", "RODOVIARIA", "AEROPORTO", "PREFEITURA"})
+# POIs whose name alone says which one (one per município, as a rule): the name, or its
+# first words ("Santa Casa de Misericórdia").
+POI_NOMES = (("SANTA", "CASA"), ("RODOVIARIA",), ("AEROPORTO",), ("PREFEITURA",))
+# The kinds of place citizens abbreviate ("Hosp. Regional", "E.E. Maria Constança",
+# "Esc. Mun. Padre Tomaz"), dots read as spaces, with the words they stand for; Nominatim
+# is asked the words. enderecobr expands "Sta." SANTA, "Pq." PARQUE, "Pça" PRACA (a
+# street type), "N. Sra." NOSSA SENHORA and "Cond." CONDOMINIO (a complement: a
+# condomínio is a landuse in OSM, no POI) before this is read, and has no POI
+# vocabulary; no Python library of POI abbreviations was found (br-address-normalize
+# expands street and bairro words; libpostal needs its C library and 2 GB model).
+POI_ABREVIACOES = {
+    ("HOSP",): "HOSPITAL", ("ESC",): "ESCOLA", ("EE",): "ESCOLA ESTADUAL",
+    ("E", "E"): "ESCOLA ESTADUAL", ("E", "M"): "ESCOLA MUNICIPAL", ("COL",): "COLEGIO",
+    ("FAC",): "FACULDADE", ("UNIV",): "UNIVERSIDADE", ("IGR",): "IGREJA",
+    ("CLIN",): "CLINICA", ("POLICLIN",): "POLICLINICA", ("MERC",): "MERCADO",
+    ("SUPERM",): "SUPERMERCADO", ("SUPERMERC",): "SUPERMERCADO", ("DELEG",): "DELEGACIA",
+    ("CEMIT",): "CEMITERIO", ("BIBL",): "BIBLIOTECA", ("BIBLIOT",): "BIBLIOTECA",
+    ("UNID", "BASICA"): "UNIDADE BASICA", ("UNIDADE", "BASICA"): "UNIDADE BASICA",
+    ("PRONTO", "SOCORRO"): "PRONTO SOCORRO", ("PRONTO", "ATENDIMENTO"): "PRONTO ATENDIMENTO",
+}  # fmt: skip
+# What follows a kind abbreviated: "Esc. Est.", "Esc. Mun.", "Hosp. Univ.".
+_POI_QUALIFICADORES = {
+    "EST": "ESTADUAL", "MUN": "MUNICIPAL", "MUNIC": "MUNICIPAL", "FED": "FEDERAL",
+    "REG": "REGIONAL", "UNIV": "UNIVERSITARIO", "INF": "INFANTIL",
+}  # fmt: skip
 
 # Matches wanted per search: enough to see a street's homonyms in other places.
 _LIMITE = 5
@@ -208,9 +234,10 @@ def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Av
             Passo.ESQUINA, nominatim_search.Consulta(rua=esquina, cidade=cidade, limite=limite)
         )
     if e.referencia and r.vazio:
+        lugar = _poi_por_extenso(e.referencia.split())[0]
         r = yield Tentativa(
             Passo.REFERENCIA,
-            nominatim_search.Consulta(lugar=e.referencia, cidade=cidade, limite=limite),
+            nominatim_search.Consulta(lugar=lugar, cidade=cidade, limite=limite),
         )
     nome = poi(ctx)
     if nome and r.vazio:
@@ -222,18 +249,34 @@ def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Av
 
 
 def poi(ctx: places.Contexto) -> str | None:
-    """The POI an address names as itself: its first place segment that begins with a
-    kind of place and goes on with a name ("HOSPITAL REGIONAL"), or is a name that says
-    which one ("SANTA CASA"); not a segment marked "Bairro", nor the bairro decided."""
+    """The POI an address names as itself, written out ("HOSP REGIONAL" → "HOSPITAL
+    REGIONAL"): its first place segment that begins with a kind of place and goes on with
+    a name, or begins with a name that says which one ("SANTA CASA"); not a segment
+    marked "Bairro", nor the bairro decided."""
     e = ctx.entendido
     bairro = text.normalizar(ctx.bairro.nome) if ctx.bairro is not None else None
     for j, lugar in enumerate(e.lugares):
-        palavras = lugar.split()
-        if j in e.lugares_bairro or not palavras or text.normalizar(lugar) == bairro:
+        if j in e.lugares_bairro or not lugar or text.normalizar(lugar) == bairro:
             continue
-        if (palavras[0] in POI_TIPOS and len(palavras) > 1) or lugar in POI_NOMES:
-            return lugar
+        por_extenso, tipo, nome = _poi_por_extenso(lugar.split())
+        palavras = por_extenso.split()
+        if (tipo and nome) or any(tuple(palavras[: len(n)]) == n for n in POI_NOMES):
+            return por_extenso
     return None
+
+
+def _poi_por_extenso(palavras: list[str]) -> tuple[str, bool, bool]:
+    """A POI's words with its abbreviated kind written out ("ESC. EST. MARIA" → "ESCOLA
+    ESTADUAL MARIA"); whether they begin with a kind of place, and a name follows it."""
+    palavras = " ".join(palavras).replace(".", " ").split()
+    for abreviacao, extenso in POI_ABREVIACOES.items():
+        if tuple(palavras[: len(abreviacao)]) == abreviacao:
+            resto = palavras[len(abreviacao) :]
+            if resto and resto[0] in _POI_QUALIFICADORES:
+                extenso, resto = f"{extenso} {_POI_QUALIFICADORES[resto[0]]}", resto[1:]
+            return " ".join([extenso, *resto]), True, bool(resto)
+    tipo = bool(palavras) and palavras[0] in POI_TIPOS
+    return " ".join(palavras), tipo, len(palavras) > 1
 
 
 def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:

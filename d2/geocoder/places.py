@@ -210,6 +210,7 @@ def decidir(
     cep_municipio = cep.municipio if cep is not None else None
     candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares))
     nomes = _lidos(e, candidatos, g, cep_municipio.unidade_civica_id if cep_municipio else None)
+    nomes = _atados(e, nomes)
     ufs = {c.unidade_civica_id: c for c in nomes if c.nivel == UF}
     municipios = {c.unidade_civica_id: c for c in nomes if c.nivel == MUNICIPIO}
     bairros = {c.unidade_civica_id: c for c in nomes if c.nivel == BAIRRO}
@@ -298,6 +299,22 @@ def _municipio_nomeado(
     else:
         ctx.motivo, ctx.conflito = Reason.AMBIGUO, True  # two names in one segment
     return False
+
+
+def _atados(e: fields.Entendido, nomes: list[Candidate]) -> list[Candidate]:
+    """Where a clause with "aqui", "em frente", "no bairro" names a município or UF (or a
+    bairro) as a place, not inside prose, those named elsewhere at that level are other
+    places the text speaks of ("moro em Z"): not the address's (text.trechos)."""
+
+    # A name cut from a street's end (CAUDA) is never tied: it may be the street's own
+    # ("Rua Nova Esperança": Esperança, PB).
+    def atado(c: Candidate) -> bool:
+        return c.segmento in e.lugares_atados and text.so_o_nome(_palavras(e, c), c.inicio, c.fim)
+
+    niveis = {c.nivel for c in nomes if atado(c)}
+    if niveis & {MUNICIPIO, UF}:
+        niveis |= {MUNICIPIO, UF}
+    return [c for c in nomes if atado(c) or c.nivel not in niveis]
 
 
 def _posicao(c: Candidate) -> tuple[int, int]:

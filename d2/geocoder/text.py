@@ -24,9 +24,13 @@ _ESPACOS = re.compile(r"\s+")
 _ROTULO = re.compile(r"endere[cç]o\s*:")
 _MENCOES = 8
 # A street named in a long text with no label ("... passei de novo ontem. Aqui na Rua X,
-# 10, Centro, tem um buraco"): a street type and a word; and where a sentence ends.
+# 10, Centro, tem um buraco"): a street type and a word; or words that say where the
+# citizen is ("aqui no Jardim X", "estou em Corumbá", "em frente ao", "no bairro Y");
+# and where a sentence ends.
 _RUA = re.compile(
-    r"\b(?:rua|avenida|av|travessa|alameda|estrada|rodovia|pra[cç]a|largo|beco)\b\.?\s+\w",
+    r"\b(?:rua|avenida|av|travessa|alameda|estrada|rodovia|pra[cç]a|largo|beco)\b\.?\s+\w"
+    r"|\baqui\s+(?:em|n[oa]s?)\s+\w|\best(?:ou|amos)\s+(?:em|n[oa])\s+\w"
+    r"|\bem\s+frente\b|\b(?:no|neste|nesse)\s+bairro\b",
     re.IGNORECASE,
 )
 _FIM_DE_FRASE = re.compile(r"[.!?\n]\s")
@@ -91,6 +95,81 @@ def localizado(texto: str) -> str:
     inicio = max(0, rua.start() - _FRASE_MAX)
     fins = [m.end() for m in _FIM_DE_FRASE.finditer(texto, inicio, rua.start())]
     return texto[fins[-1] if fins else rua.start() :]
+
+
+# Prose around an address, in a text enderecobr standardised (upper case, no accents).
+# A clause ends at a sentence's end (a dot after a word of five letters or a number:
+# "Sta.", "Prof.", "Av." are abbreviations) or at "mas", "porém".
+_ORACAO = re.compile(r"(?:(?<=[A-Z]{5})|(?<=\d))\.\s+|\b(?:MAS|POREM|CONTUDO|TODAVIA|ENTRETANTO)\b")
+# Words that tie a clause to where the citizen is: "aqui", "em frente", "no bairro",
+# "nesta rua". They go, the place words themselves stay for fields to read ("BAIRRO Y",
+# "EM FRENTE AO ...", "NA RUA X").
+_ANCORA = re.compile(
+    r"\bAQUI\b(?:\s+(?:EM|NO|NA|NOS|NAS)\b(?!\s+BAIRRO))?"
+    r"|\bN(?:EST|ESS)[AE]\s+(?:RUA|AVENIDA|CIDADE|BAIRRO|ENDERECO|LOCAL)\b"
+    r"|\b(?:NO|NESTE|NESSE)\b(?=\s+BAIRRO\b)|(?=\bEM\s+FRENTE\b)"
+)
+# "moro em", "estou em", "sou de", "moro aqui em": a place the citizen speaks of, not an
+# address word ("estou em Campo Grande agora", "moro aqui em Campo Grande" say where the
+# writer is, not where the problem is).
+_ENTRADA = re.compile(
+    r"\b(?:MORO|MORAMOS|RESIDO|RESIDIMOS|TRABALHO|TRABALHAMOS|VIVO|VIVEMOS|SOU|SOMOS"
+    r"|ESTOU|ESTAMOS)\s+(?:AQUI\b(?:\s+(?:EM|NA|NO|NAS|NOS)\b)?|(?:EM|NA|NO|NAS|NOS|DE|DA|DO)\b)"
+)
+# What the citizen says of the place ("tem um buraco", "que fica", "onde"): no name goes
+# on past these words; the prose runs to the next separator, preposition ("tem um buraco
+# | em Campo Grande"), "aqui" or street named.
+_PROSA = re.compile(
+    r"\b(?:TEM|TEMOS|HA|EXISTE|EXISTEM|ESTA|ESTAO|FICA|FICAM|QUE|ONDE|POIS|PORQUE|QUANDO"
+    r"|PRECISA|PRECISAM)\b[^,;|()\[\]{}<>\n/\\]*?(?=[,;|()\[\]{}<>\n/\\]|\s-|\b(?:EM|NO|NA|NOS"
+    r"|NAS|AQUI|RUA|AVENIDA|AV|TRAVESSA|ALAMEDA|ESTRADA|RODOVIA|PRACA|LARGO|BECO)\b|$)"
+)
+# What may stand around a place a tied clause names: a preposition or an article
+# before it, a UF's sigla after it ("aqui em Campo Grande MS").
+_ANTES_DO_NOME = frozenset({"EM", "NO", "NA", "NOS", "NAS", "DE", "DA", "DO", "A", "O", "AO"})
+
+
+def trechos(padrao: str) -> list[tuple[str, bool]]:
+    """A standardised text's clauses, and whether each holds an anchor: the places a
+    clause with one names are the address's ("Moro em Dourados mas trabalho em Campo
+    Grande, aqui na Rua X tem um buraco" → DOURADOS untied; CAMPO GRANDE, RUA X tied).
+    Lead-ins ("moro em") and the prose a place is spoken of with are out. A text with no
+    anchor nor lead-in is an address, read as it is: a bairro may be called "Vale Quem
+    Tem" (Teresina)."""
+    if not (_ANCORA.search(padrao) or _ENTRADA.search(padrao)):
+        return [(padrao, False)]
+    partes: list[tuple[str, bool]] = []
+    for oracao in _ORACAO.split(padrao):
+        sem_entrada = _ENTRADA.sub(",", _PROSA.sub(",", oracao))
+        atado = _ANCORA.search(sem_entrada) is not None
+        limpa = _ANCORA.sub(",", sem_entrada)
+        if limpa.strip(" ,.;"):
+            partes.append((limpa, atado))
+    return partes
+
+
+def so_o_nome(palavras: list[str], inicio: int, fim: int) -> bool:
+    """Whether a name found at words inicio..fim (from 1) of a segment is all it says,
+    but for a preposition before it and a sigla after it: "EM CAMPO GRANDE" names a
+    place, "A ESPERANCA ACABOU" (Esperança, PB) does not."""
+    depois = palavras[fim:]
+    return all(p in _ANTES_DO_NOME for p in palavras[: inicio - 1]) and (
+        not depois or (len(depois) == 1 and len(depois[0]) == 2)
+    )
+
+
+# An ordinal as enderecobr writes it ("7º" → 7O, "1ª" → 1A).
+_ORDINAL = re.compile(r"\d{1,3}[OA]")
+
+
+def ordinais(palavras: list[str]) -> list[str]:
+    """A place's words with an ordinal before a word read as its number ("7O BEC" → 7
+    BEC, "1A ETAPA" → 1 ETAPA), as d2.nome_busca reads the names they are compared with
+    (º and ª are no letters there: CEP Aberto's "7º BEC" is "7 bec"); a last "1A" stays."""
+    return [
+        p[:-1] if i + 1 < len(palavras) and _ORDINAL.fullmatch(p) else p
+        for i, p in enumerate(palavras)
+    ]
 
 
 def normalizar(texto: str) -> str:

@@ -30,6 +30,10 @@ POIS = [
     # No UF: the POI, found in one of the three Campo Grandes, tells which.
     ("Hospital Regional, Campo Grande", "Jardim dos Estados", "poi", "numero", END),
     ("parque das nacoes indigenas, campo grande, ms", "Monte Castelo", "poi", "logradouro", END),
+    # Its kind abbreviated: written out before Nominatim is asked.
+    ("Hosp. Regional, Campo Grande MS", "Jardim dos Estados", "poi", "numero", END),
+    ("E.E. Maria Constança, Campo Grande - MS", "Centro", "poi", "numero", END),
+    ("esc. est. maria constanca, campo grande", "Centro", "poi", "numero", END),
     # A name two schools share, in two bairros: not a bairro, the município.
     ("Escola Municipal Padre Tomaz, Campo Grande MS", MUN, "municipio", "municipio", INF),
     # A kind of place Nominatim does not hold there: the município, never a guess.
@@ -86,6 +90,22 @@ def test_poi__gps_zero_zero_with_a_good_address_the_address_answers(
             CG,
             "rua_numero",
             "numero",
+            "endereco",
+        )
+        invariants.verificar(conn)
+
+
+def test_poi__the_reference_s_kind_abbreviated_is_written_out(geocoder_ms_url: str) -> None:
+    with psycopg.connect(geocoder_ms_url, autocommit=True, row_factory=dict_row) as conn:
+        event_id = publicar_endereco(
+            conn, {"endereco": "Rua Xyzwv, próximo à Esc. Est. Maria Constança, Campo Grande/MS"}
+        )
+        drenar(_url())
+        r = resposta_endereco(conn, event_id)
+        assert (r["municipio"], r["uc_nome"], r["passo"], r["metodo_resolucao"]) == (
+            CG,
+            "Centro",
+            "referencia",
             "endereco",
         )
         invariants.verificar(conn)

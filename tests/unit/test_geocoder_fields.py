@@ -449,3 +449,127 @@ def test_fields__any_text_is_understood_without_failing(texto: str) -> None:
     contexto = places.decidir(e, [], None)
     for consulta in _consultas(places.Contexto(e, municipio=_municipio())) + _consultas(contexto):
         assert all(len(v) <= 120 for v in consulta.campos().values())
+
+
+def _uc(uc: str, nivel: int, nome: str, seg: int, fim: int = 1) -> Candidate:
+    return Candidate(uc, nivel, nome, (uc, "uf-ms"), seg, 1, fim)
+
+
+def test_a_complaint_s_places_are_those_of_its_clause_with_aqui_or_em_frente() -> None:
+    e = _entender(
+        endereco="Moro em Dourados mas trabalho em Campo Grande, aqui na Rua X tem um buraco"
+    )
+    assert (e.rua, e.lugares, e.lugares_atados) == ("RUA X", ["DOURADOS", "CAMPO GRANDE"], {1})
+    dourados = _uc("mun-dou", 4, "Dourados", 0)
+    campo = _uc("mun-cg", 4, "Campo Grande", 1, 2)
+    assert places.decidir(e, [dourados, campo], None).municipio == campo
+    e = _entender(endereco="Sou de Campo Grande mas estou em Dourados, em frente ao mercado")
+    assert (e.lugares, e.lugares_atados, e.referencia) == (
+        ["CAMPO GRANDE", "DOURADOS"],
+        {1},
+        "MERCADO",
+    )
+    campo, dourados = _uc("mun-cg", 4, "Campo Grande", 0, 2), _uc("mun-dou", 4, "Dourados", 1)
+    assert places.decidir(e, [campo, dourados], None).municipio == dourados
+    # A bairro tied ("no bairro Y") sets aside only the bairros named elsewhere.
+    e = _entender(endereco="Moro no Centro de Dourados. Aqui no bairro Jardim Caramuru tem lixo")
+    assert (e.lugares[e.lugares_bairro.pop()], e.lugares_atados) == ("JARDIM CARAMURU", {1})
+    centro = _uc("bai-c", 2, "Centro", 0)
+    caramuru = Candidate("bai-jc", 2, "Jardim Caramuru", ("bai-jc", "mun-dou"), 1, 1, 2)
+    dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 3, 3)
+    ctx = places.decidir(e, [centro, caramuru, dourados], None)
+    assert (ctx.municipio, ctx.bairro) == (dourados, caramuru)
+
+
+def test_two_cities_with_no_anchor_stay_two() -> None:
+    e = _entender(endereco="Moro em Dourados e trabalho em Campo Grande, tem um buraco na rua")
+    assert e.lugares_atados == set()
+    dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 1, 1)
+    campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 1, 2)
+    ctx = places.decidir(e, [dourados, campo], None)
+    assert ctx.municipio is None  # the street must be found there: no inference
+    # A município's name inside the prose of a clause with "aqui" is no place it names.
+    e = _entender(endereco="Rua X, 10, Dourados. Aqui a esperança acabou")
+    assert (e.lugares, e.lugares_atados) == (["DOURADOS", "A ESPERANCA ACABOU"], {1})
+    dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 1, 1)
+    esperanca = Candidate("mun-esp", 4, "Esperança", ("mun-esp", "uf-pb"), 1, 2, 2)
+    assert places.decidir(e, [dourados, esperanca], None).municipio is None
+    # After a preposition, it is one ("tem um buraco | em Campo Grande").
+    e = _entender(endereco="Moro em Dourados. Aqui tem buraco em Campo Grande, Rua X")
+    assert (e.lugares, e.lugares_atados) == (["DOURADOS", "EM CAMPO GRANDE"], {1})
+    campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 2, 3)
+    assert places.decidir(e, [dourados, campo], None).municipio == campo
+    # Nor is a name at the end of its street's ("Rua Nova Esperança": Esperança, PB).
+    e = _entender(endereco="Moro em Campo Grande. Aqui na Rua Nova Esperança tem um buraco")
+    assert (e.logradouro, e.lugares, e.lugares_atados) == (
+        "NOVA ESPERANCA",
+        ["CAMPO GRANDE"],
+        set(),
+    )
+    campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 0, 1, 2)
+    esperanca = Candidate("mun-esp", 4, "Esperança", ("mun-esp", "uf-pb"), places.CAUDA, 2, 2)
+    assert places.decidir(e, [campo, esperanca], None).municipio != esperanca
+    # "aqui" after "moro", "estou": where the writer is, no anchor.
+    e = _entender(endereco="Rua X, 10, Dourados. Moro aqui em Campo Grande")
+    assert (e.lugares, e.lugares_atados) == (["DOURADOS", "CAMPO GRANDE"], set())
+
+
+PROSA = [
+    # (text, street, number, place segments)
+    ("Aqui na Rua Antônio Maria Coelho tem um buraco, Centro", "RUA ANTONIO MARIA COELHO", None,
+     ["CENTRO"]),
+    ("Aqui no Jardim Caramuru tem buraco na Rua Hayel Bon Faker, 2000", "RUA HAYEL BON FAKER",
+     "2000", ["JARDIM CARAMURU"]),
+    ("Moro em Dourados. Aqui na Rua 14 de Julho, 1500, Centro, Campo Grande tem um buraco",
+     "RUA 14 DE JULHO", "1500", ["DOURADOS", "CENTRO", "CAMPO GRANDE"]),
+    # An address with none of the prose words is read as it always was: a dot after an
+    # abbreviation, "Trabalho" and "Moro" inside names.
+    ("Rua Profa. Maria do Trabalho, 10, Vila Moro, Campo Grande",
+     "RUA PROFESSORA MARIA DO TRABALHO", "10", ["VILA MORO", "CAMPO GRANDE"]),
+    # Nor a bairro's name made of them (Teresina's), with no anchor around it.
+    ("rua dez 262 vale quem tem teresina", "RUA DEZ", "262", ["VALE QUEM TEM TERESINA"]),
+    ("R. Dez, nº 262 - Vale Quem Tem - Teresina-PI", "RUA DEZ", "262",
+     ["VALE QUEM TEM", "TERESINA", "PI"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("texto", "rua", "numero", "lugares"), PROSA, ids=[p[0] for p in PROSA])
+def test_the_prose_around_an_address_is_no_name(
+    texto: str, rua: str, numero: str | None, lugares: list[str]
+) -> None:
+    e = _entender(endereco=texto)
+    assert (e.rua, e.numero, e.lugares) == (rua, numero, lugares)
+
+
+def test_clauses_are_cut_in_linear_time() -> None:
+    for hostil in ("tem " * 20_000, "aqui " * 20_000, "moro em " * 20_000, "x" * 100_000):
+        inicio = time.perf_counter()
+        text.trechos(hostil.upper())
+        assert time.perf_counter() - inicio < 0.5
+
+
+POIS = [
+    # (text, what Nominatim is asked, None: no POI)
+    ("Hosp. Regional, Campo Grande MS", "HOSPITAL REGIONAL"),
+    ("E.E. Maria Constança, Campo Grande", "ESCOLA ESTADUAL MARIA CONSTANCA"),
+    ("EE Maria Constança, Campo Grande", "ESCOLA ESTADUAL MARIA CONSTANCA"),
+    ("esc mun padre tomaz, campo grande", "ESCOLA MUNICIPAL PADRE TOMAZ"),
+    ("E.M. Padre Tomaz, Campo Grande", "ESCOLA MUNICIPAL PADRE TOMAZ"),
+    ("EMEI Pequeno Príncipe, Campo Grande", "EMEI PEQUENO PRINCIPE"),
+    ("Unid. Básica de Saúde Tiradentes, Campo Grande", "UNIDADE BASICA DE SAUDE TIRADENTES"),
+    ("Igr. N. Sra. Aparecida, Dourados", "IGREJA NOSSA SENHORA APARECIDA"),
+    ("Fac. Estácio, Campo Grande", "FACULDADE ESTACIO"),
+    ("Sta. Casa, Campo Grande", "SANTA CASA"),
+    ("Santa Casa de Misericórdia, Campo Grande", "SANTA CASA DE MISERICORDIA"),
+    ("Pq. das Nações Indígenas, Campo Grande", "PARQUE DAS NACOES INDIGENAS"),
+    # A kind with no name, a preposition, a bairro: no POI, no search.
+    ("EE, Campo Grande", None),
+    ("Hosp., Campo Grande", None),
+    ("Em Campo Grande", None),
+    ("Bairro Escola Agrícola, Campo Grande", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("texto", "pergunta"), POIS, ids=[p[0] for p in POIS])
+def test_a_poi_s_kind_abbreviated_is_asked_written_out(texto: str, pergunta: str | None) -> None:
+    assert ladder_steps.poi(places.Contexto(_entender(endereco=texto))) == pergunta
