@@ -77,12 +77,12 @@ class Settings:
     nominatim_dsn: str | None = None  # its database (in-process mode); None: derived
     geocoder_timeout_s: float = 5.0
     geocoder_concorrencia: int = 2
-    geocoder_lote: int = 200
+    geocoder_batch: int = 200
     geocoder_espera_max_s: float = 300.0
     geocoder_cache_max: int = 50_000
     geocoder_cache_ttl_s: int = 24 * 3600
     # The address ladder; off: the older free-text path, unchanged.
-    geocoder_escada: bool = True
+    geocoder_ladder: bool = True
     # Tries the geocoder may fail one address while answering, so one address it keeps
     # failing cannot cost every round a timeout.
     geocoder_tentativas_max: int = 5
@@ -164,11 +164,11 @@ def load() -> Settings:
         nominatim_dsn=os.environ.get("D2_NOMINATIM_DSN") or None,
         geocoder_timeout_s=_float("D2_GEOCODER_TIMEOUT", 5.0),
         geocoder_concorrencia=_int("D2_GEOCODER_CONCURRENCY", 2),
-        geocoder_lote=_int("D2_GEOCODER_BATCH", 200),
+        geocoder_batch=_int("D2_GEOCODER_BATCH", 200),
         geocoder_espera_max_s=_float("D2_GEOCODER_RETRY_MAX", 300.0),
         geocoder_cache_max=_int("D2_GEOCODER_CACHE_MAX_ENTRIES", 50_000),
         geocoder_cache_ttl_s=_int("D2_GEOCODER_CACHE_TTL", 24 * 3600),
-        geocoder_escada=_ligado("D2_GEOCODER_LADDER"),
+        geocoder_ladder=_ligado("D2_GEOCODER_LADDER"),
         geocoder_tentativas_max=_int("D2_GEOCODER_TRIES_MAX", 5),
         nominatim_web_user=os.environ.get("NOMINATIM_DATABASE_WEBUSER") or "www-data",
         sync_timeout_s=_float("D2_SYNC_TIMEOUT", 30.0),
@@ -188,7 +188,7 @@ def load() -> Settings:
         raise errors.ConfigError("D2_OSM_MAX_BYTES must be at least 1")
     if settings.geocoder_timeout_s <= 0:
         raise errors.ConfigError("D2_GEOCODER_TIMEOUT must be positive")
-    if settings.geocoder_concorrencia < 1 or settings.geocoder_lote < 1:
+    if settings.geocoder_concorrencia < 1 or settings.geocoder_batch < 1:
         raise errors.ConfigError("D2_GEOCODER_CONCURRENCY and D2_GEOCODER_BATCH must be at least 1")
     if settings.geocoder_tentativas_max < 1:
         raise errors.ConfigError("D2_GEOCODER_TRIES_MAX must be at least 1")

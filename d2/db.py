@@ -341,7 +341,7 @@ def mascarar_senha(url: str) -> str:
     return psycopg.conninfo.make_conninfo(**campos)  # type: ignore[arg-type]
 
 
-def quem_trava(
+def lock_holders(
     conn: Connection, tabelas: list[str], *, leitores: bool = False
 ) -> list[dict[str, Any]]:
     """The other sessions holding a lock on these tables (with leitores, a reader's ACCESS
@@ -351,7 +351,7 @@ def quem_trava(
         return cur.execute(q("lock_holders"), {"tabelas": tabelas, "leitores": leitores}).fetchall()
 
 
-def travas_ocupadas(
+def locks_held(
     conn: Connection,
     tabelas: list[str],
     espera_s: float,
@@ -361,7 +361,7 @@ def travas_ocupadas(
 ) -> errors.LockTimeout:
     """The one line for a lock still held after espera_s (D2_LOCK_TIMEOUT): who holds it
     on which table, and what that means for the caller's operation."""
-    sessoes = quem_trava(conn, tabelas, leitores=leitores)
+    sessoes = lock_holders(conn, tabelas, leitores=leitores)
     quem = "; ".join(f"{descrever_sessao(s)} holds {s['modo']} on {s['tabela']}" for s in sessoes)
     return errors.LockTimeout(
         f"a lock stayed held for {espera_s:g} s (D2_LOCK_TIMEOUT): "

@@ -16,7 +16,7 @@ COLUNAS_LISTA = (
     "submissao_id", "decisao", "nivel", "nome", "uc_nome", "sobreposicao", "moderacao",
     "canonica", "criado_em",
 )  # fmt: skip
-COLUNAS_SAUDE = (
+COLUNAS_HEALTH = (
     "unidade_civica_id", "nome", "nivel", "suspeita", "demandas_dentro", "revisoes_perto",
     "resolvidas_fora_perto", "confirmacoes", "alternativas",
 )  # fmt: skip
@@ -110,8 +110,8 @@ def cmd_moderar(args: argparse.Namespace) -> int:
 def cmd_health(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
         em_dia(conn, seguir=True)
-        linhas = comunitario.saude(conn, args.limit)
-    emitir(args, linhas, lambda ls: tabela(ls, COLUNAS_SAUDE))
+        linhas = comunitario.health(conn, args.limit)
+    emitir(args, linhas, lambda ls: tabela(ls, COLUNAS_HEALTH))
     return 0
 
 

@@ -66,7 +66,7 @@ class Position(NamedTuple):
     sequencia: int
 
 
-def posicao(evento: Evento) -> Position:
+def position(evento: Evento) -> Position:
     return Position(evento.transacao, evento.sequence_number)
 
 
@@ -202,7 +202,7 @@ def ler_desde(
     limite: int = 1000,
     *,
     max_payload_bytes: int = wire.SEM_LIMITE,
-    max_lote_bytes: int = wire.SEM_LIMITE,
+    max_batch_bytes: int = wire.SEM_LIMITE,
 ) -> list[Evento]:
     """Committed events of tipo (one type, or several merged into one stream) after
     apos, in the readers' order, at most limite.
@@ -225,7 +225,7 @@ def ler_desde(
                 "transacao": transacao,
                 "limite": limite,
                 "max_payload": max_payload_bytes,
-                "max_lote": max_lote_bytes,
+                "max_lote": max_batch_bytes,
             },
         ).fetchall()
     return [_evento(row, max_payload_bytes) for row in rows]
@@ -251,7 +251,7 @@ class Fence(NamedTuple):
     """Seconds since the oldest of them was inserted; 0 when none waits."""
 
 
-def cerca(conn: db.Connection, tipo: str) -> Fence:
+def fence(conn: db.Connection, tipo: str) -> Fence:
     """What the readers' fence holds back now (a long write transaction anywhere in the
     cluster delays delivery, never loses an event)."""
     with db.mapped_errors(), conn.cursor(row_factory=tuple_row) as cur:
@@ -259,7 +259,7 @@ def cerca(conn: db.Connection, tipo: str) -> Fence:
     return Fence(int(row[0]), float(row[1])) if row else Fence(0, 0.0)
 
 
-def cerca_sessao(conn: db.Connection) -> dict[str, Any] | None:
+def fence_holder(conn: db.Connection) -> dict[str, Any] | None:
     """The session (or prepared transaction) whose open transaction is the fence now: pid,
     usuario, banco, aplicacao, transacao_s (None where this role may not see it), xid.
     None when no transaction with an id runs."""

@@ -29,17 +29,17 @@ from dataclasses import dataclass, field
 from d2 import config, db, errors
 from d2.eventlog import bus, consumer
 from d2.handler import cache, conclusion, outcome_logs, outputs
-from d2.handler.classification import Outcome, Plan, classificar_lote
+from d2.handler.classification import Outcome, Plan, classificar_batch
 from d2.handler.outputs import TIPO_SAIDA
 from d2.territorio import resolver
 
 log = logging.getLogger("d2.handler")
 
-CONSUMIDOR = "D-2"
+CONSUMER = "D-2"
 ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
 # The worker's cursor over TIPO_ENTRADA, and the name of its dead letters.
-CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMIDOR)
+CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMER)
 
 
 @dataclass
@@ -115,7 +115,7 @@ class Handler:
         so it may run on another connection while the previous batch is being written:
         events are unique in the log, so no earlier batch can still be writing a
         resolution this batch's idempotency check should see."""
-        resultado = Result(ultima=bus.posicao(eventos[-1]))
+        resultado = Result(ultima=bus.position(eventos[-1]))
         with db.mapped_errors():
             versao = conn.execute(db.q("mirror_version")).fetchone()
         if versao is not None:
@@ -135,11 +135,11 @@ class Handler:
                     db.q("resolucoes_by_event_ids"), {"ids": [e.event_id for e in eventos]}
                 )
             }
-        return classificar_lote(eventos, existentes, self.settings)
+        return classificar_batch(eventos, existentes, self.settings)
 
-    def concluir(self, conn: db.Connection, lote: Batch, mover_cursor: bool = True) -> Result:
+    def concluir(self, conn: db.Connection, batch: Batch, mover_cursor: bool = True) -> Result:
         """Steps 5-7 for a prepared batch: store, publish, mark processed, move the cursor."""
-        planos, resultado = lote.planos, lote.resultado
+        planos, resultado = batch.planos, batch.resultado
         self.conclusao.gravar_resolucoes(conn, planos)
         try:
             novos_pendentes = bus.com_retry(
@@ -153,15 +153,15 @@ class Handler:
         resultado.por_nivel.update(
             p.resolucao.nivel_minimo_resolvido
             for p in planos
-            if p.desfecho == Outcome.GEORREFERENCIADA and p.resolucao is not None
+            if p.outcome == Outcome.GEORREFERENCIADA and p.resolucao is not None
         )
-        resultado.contagem.update(str(p.desfecho) for p in planos)
+        resultado.contagem.update(str(p.outcome) for p in planos)
         return resultado
 
     def _resolver(self, conn: db.Connection, planos: list[Plan], resultado: Result) -> None:
         faltam: list[tuple[Plan, str]] = []
         for plano in planos:
-            if plano.desfecho is not None:
+            if plano.outcome is not None:
                 continue
             assert plano.lat is not None and plano.lng is not None
             chave = cache.chave(plano.lat, plano.lng)
@@ -185,7 +185,7 @@ class Handler:
     @staticmethod
     def _decidir(plano: Plan, valor: resolver.Resolucao | None) -> None:
         plano.resolucao = valor
-        plano.desfecho = Outcome.REVISAO_PENDENTE if valor is None else Outcome.GEORREFERENCIADA
+        plano.outcome = Outcome.REVISAO_PENDENTE if valor is None else Outcome.GEORREFERENCIADA
 
     def concluir_em_dead_letter(
         self,
@@ -200,7 +200,7 @@ class Handler:
         with db.mapped_errors(), conn.transaction():
             CURSOR.registrar_dead_letter(conn, evento, motivo[:2000])
             if mover_cursor:
-                CURSOR.avancar(conn, bus.posicao(evento))
+                CURSOR.avancar(conn, bus.position(evento))
         log.error(
             "Evento enviado à DLQ",
             extra={
@@ -209,6 +209,6 @@ class Handler:
                 "motivo": motivo,
             },
         )
-        resultado = Result(ultima=bus.posicao(evento))
+        resultado = Result(ultima=bus.position(evento))
         resultado.contagem[str(Outcome.DEAD_LETTER)] += 1
         return resultado

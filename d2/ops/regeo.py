@@ -58,7 +58,7 @@ def por_acompanhar(conn: db.Connection) -> int:
 
 
 def acompanhar(
-    conn: db.Connection, *, lote: int = 5000, prazo_s: float | None = None
+    conn: db.Connection, *, batch: int = 5000, prazo_s: float | None = None
 ) -> dict[str, Any]:
     """Follow the mirror's changes: expand the pending areas into the queue, then work it.
 
@@ -87,7 +87,7 @@ def acompanhar(
     mudancas: Mudancas = Counter()
     # Resolutions first, then reviews; at least one chunk per call, however short the slice.
     while (parcial := bus.com_retry(
-        functools.partial(_fila_lote, conn, lote), descricao="acompanhar re-geo"
+        functools.partial(_fila_batch, conn, batch), descricao="acompanhar re-geo"
     )) is not None:  # fmt: skip
         examinadas, sem_poligono, aplicadas = parcial
         relatorio["examinadas"] += examinadas
@@ -98,7 +98,7 @@ def acompanhar(
             break
     else:
         while not esgotado() and (revisoes := bus.com_retry(
-            functools.partial(_fila_revisoes_lote, conn, lote), descricao="acompanhar revisões"
+            functools.partial(_fila_revisoes_batch, conn, batch), descricao="acompanhar revisões"
         )) is not None:  # fmt: skip
             relatorio["revisoes_examinadas"] += revisoes[0]
             relatorio["revisoes_resolvidas"] += len(revisoes[1])
@@ -106,9 +106,9 @@ def acompanhar(
     return relatorio
 
 
-def _fila_lote(conn: db.Connection, lote: int) -> tuple[int, int, list[dict[str, Any]]] | None:
+def _fila_batch(conn: db.Connection, batch: int) -> tuple[int, int, list[dict[str, Any]]] | None:
     with db.mapped_errors(), conn.transaction():
-        linhas = conn.execute(db.q("regeo_queue_batch"), {"lote": lote}).fetchall()
+        linhas = conn.execute(db.q("regeo_queue_batch"), {"lote": batch}).fetchall()
         if not linhas:
             return None
         diferentes = [r for r in linhas if r["id"] is not None]
@@ -118,11 +118,13 @@ def _fila_lote(conn: db.Connection, lote: int) -> tuple[int, int, list[dict[str,
     return linhas[0]["examinadas"], sem_poligono, aplicadas
 
 
-def _fila_revisoes_lote(conn: db.Connection, lote: int) -> tuple[int, list[dict[str, Any]]] | None:
+def _fila_revisoes_batch(
+    conn: db.Connection, batch: int
+) -> tuple[int, list[dict[str, Any]]] | None:
     with db.mapped_errors(), conn.transaction():
         ids = [
             r["demanda_id"]
-            for r in conn.execute(db.q("regeo_queue_revisoes_batch"), {"lote": lote})
+            for r in conn.execute(db.q("regeo_queue_revisoes_batch"), {"lote": batch})
         ]
         if not ids:
             return None
@@ -141,7 +143,7 @@ def regeorreferenciar(
     uc: uuid.UUID | None,
     desde: date | None,
     dry_run: bool,
-    lote: int = 5000,
+    batch: int = 5000,
 ) -> dict[str, Any]:
     """Recompute stored resolutions (of `uc` — resolved there or with it in the chain —
     created on or after `desde`) under today's polygons; rewrite those whose answer
@@ -160,7 +162,7 @@ def regeorreferenciar(
     while True:
         with db.mapped_errors():
             pagina = conn.execute(
-                db.q("regeo_page"), {"apos": apos, "uc": uc, "desde": desde, "lote": lote}
+                db.q("regeo_page"), {"apos": apos, "uc": uc, "desde": desde, "lote": batch}
             ).fetchall()
         if not pagina:
             break

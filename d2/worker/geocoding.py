@@ -172,7 +172,7 @@ class GeocodingStage:
         with db.mapped_errors():
             conn.execute(db.q("geocoder_orphans"))
             devidas = conn.execute(
-                db.q("geocoder_due"), {"limite": self.settings.geocoder_lote}
+                db.q("geocoder_due"), {"limite": self.settings.geocoder_batch}
             ).fetchall()
             if not devidas:
                 return rodada
@@ -183,9 +183,9 @@ class GeocodingStage:
         eventos = bus.ler_eventos(conn, list(tentativas))
         planos = self._planos(conn, eventos)
         enderecos = [
-            p for p in planos if p.desfecho == classification.Outcome.GEOCODIFICACAO_PENDENTE
+            p for p in planos if p.outcome == classification.Outcome.GEOCODIFICACAO_PENDENTE
         ]
-        if self.settings.geocoder_escada:
+        if self.settings.geocoder_ladder:
             adiados = self._geocodificar_escada(conn, enderecos, rodada)
         else:
             adiados = self.free_text.geocodificar(conn, enderecos, rodada)
@@ -244,7 +244,7 @@ class GeocodingStage:
                 rodada.ceps_contraditorios += 1
             plano.geocodificacao = registro(plano, d.precisao, d.passo, d.entendido, d.consultas)
             if d.resolucao is not None and d.metodo is not None and d.confianca is not None:
-                plano.desfecho = classification.Outcome.GEORREFERENCIADA
+                plano.outcome = classification.Outcome.GEORREFERENCIADA
                 plano.resolucao, plano.lat, plano.lng = d.resolucao, d.lat, d.lng
                 plano.metodo, plano.confianca = d.metodo, d.confianca
                 plano.endereco_geocodificado = d.nome

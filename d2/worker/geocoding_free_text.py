@@ -63,7 +63,7 @@ class FreeTextPath:
         for i, ((plano, achado), inf) in enumerate(zip(decidir, inferencias, strict=True)):
             res = no_ponto.get(i)
             if achado is not None and res is not None and _coerente(plano, achado, res, inf):
-                plano.desfecho = classification.Outcome.GEORREFERENCIADA
+                plano.outcome = classification.Outcome.GEORREFERENCIADA
                 plano.resolucao, plano.lat, plano.lng = res, achado.lat, achado.lng
                 plano.metodo, plano.confianca = "endereco", "media"
                 plano.endereco_geocodificado = achado.nome
@@ -163,7 +163,7 @@ class FreeTextPath:
             if ponto is None:  # a UC with no polygon in the mirror: no point to publish
                 descartar(plano, str(inference.Reason.NAO_ENCONTRADO), rodada)
                 continue
-            plano.desfecho = classification.Outcome.GEORREFERENCIADA
+            plano.outcome = classification.Outcome.GEORREFERENCIADA
             plano.lat, plano.lng = ponto
             plano.resolucao = resolver.Resolucao(
                 inf.uc.unidade_civica_id, inf.uc.nivel, inf.uc.cadeia_ucs

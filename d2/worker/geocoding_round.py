@@ -45,7 +45,7 @@ def registro(
 
 def descartar(plano: classification.Plan, motivo: str, rodada: Round) -> None:
     """The address discarded: nothing credible was found (the reason counted)."""
-    plano.desfecho = classification.Outcome.ENDERECO_NAO_RESOLVIDO
+    plano.outcome = classification.Outcome.ENDERECO_NAO_RESOLVIDO
     plano.motivo = motivo
     if plano.geocodificacao is not None:
         plano.geocodificacao["motivo"] = motivo

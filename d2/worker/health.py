@@ -69,11 +69,11 @@ class Watch:
     """The leader's watch, kept across reconnects: the loop calls it when idle."""
 
     def __init__(
-        self, settings: config.Settings, estado: State, metricas: metrics.Metrics | None
+        self, settings: config.Settings, estado: State, metrics: metrics.Metrics | None
     ) -> None:
         self.settings = settings
         self.estado = estado
-        self.metricas = metricas
+        self.metrics = metrics
         self._vigia_em = 0.0
         self._alertas_logados: dict[str, float] = {}  # when each alert was last logged
 
@@ -97,26 +97,26 @@ class Watch:
         while it lasts) and the metrics. Neither can be a delay D-2 waits out: the
         session must end (docs/reliability.md, section 6)."""
         s = self.settings
-        cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
+        fence = bus.fence(conn, handler.TIPO_ENTRADA)
         alertas: dict[str, dict[str, Any]] = {}
-        if s.fence_max_s and cerca.retidos and cerca.atraso_s > s.fence_max_s:
-            sessao = bus.cerca_sessao(conn)
+        if s.fence_max_s and fence.retidos and fence.atraso_s > s.fence_max_s:
+            sessao = bus.fence_holder(conn)
             quem = db.descrever_sessao(sessao) if sessao else "a transaction that has ended since"
             alertas["cerca"] = {
                 "motivo": (
-                    f"{cerca.retidos} committed demand(s) held back for {cerca.atraso_s:.0f} s "
+                    f"{fence.retidos} committed demand(s) held back for {fence.atraso_s:.0f} s "
                     f"(D2_FENCE_MAX_SECONDS {s.fence_max_s:g}) by the oldest open transaction "
                     f"of the cluster: {quem}; end it (pg_terminate_backend)"
                 ),
-                "retidos": cerca.retidos,
-                "retidos_s": round(cerca.atraso_s, 1),
+                "retidos": fence.retidos,
+                "retidos_s": round(fence.atraso_s, 1),
                 "limite_s": s.fence_max_s,
                 "sessao": sessao,
             }
         preso = territorio_stage.mirror_preso_desde if territorio_stage else None
         atraso_mirror = 0.0 if preso is None else time.monotonic() - preso
         if s.mirror_max_s and preso is not None and atraso_mirror > s.mirror_max_s:
-            sessoes = mirror.quem_trava(conn)
+            sessoes = mirror.lock_holders(conn)
             quem = "; ".join(db.descrever_sessao(x) for x in sessoes)
             alertas["mirror"] = {
                 "motivo": (
@@ -130,9 +130,9 @@ class Watch:
             }
         self._anunciar(alertas)
         self.estado.alertas = alertas
-        if self.metricas is not None:
-            self.metricas.atualizar_gauges(conn, cerca)
-            self.metricas.observar_alertas(alertas, atraso_mirror)
+        if self.metrics is not None:
+            self.metrics.atualizar_gauges(conn, fence)
+            self.metrics.observar_alertas(alertas, atraso_mirror)
 
     def _anunciar(self, alertas: dict[str, dict[str, Any]]) -> None:
         agora = time.monotonic()

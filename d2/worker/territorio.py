@@ -42,7 +42,7 @@ class TerritorioStage:
     def acordar(self) -> None:
         self._acordar.set()
 
-    def rodada(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
+    def round(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
         """One round; True when follow-up work is left for the next one. conn must be in
         autocommit mode."""
         comunitario.drenar(conn, self.settings)
@@ -65,7 +65,7 @@ class TerritorioStage:
     def drenar(self, conn: db.Connection) -> None:
         """Every round's work until none is left (d2 worker --drain), on the caller's
         thread and connection."""
-        while self.rodada(conn, fatia_s=None):
+        while self.round(conn, fatia_s=None):
             pass
 
     def executar(self, url: str) -> None:
@@ -80,7 +80,7 @@ class TerritorioStage:
                 ):
                     espera = 0.5
                     while not self.parar.is_set():
-                        resta = self.rodada(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
+                        resta = self.round(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
                         if not resta:
                             self._acordar.wait(self.settings.poll_interval_s)
                             self._acordar.clear()

@@ -23,7 +23,7 @@ from d2.ops import status
 from d2.territorio import mirror
 from d2.worker import loop
 from tests.support import Conn
-from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_mirror
 
 
 def _versao(conn: Conn) -> int:
@@ -32,7 +32,7 @@ def _versao(conn: Conn) -> int:
     return int(row["versao"])
 
 
-def _no_espelho(conn: Conn) -> int:
+def _no_mirror(conn: Conn) -> int:
     row = conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone()
     assert row is not None
     return int(row["n"])
@@ -54,7 +54,7 @@ def test_captura__the_writer_records_ids_and_nothing_else(conn: Conn) -> None:
     with conn.transaction():
         uc = _inserir_sem_aplicar(conn, "M", 0)
         # Inside the writer's transaction: no mirror row, no chain, no version move.
-        assert _no_espelho(conn) == 0
+        assert _no_mirror(conn) == 0
         assert conn.execute("SELECT count(*) AS n FROM d2.mirror_cadeias").fetchone() == {"n": 0}
     assert _versao(conn) == versao and _resolve(conn, 0.5, 0.5) is None
     rows = conn.execute("SELECT unidade_civica_id FROM d2.mirror_mudancas").fetchall()
@@ -82,23 +82,23 @@ def test_captura__update_delete_and_truncate_are_followed(conn: Conn) -> None:
     )
     # Insert and update before one apply: old and new ids recorded, the last state wins.
     assert mirror.pendentes(conn) == 3
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, 0.5, 0.5) is None and _resolve(conn, 0.5, 5.5) == uc
 
     conn.execute("UPDATE core.uc_polygons SET id = gen_random_uuid()")
-    sincronizar_espelho(conn)
-    assert _no_espelho(conn) == 1 and _resolve(conn, 0.5, 5.5) == uc
+    sincronizar_mirror(conn)
+    assert _no_mirror(conn) == 1 and _resolve(conn, 0.5, 5.5) == uc
 
     outro = _inserir_sem_aplicar(conn, "N", 10)
     conn.execute("DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc])
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, 0.5, 5.5) is None and _resolve(conn, 0.5, 10.5) == outro
 
     conn.execute("TRUNCATE core.uc_polygons")
     _inserir_sem_aplicar(conn, "depois do truncate", 20)
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, 0.5, 10.5) is None
-    assert _no_espelho(conn) == 1 and _resolve(conn, 0.5, 20.5) is not None
+    assert _no_mirror(conn) == 1 and _resolve(conn, 0.5, 20.5) is not None
     assert conn.execute("SELECT count(*) AS n FROM d2.mirror_cadeias").fetchone() == {"n": 1}
 
 
@@ -140,7 +140,7 @@ def test_aplicar__a_writer_committing_mid_apply_is_applied_whole_later(
     # Between -45 and -44: still B (both old), not A and B at once, not nobody.
     assert _resolve(conn, -27.0, -44.5) == territorio.mun_b
     assert mirror.pendentes(conn) == 4
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, -27.0, -44.5) == territorio.mun_a
     assert _resolve(conn, -27.0, -43.5) == territorio.mun_b
 
@@ -161,7 +161,7 @@ def test_captura__a_writer_never_waits_for_an_applier(conn: Conn, db_url: str) -
                 )
                 inserir_uc(escritor, 4, "N", poligono(quadrado(3, 0, 4, 1)), sincronizar=False)
                 escritor.execute("DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc])
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, 0.5, 0.5) is None and _resolve(conn, 0.5, 3.5) is not None
 
 

@@ -75,8 +75,8 @@ def test_multi_worker__three_workers_handle_each_event_exactly_once(
     ]
     try:
         # More events arrive while they run.
-        for rodada in range(5):
-            backlog(conn, 40, seed=100 + rodada)
+        for vez in range(5):
+            backlog(conn, 40, seed=100 + vez)
             time.sleep(0.2)
         esperar(lambda: lag(conn) == 0, timeout_s=120)
     finally:

@@ -28,7 +28,7 @@ from d2 import config, db
 from d2.handler import handler
 from d2.worker import loop
 from tests.support.events import inserir_evento, payload_normalizada
-from tests.support.territorio import Territorio, TerritorioDesenhos
+from tests.support.territorio import Territorio, TerritorioDrawings
 
 Conn = db.Connection
 """An autocommit connection with dict rows, as the `conn` fixture gives."""
@@ -208,9 +208,9 @@ def territorio(conn: Conn) -> Territorio:
 
 
 @pytest.fixture
-def territorio_desenhos(conn: Conn) -> TerritorioDesenhos:
+def territorio_drawings(conn: Conn) -> TerritorioDrawings:
     """Where the tests draw citizens' polygons (tests/support/territorio.py), all of it IBGE."""
-    return TerritorioDesenhos(conn)
+    return TerritorioDrawings(conn)
 
 
 # --- the worker's login: a LOGIN role holding d2_worker and nothing else ----------------

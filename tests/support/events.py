@@ -110,7 +110,7 @@ def saidas(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
     ).fetchall()
 
 
-def submeter_desenho(
+def submeter_drawing(
     conn: psycopg.Connection[Any],
     geometria: Any,
     *,
