@@ -92,7 +92,7 @@ class Settings:
     # How long a command that answers from the mirror may spend bringing it up to date
     # (waiting for the appliers' lock, applying, following up stored answers).
     sync_timeout_s: float = 30.0
-    # statement_timeout of the territory stage's connection (drawings, replica, mirror,
+    # statement_timeout of the geometry stage's connection (drawings, replica, mirror,
     # follow-up): a bound on top of the caps of the geometry functions.
     territorio_timeout_s: float = 30.0
     # Who may publish what D-2 consumes (docs/design.md, decision 11): any colony can write

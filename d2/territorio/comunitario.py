@@ -14,7 +14,7 @@ id until its last row: no event-log fence held meanwhile), then submit and publi
 the cursor's transaction: `uc.poligono_adicionado` for a new UC, `uc.poligono_atualizado`
 when the consensus moves a UC's canonical geometry, and `uc.moderacao_solicitada` every
 N conflicting drawings of one place (D2_TERRITORIO_ALERTA_A_CADA). Runs on the worker's
-territory stage (d2/worker/territorio.py), never in the demand loop.
+geometry stage (d2/worker/geometry.py), never in the demand loop.
 """
 
 from __future__ import annotations

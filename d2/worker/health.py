@@ -15,7 +15,7 @@ from d2 import config, db
 from d2.eventlog import bus
 from d2.handler import handler
 from d2.territorio import mirror
-from d2.worker import metrics, territorio
+from d2.worker import geometry, metrics
 
 # The watch's lines are the loop's (logs are a fixed interface).
 log = logging.getLogger("d2.worker.loop")
@@ -77,17 +77,13 @@ class Watch:
         self._vigia_em = 0.0
         self._alertas_logados: dict[str, float] = {}  # when each alert was last logged
 
-    def talvez(
-        self, conn: db.Connection, territorio_stage: territorio.TerritorioStage | None
-    ) -> None:
+    def talvez(self, conn: db.Connection, geometry_stage: geometry.GeometryStage | None) -> None:
         """Watch, at most once a second: an idle worker polls many times a second."""
         if time.monotonic() - self._vigia_em >= _VIGIA_S:
-            self.vigiar(conn, territorio_stage)
+            self.vigiar(conn, geometry_stage)
             self._vigia_em = time.monotonic()
 
-    def vigiar(
-        self, conn: db.Connection, territorio_stage: territorio.TerritorioStage | None
-    ) -> None:
+    def vigiar(self, conn: db.Connection, geometry_stage: geometry.GeometryStage | None) -> None:
         """What holds this worker's output back past its bounds, named: committed demands
         behind the event log's fence (an open transaction with an id, anywhere in the
         cluster) for longer than D2_FENCE_MAX_SECONDS; waiting changes of
@@ -113,7 +109,7 @@ class Watch:
                 "limite_s": s.fence_max_s,
                 "sessao": sessao,
             }
-        preso = territorio_stage.mirror_preso_desde if territorio_stage else None
+        preso = geometry_stage.mirror_preso_desde if geometry_stage else None
         atraso_mirror = 0.0 if preso is None else time.monotonic() - preso
         if s.mirror_max_s and preso is not None and atraso_mirror > s.mirror_max_s:
             sessoes = mirror.lock_holders(conn)

@@ -15,7 +15,7 @@ spec's per-event path and stays strictly sequential. Both ways of reading live i
 d2.worker.reading.
 
 Beside it, while it leads, two stages run on threads and connections of their own: the
-geocoding of address demands (d2.worker.geocoding) and the territory (d2.worker.territorio:
+geocoding of address demands (d2.worker.geocoding) and the geometry stage (d2.worker.geometry:
 citizen drawings, the replica, the mirror's apply, the follow-up), so neither a slow
 geocoder nor a hostile drawing ever holds a GPS demand back.
 
@@ -46,7 +46,7 @@ from d2.geocoder import nominatim
 from d2.handler import classification
 from d2.handler.handler import TIPO_ENTRADA, Batch, Handler, Result, transitoria
 from d2.territorio import mirror
-from d2.worker import geocoding, health, metrics, metrics_http, territorio
+from d2.worker import geocoding, geometry, health, metrics, metrics_http
 from d2.worker.leadership import Leadership
 from d2.worker.reading import InTurnReading, ReadAhead, Reading
 
@@ -73,9 +73,9 @@ class Worker:
         self._espera_s = 0.5
         self.metrics = metrics.Metrics() if settings.metrics_port else None
         self._vigia = health.Watch(settings, self.estado, self.metrics)
-        # The territory stage while leading (it applies the mirror: the watch asks it
+        # The geometry stage while leading (it applies the mirror: the watch asks it
         # since when it could not).
-        self._territorio_stage: territorio.TerritorioStage | None = None
+        self._geometry_stage: geometry.GeometryStage | None = None
         # Address demands (docs/geocoding.md): the geocoding stage, its metrics and cache, kept
         # across reconnects.
         self._estagio: geocoding.GeocodingStage | None = None
@@ -161,7 +161,7 @@ class Worker:
                     bus.Listener(self.url) as ouvinte,
                     self._leitura(conn) as leitura,
                     self._geocodificacao(drain=drain),
-                    self._territorio(drain=drain) as territorio_stage,
+                    self._geometry(drain=drain) as geometry_stage,
                 ):
                     mirror.acompanhar(conn)  # the mirror first: events resolve against it
                     self._replay(conn, leitura)
@@ -171,7 +171,7 @@ class Worker:
                         if self._estagio is not None:
                             round_ = self._estagio.drenar(conn)
                             self.estado.resultado.somar(round_.resultado)
-                        territorio_stage.drenar(conn)
+                        geometry_stage.drenar(conn)
                         return
                     espera, ultimo = _ESPERA_MIN_S, time.monotonic()
                     while not self.parar.is_set():
@@ -241,19 +241,19 @@ class Worker:
             self.estado.geocodificador = None
 
     @contextlib.contextmanager
-    def _territorio(self, *, drain: bool) -> Iterator[territorio.TerritorioStage]:
-        """The territory stage while this worker leads: drawings, the replica, the
+    def _geometry(self, *, drain: bool) -> Iterator[geometry.GeometryStage]:
+        """The geometry stage while this worker leads: drawings, the replica, the
         mirror's apply and the follow-up, on a thread and connection of their own (with
         drain, run by the caller after the log is drained)."""
         parar = threading.Event()
-        stage = territorio.TerritorioStage(self.settings, parar)
+        stage = geometry.GeometryStage(self.settings, parar)
         thread = None
         if not drain:
             thread = threading.Thread(
                 target=stage.executar, args=(self.url,), name="d2-territorio", daemon=True
             )
             thread.start()
-        self._territorio_stage = stage
+        self._geometry_stage = stage
         try:
             yield stage
         finally:
@@ -261,7 +261,7 @@ class Worker:
             stage.acordar()
             if thread is not None:
                 thread.join()
-            self._territorio_stage = None
+            self._geometry_stage = None
 
     def _aguardar_lideranca(self, lideranca: Leadership) -> None:
         avisado = False
@@ -298,7 +298,7 @@ class Worker:
                     leitura.pedir(bus.position(eventos[-1]))
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
-                    self._vigia.talvez(conn, self._territorio_stage)
+                    self._vigia.talvez(conn, self._geometry_stage)
                     return veio
                 veio = True
                 resultado = processar(self.handler, conn, eventos, batch=batch, leitura=leitura)

@@ -414,7 +414,7 @@ def test_chaos__hostile_drawings_in_the_backlog_never_hold_gps_demands_back(
     preparado: Conn, db_url: str, tmp_path: Path, relatorio: Relatorio
 ) -> None:
     """Hostile drawings: a 4.3 kB star once held a GPS demand back 42.6 s. Drawings are now
-    evaluated on the territory stage's own thread and connection, repaired only when
+    evaluated on the geometry stage's own thread and connection, repaired only when
     small: a GPS demand published right after a burst of hostile drawings is resolved
     within seconds, and every drawing ends in one terminal state too."""
     worker = ProcessoWorker(db_url, tmp_path / "worker.log", "--batch-size", "10").iniciar()

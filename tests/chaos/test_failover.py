@@ -359,7 +359,7 @@ def test_every_session_of_the_worker_ended_at_once__one_line_per_stage_and_no_tr
     Territorio(conn)
     semear_cursor(conn)
     usuario = psycopg.conninfo.conninfo_to_dict(login_url)["user"]
-    # Rounds of the territory stage far apart: it rests, idle, when its session ends.
+    # Rounds of the geometry stage far apart: it rests, idle, when its session ends.
     worker = ProcessoWorker(
         login_url, tmp_path / "worker.log", "--batch-size", "10", D2_POLL_INTERVAL="2"
     ).iniciar()

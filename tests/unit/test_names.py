@@ -86,6 +86,8 @@ INGLES = {
     "failover", "replication", "connection", "lost",
     # The names of places and streets an address is read against (d2/geocoder/gazetteer.py).
     "gazetteer",
+    # The worker's stage that runs every geometry step: drawings, replica, mirror, follow-up.
+    "geometry",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES

@@ -56,7 +56,7 @@ def publicados(conn: Conn, tipo: str) -> list[dict[str, Any]]:
     ]
 
 
-def test_territorio__new_bairro_becomes_a_community_uc_that_resolves(
+def test_drawings__new_bairro_becomes_a_community_uc_that_resolves(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     drawing = quadrado_em(-54.95, -22.05)
@@ -124,7 +124,7 @@ def _deslocamento(sobreposicao: float) -> float:
         (0.04, "nova"),
     ],
 )
-def test_territorio__consensus_thresholds_around_80_and_50_percent(
+def test_drawings__consensus_thresholds_around_80_and_50_percent(
     conn: Conn,
     territorio_drawings: TerritorioDrawings,
     settings: config.Settings,
@@ -151,7 +151,7 @@ def test_territorio__consensus_thresholds_around_80_and_50_percent(
         assert s["moderacao"] == ("pendente" if esperada == "alternativa" else None)
 
 
-def test_territorio__drawing_over_an_ibge_bairro_confirms_it_and_never_rewrites_it(
+def test_drawings__drawing_over_an_ibge_bairro_confirms_it_and_never_rewrites_it(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     antes = conn.execute(
@@ -176,7 +176,7 @@ def test_territorio__drawing_over_an_ibge_bairro_confirms_it_and_never_rewrites_
     assert publicados(conn, "uc.poligono_atualizado") == []
 
 
-def test_territorio__canonical_is_the_version_with_most_intersection_with_the_others(
+def test_drawings__canonical_is_the_version_with_most_intersection_with_the_others(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     original = quadrado_em(-54.95, -22.05)
@@ -208,7 +208,7 @@ def test_territorio__canonical_is_the_version_with_most_intersection_with_the_ot
     assert atualizados[-1]["motivo"] == "consenso"
 
 
-def test_territorio__every_n_conflicting_drawings_raise_one_moderation_alert(
+def test_drawings__every_n_conflicting_drawings_raise_one_moderation_alert(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     submeter_drawing(conn, quadrado_em(-54.95, -22.05))
@@ -268,7 +268,7 @@ def _antimeridiano() -> dict[str, Any]:
         "outside", "straddling", "antimeridian", "latitude-out-of-range",
     ],
 )  # fmt: skip
-def test_territorio__invalid_and_hostile_geometry_is_refused_with_its_reason(
+def test_drawings__invalid_and_hostile_geometry_is_refused_with_its_reason(
     conn: Conn,
     territorio_drawings: TerritorioDrawings,
     settings: config.Settings,
@@ -289,7 +289,7 @@ def test_territorio__invalid_and_hostile_geometry_is_refused_with_its_reason(
     ).fetchone() == {"n": 0}
 
 
-def test_territorio__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
+def test_drawings__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     torcido = submeter_drawing(conn, _espinho_torcido())
@@ -314,7 +314,7 @@ def test_territorio__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
     ).fetchone() == {"ccw": True}
 
 
-def test_territorio__too_many_vertices_are_refused_and_huge_payloads_dead_lettered(
+def test_drawings__too_many_vertices_are_refused_and_huge_payloads_dead_lettered(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     def circulo(n: int) -> dict[str, Any]:
@@ -340,7 +340,7 @@ def test_territorio__too_many_vertices_are_refused_and_huge_payloads_dead_letter
     assert "exceeds" in cartas[0]["erro"]
 
 
-def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
+def test_drawings__malformed_events_are_dead_lettered_and_the_drain_goes_on(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     with conn.transaction():
@@ -368,7 +368,7 @@ def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
     ).fetchone() == {"n": 0}
 
 
-def test_territorio__replay_from_zero_changes_nothing_and_publishes_nothing(
+def test_drawings__replay_from_zero_changes_nothing_and_publishes_nothing(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     submeter_drawing(conn, quadrado_em(-54.95, -22.05))
@@ -389,7 +389,7 @@ def test_territorio__replay_from_zero_changes_nothing_and_publishes_nothing(
     ).fetchone() == {"n": 1}
 
 
-def test_territorio__a_failure_while_publishing_leaves_no_trace_and_the_next_drain_completes(
+def test_drawings__a_failure_while_publishing_leaves_no_trace_and_the_next_drain_completes(
     conn: Conn,
     territorio_drawings: TerritorioDrawings,
     settings: config.Settings,
@@ -418,7 +418,7 @@ def test_territorio__a_failure_while_publishing_leaves_no_trace_and_the_next_dra
     assert len(publicados(conn, "uc.poligono_adicionado")) == 1
 
 
-def test_territorio__micro_area_inside_a_community_bairro_has_it_as_parent(
+def test_drawings__micro_area_inside_a_community_bairro_has_it_as_parent(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     bairro = submeter_drawing(conn, quadrado_em(-54.95, -22.05))
@@ -439,7 +439,7 @@ def test_territorio__micro_area_inside_a_community_bairro_has_it_as_parent(
     ]
 
 
-def test_territorio__moderators_accept_a_version_and_remove_vandalism(
+def test_drawings__moderators_accept_a_version_and_remove_vandalism(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     original = submeter_drawing(conn, quadrado_em(-54.95, -22.05))
@@ -473,7 +473,7 @@ def test_territorio__moderators_accept_a_version_and_remove_vandalism(
         comunitario.moderar(conn, uuid.uuid4(), "aceitar", "mod")
 
 
-def test_territorio__health_ranks_a_misplaced_polygon_first(
+def test_drawings__health_ranks_a_misplaced_polygon_first(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     certo = submeter_drawing(conn, quadrado_em(-54.95, -22.05), nome="Certo")
@@ -504,7 +504,7 @@ def test_territorio__health_ranks_a_misplaced_polygon_first(
     assert (health[1]["revisoes_perto"], health[1]["demandas_dentro"]) == (0, 3)
 
 
-def test_territorio__the_worker_role_names_an_event_and_nothing_else(
+def test_drawings__the_worker_role_names_an_event_and_nothing_else(
     conn: Conn, territorio_drawings: TerritorioDrawings, db_url: str
 ) -> None:
     """The definer functions take only an event's id: the worker's role
@@ -544,7 +544,7 @@ def test_territorio__the_worker_role_names_an_event_and_nothing_else(
         conn.execute("DROP ROLE territorio_worker_login, territorio_qualquer")
 
 
-def test_territorio__two_consumers_at_once_handle_each_drawing_once(
+def test_drawings__two_consumers_at_once_handle_each_drawing_once(
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings, db_url: str
 ) -> None:
     eventos = [
@@ -571,7 +571,7 @@ def test_territorio__two_consumers_at_once_handle_each_drawing_once(
     ).fetchone() == {"n": len(eventos), "d": len(eventos)}
 
 
-def test_territorio__cli_consumes_lists_and_refuses_with_one_line(
+def test_drawings__cli_consumes_lists_and_refuses_with_one_line(
     conn: Conn, territorio_drawings: TerritorioDrawings, db_url: str
 ) -> None:
     env = {**os.environ, "DATABASE_URL": db_url}
@@ -599,7 +599,7 @@ def test_territorio__cli_consumes_lists_and_refuses_with_one_line(
     assert "not a UUID" in recusado.stderr
 
 
-def test_territorio__cli_shows_and_moderates_in_sentences_for_people(
+def test_drawings__cli_shows_and_moderates_in_sentences_for_people(
     conn: Conn,
     db_url: str,
     territorio_drawings: TerritorioDrawings,

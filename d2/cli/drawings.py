@@ -1,5 +1,6 @@
-"""`d2 territorio …`: citizen-drawn polygons for moderators (list, show, accept, reject,
-health) and the consumer of lugar.cadastrado (consumir)."""
+"""`d2 territorio …` (the command keeps its name; the module is named after what it acts on):
+citizen-drawn polygons for moderators (list, show, accept, reject, health) and the consumer
+of lugar.cadastrado (consumir)."""
 
 from __future__ import annotations
 

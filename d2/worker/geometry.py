@@ -1,4 +1,4 @@
-"""The territory stage: every geometry step of the territory, on a thread and a database
+"""The geometry stage: every geometry step of the territory, on a thread and a database
 connection of its own while this worker leads, never in the demand loop.
 
 Citizen drawings (d2/territorio/comunitario.py), the event-synced replica's events
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 FATIA_ACOMPANHAMENTO_S = 0.25
 
 
-class TerritorioStage:
+class GeometryStage:
     """One round at a time: drawings, the replica, the mirror, a slice of the follow-up."""
 
     def __init__(self, settings: config.Settings, parar: threading.Event) -> None:
