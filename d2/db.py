@@ -41,8 +41,8 @@ _CONFIG_FAILURES = (
 # The leadership fence's own code (sql/functions/consumer_offset_lideranca.sql): in
 # class 40, so the batch rolls back and the worker reconnects as a standby; never
 # retried in place, and no failure of the batch's events (they are the new leader's).
-LIDERANCA_PERDIDA = "40D2L"
-_TRANSIENT = ("08", "40001", "40P01", LIDERANCA_PERDIDA, "57P01", "57P02", "57P03", "53300")
+LEADERSHIP_LOST = "40D2L"
+_TRANSIENT = ("08", "40001", "40P01", LEADERSHIP_LOST, "57P01", "57P02", "57P03", "53300")
 # The session's server went away or cannot take it now: connection exceptions, admin
 # shutdown (pg_terminate_backend, a fast shutdown), crash shutdown, cannot connect now.
 _SEM_SERVIDOR = ("08", "57P01", "57P02", "57P03")
@@ -116,9 +116,9 @@ def conexao_perdida(exc: BaseException) -> bool:
     return False
 
 
-def lideranca_perdida(exc: BaseException) -> bool:
+def leadership_lost(exc: BaseException) -> bool:
     """True when exc (or what it wraps) is the leadership fence refusing a batch."""
-    return any(getattr(atual, "sqlstate", None) == LIDERANCA_PERDIDA for atual in _causas(exc))
+    return any(getattr(atual, "sqlstate", None) == LEADERSHIP_LOST for atual in _causas(exc))
 
 
 def _causas(exc: BaseException) -> Iterator[BaseException]:

@@ -174,7 +174,7 @@ def com_retry(
         try:
             return operacao()
         except Exception as exc:
-            if db.lideranca_perdida(exc):
+            if db.leadership_lost(exc):
                 raise  # not a failure of this work: another worker leads now
             if not (db.is_transient(exc) or isinstance(exc, errors.PublishError)):
                 raise

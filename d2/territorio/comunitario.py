@@ -263,19 +263,19 @@ def listar(
         ).fetchall()
 
 
-def mostrar(conn: db.Connection, submissao_id: uuid.UUID) -> dict[str, Any]:
+def mostrar(conn: db.Connection, drawing_id: uuid.UUID) -> dict[str, Any]:
     """One submission with its geometry (GeoJSON) and the UC's other versions."""
     with db.mapped_errors():
-        row = conn.execute(db.q("territorio_show"), {"id": submissao_id}).fetchone()
+        row = conn.execute(db.q("territorio_show"), {"id": drawing_id}).fetchone()
         if row is None:
-            raise errors.InvalidInput(f"submission {submissao_id} not found")
+            raise errors.InvalidInput(f"submission {drawing_id} not found")
         versoes = conn.execute(
             db.q("territorio_versions"), {"uc": row["unidade_civica_id"]}
         ).fetchall()
     return {**row, "versoes": versoes}
 
 
-def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -> dict[str, Any]:
+def moderar(conn: db.Connection, drawing_id: uuid.UUID, acao: str, por: str) -> dict[str, Any]:
     """'aceitar' or 'rejeitar' one submission, publishing what changed, in one transaction.
 
     Raises errors.InvalidInput with the database's one-line reason when the decision is
@@ -283,7 +283,7 @@ def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -
     of an IBGE or OSM UC)."""
     with db.mapped_errors(), conn.transaction():
         row = conn.execute(
-            db.q("territorio_moderar"), {"id": submissao_id, "acao": acao, "por": por}
+            db.q("territorio_moderar"), {"id": drawing_id, "acao": acao, "por": por}
         ).fetchone()
         assert row is not None
         if row["efeito"] == "criada":  # a held drawing, accepted: a new community UC
@@ -314,7 +314,7 @@ def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -
     log.info(
         "Moderação: %s",
         acao,
-        extra={"submissao_id": str(submissao_id), "efeito": row["efeito"], "moderador": por},
+        extra={"submissao_id": str(drawing_id), "efeito": row["efeito"], "moderador": por},
     )
     return dict(row)
 

@@ -146,14 +146,14 @@ class Worker:
     def _sessao(self, *, drain: bool) -> None:
         with (
             db.connect(self.url, autocommit=True, application_name="d2-worker") as conn,
-            Leadership(self.url) as lideranca,
+            Leadership(self.url) as leadership,
         ):
-            self._aguardar_lideranca(lideranca)
+            self._aguardar_leadership(leadership)
             if self.parar.is_set():
                 return
             try:
                 with db.mapped_errors():
-                    conn.execute(db.q("leader_identify"), {"pid": str(lideranca.pid)})
+                    conn.execute(db.q("leader_identify"), {"pid": str(leadership.pid)})
                     conn.execute(db.q("leader_fence"), {"tipo": TIPO_ENTRADA})
                 cursor = self.handler.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
@@ -176,7 +176,7 @@ class Worker:
                     espera, ultimo = _ESPERA_MIN_S, time.monotonic()
                     while not self.parar.is_set():
                         ouvinte.esperar(espera)
-                        lideranca.confirmar()
+                        leadership.confirmar()
                         # Producers send no NOTIFY (it would serialise their commits):
                         # poll often while events come, less and less once none came
                         # for a while.
@@ -263,10 +263,10 @@ class Worker:
                 thread.join()
             self._geometry_stage = None
 
-    def _aguardar_lideranca(self, lideranca: Leadership) -> None:
+    def _aguardar_leadership(self, leadership: Leadership) -> None:
         avisado = False
         while not self.parar.is_set():
-            if lideranca.tentar():
+            if leadership.tentar():
                 self.estado.lider = True
                 self.estado.standby_desde = None
                 log.info("Worker ativo (liderança obtida)")

@@ -227,8 +227,8 @@ def test_leadership__a_cursor_moved_by_a_leader_that_lost_its_lock_is_refused(
         escrita.execute("SELECT set_config('d2.lideranca_pid', %s, false)", [str(pid)])
         with pytest.raises(psycopg.Error, match="liderança perdida") as recusa:
             escrita.execute("UPDATE d2.consumer_offset SET last_sequence = 2")
-    assert recusa.value.sqlstate == db.LIDERANCA_PERDIDA  # transient, never dead-lettered
-    assert db.is_transient(recusa.value) and db.lideranca_perdida(recusa.value)
+    assert recusa.value.sqlstate == db.LEADERSHIP_LOST  # transient, never dead-lettered
+    assert db.is_transient(recusa.value) and db.leadership_lost(recusa.value)
     assert conn.execute("SELECT last_sequence FROM d2.consumer_offset").fetchone() == {
         "last_sequence": 1
     }
