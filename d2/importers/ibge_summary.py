@@ -85,7 +85,7 @@ class Summary:
         if self.mirror is not None:
             e = self.mirror
             linhas.append(
-                f"mirror: {e.mudancas} changes applied in {e.segundos:.1f} s, version {e.versao}"
+                f"mirror: {e.changes} changes applied in {e.segundos:.1f} s, version {e.versao}"
             )
         for nome, camada in self.camadas.items():
             fontes = ", ".join(

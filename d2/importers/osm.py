@@ -101,7 +101,7 @@ class Summary:
         if self.mirror is not None:
             e = self.mirror
             linhas.append(
-                f"mirror: {e.mudancas} changes applied in {e.segundos:.1f} s, version {e.versao}"
+                f"mirror: {e.changes} changes applied in {e.segundos:.1f} s, version {e.versao}"
             )
         return "\n".join(linhas)
 

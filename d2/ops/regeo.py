@@ -37,7 +37,7 @@ NIL = uuid.UUID(int=0)
 # less than one index probe per polygon.
 AREAS_PARA_TUDO = 500
 
-Mudancas = Counter[tuple[uuid.UUID, int, uuid.UUID, int]]
+Changes = Counter[tuple[uuid.UUID, int, uuid.UUID, int]]
 
 
 # --- the follow-up ---------------------------------------------------------------------------
@@ -84,7 +84,7 @@ def acompanhar(
     def esgotado() -> bool:
         return prazo_s is not None and time.monotonic() - inicio >= prazo_s
 
-    mudancas: Mudancas = Counter()
+    changes: Changes = Counter()
     # Resolutions first, then reviews; at least one chunk per call, however short the slice.
     while (parcial := bus.com_retry(
         functools.partial(_fila_batch, conn, batch), descricao="acompanhar re-geo"
@@ -93,7 +93,7 @@ def acompanhar(
         relatorio["examinadas"] += examinadas
         relatorio["sem_poligono_hoje"] += sem_poligono
         relatorio["alteradas"] += len(aplicadas)
-        _contar(mudancas, aplicadas)
+        _contar(changes, aplicadas)
         if esgotado():
             break
     else:
@@ -102,7 +102,7 @@ def acompanhar(
         )) is not None:  # fmt: skip
             relatorio["revisoes_examinadas"] += revisoes[0]
             relatorio["revisoes_resolvidas"] += len(revisoes[1])
-    relatorio["mudancas"] = _agrupar(conn, mudancas)
+    relatorio["mudancas"] = _agrupar(conn, changes)
     return relatorio
 
 
@@ -155,7 +155,7 @@ def regeorreferenciar(
     With dry_run nothing is written. conn must be in autocommit mode.
     """
     db.exigir_autocommit(conn)
-    mudancas: Mudancas = Counter()
+    changes: Changes = Counter()
     relatorio: dict[str, Any] = {"dry_run": dry_run, "examinadas": 0, "alteradas": 0}
     relatorio |= {"sem_poligono_hoje": 0, "publicadas": 0, "lotes": 0}
     apos = NIL
@@ -175,7 +175,7 @@ def regeorreferenciar(
         if not diferentes:
             continue
         if dry_run:
-            mudancas.update(
+            changes.update(
                 (p["unidade_civica_id"], p["nivel_minimo_resolvido"], p["nova_uc"], p["novo_nivel"])
                 for p in diferentes
             )
@@ -185,15 +185,15 @@ def regeorreferenciar(
         aplicadas = bus.com_retry(
             functools.partial(_aplicar_sozinho, conn, ids), descricao="regeorreferenciar"
         )
-        _contar(mudancas, aplicadas)
+        _contar(changes, aplicadas)
         relatorio["alteradas"] += len(aplicadas)
         relatorio["publicadas"] += len(aplicadas)
-    relatorio["mudancas"] = _agrupar(conn, mudancas)
+    relatorio["mudancas"] = _agrupar(conn, changes)
     return relatorio
 
 
-def _contar(mudancas: Mudancas, aplicadas: list[dict[str, Any]]) -> None:
-    mudancas.update(
+def _contar(changes: Changes, aplicadas: list[dict[str, Any]]) -> None:
+    changes.update(
         (a["uc_anterior"], a["nivel_anterior"], a["unidade_civica_id"], a["nivel_minimo_resolvido"])
         for a in aplicadas
     )
@@ -236,8 +236,8 @@ def _aplicar(conn: db.Connection, ids: list[uuid.UUID]) -> list[dict[str, Any]]:
     return aplicadas
 
 
-def _agrupar(conn: db.Connection, mudancas: Mudancas) -> list[dict[str, Any]]:
-    ids = sorted({k[0] for k in mudancas} | {k[2] for k in mudancas})
+def _agrupar(conn: db.Connection, changes: Changes) -> list[dict[str, Any]]:
+    ids = sorted({k[0] for k in changes} | {k[2] for k in changes})
     nomes: dict[uuid.UUID, str] = {}
     if ids:
         with db.mapped_errors():
@@ -249,7 +249,7 @@ def _agrupar(conn: db.Connection, mudancas: Mudancas) -> list[dict[str, Any]]:
             "para": {"unidade_civica_id": str(para), "nome": nomes.get(para), "nivel": nivel_para},
             "quantidade": quantidade,
         }
-        for (de, nivel_de, para, nivel_para), quantidade in mudancas.most_common()
+        for (de, nivel_de, para, nivel_para), quantidade in changes.most_common()
     ]
 
 

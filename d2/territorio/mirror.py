@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 class Applied:
     """What one call applied: change rows consumed, polygons synced, the version now."""
 
-    mudancas: int
+    changes: int
     poligonos: int
     versao: int
     segundos: float
@@ -39,7 +39,7 @@ class Applied:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "mudancas": self.mudancas,
+            "mudancas": self.changes,
             "poligonos": self.poligonos,
             "versao": self.versao,
             "faixas": self.faixas,
@@ -159,7 +159,7 @@ def acompanhar(conn: db.Connection) -> bool:
         return False
     if feito is None:
         return False
-    if feito.mudancas:
+    if feito.changes:
         log.info("Espelho atualizado", extra=feito.as_json())
     return True
 

@@ -153,7 +153,7 @@ def test_territorio_health__follows_the_change_up_first(
 
 
 @pytest.fixture
-def lock_dos_aplicadores(db_url: str) -> Iterator[None]:
+def appliers_lock(db_url: str) -> Iterator[None]:
     """Another session holds the appliers' lock (a stuck `d2 mirror sync`, say)."""
     with db.connect(db_url, autocommit=True) as outra, outra.transaction():
         outra.execute(db.q("mirror_lock"))  # held until this transaction ends
@@ -161,7 +161,7 @@ def lock_dos_aplicadores(db_url: str) -> Iterator[None]:
 
 
 def test_resolve__lock_held_answers_within_the_bound_and_says_what_waits(
-    conn: Conn, db_url: str, territorio: Territorio, lock_dos_aplicadores: None
+    conn: Conn, db_url: str, territorio: Territorio, appliers_lock: None
 ) -> None:
     escrever_bairro(conn, territorio)
 

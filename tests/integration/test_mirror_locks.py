@@ -160,7 +160,7 @@ def test_mirror_locks__a_reader_of_every_d2_table_blocks_no_applier(
                 )
             )
         feito = mirror.aplicar(conn, lock_s=5)
-    assert feito is not None and feito.mudancas == 1 and _resolvido(conn) == uc
+    assert feito is not None and feito.changes == 1 and _resolvido(conn) == uc
 
 
 def test_aplicar__an_applier_waiting_for_the_lock_sees_what_the_previous_one_committed(
@@ -189,7 +189,7 @@ def test_aplicar__an_applier_waiting_for_the_lock_sees_what_the_previous_one_com
         # The first commits here; the second takes the lock, then its snapshot.
         fio.join(30)
     [segundo] = resultado
-    assert segundo is not None and segundo.mudancas == 0
+    assert segundo is not None and segundo.changes == 0
     assert _resolvido(conn) == uc
 
 

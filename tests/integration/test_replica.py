@@ -233,9 +233,9 @@ def test_replica__hostile_events_are_dead_lettered_and_the_drain_goes_on(
     replica.definir_fonte(conn, settings, "eventos")
     quadrado_ok = poligono(quadrado(-50, -20, -49, -19))
     ids = {}
-    for nome, mudanca in HOSTIS.items():
+    for nome, change in HOSTIS.items():
         ids[nome] = _uc_evento(
-            conn, "uc.poligono_adicionado", uuid.uuid4(), uuid.uuid4(), quadrado_ok, **mudanca
+            conn, "uc.poligono_adicionado", uuid.uuid4(), uuid.uuid4(), quadrado_ok, **change
         )
     ids["not_json_object"] = inserir_evento(
         conn, [1, 2], tipo="uc.poligono_adicionado", versao="1.0.0", origem="D-2"
