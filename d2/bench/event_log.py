@@ -13,7 +13,7 @@ snapshot's xmin). Figures, all from the same run:
   duplicates and commit → delivery latency p50/p99; the baseline is a reader on `plain`
   trusting sequence_number order alone (lower latency floor; it skips);
 * a long write transaction elsewhere in the database while producers trickle: how much
-  it delays delivery, what bus.cerca (the metric) showed, and that nothing is lost.
+  it delays delivery, what bus.fence (the metric) showed, and that nothing is lost.
 """
 
 from __future__ import annotations

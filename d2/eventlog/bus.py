@@ -6,7 +6,7 @@ an event that commits late: they read in (transacao, sequence_number) order and 
 below their snapshot's xmin, the oldest transaction still running, so every transaction
 they read from has finished and none can add an event behind their cursor (see
 bus_ler_desde in sql/queries/bus.sql). A long write transaction anywhere in the cluster
-holds delivery back meanwhile (see cerca); nothing is lost. Readers poll; a NOTIFY on
+holds delivery back meanwhile (see fence); nothing is lost. Readers poll; a NOTIFY on
 channel `core_event_log`, when someone sends one, only wakes them sooner.
 
 The payloads' JSON text and sizes are d2.eventlog.wire's; dead letters are
@@ -211,7 +211,7 @@ def ler_desde(
     then looked up). Gap-safe: a reader may move its cursor to the last event it read.
     A payload whose text exceeds max_payload_bytes is not fetched: it comes as a
     UnreadablePayload saying its size. The batch stops before its payloads pass
-    max_lote_bytes (one event at least).
+    max_batch_bytes (one event at least).
     """
     transacao, sequencia = (
         (apos.transacao, apos.sequencia) if isinstance(apos, Position) else (None, apos)

@@ -67,7 +67,7 @@ def aplicar(
     another applier holds the lock (it applies the same changes).
 
     Every lock wait is bounded: by prazo_s when given (which bounds each statement too),
-    else trava_s, else D2_LOCK_TIMEOUT. Past it: errors.LockTimeout naming the sessions
+    else lock_s, else D2_LOCK_TIMEOUT. Past it: errors.LockTimeout naming the sessions
     that hold the lock (or errors.StatementTimeout), and nothing was applied."""
     inicio = time.monotonic()
     if not db.fora_de_transacao(conn):
@@ -125,7 +125,7 @@ TRUNCADAS = ["d2.mirror_uc", "d2.mirror_pieces", "d2.mirror_rejected"]
 
 
 def lock_holders(conn: db.Connection) -> list[dict[str, Any]]:
-    """The sessions holding the appliers' or the interval builder's lock (db.quem_trava)."""
+    """The sessions holding the appliers' or the interval builder's lock (db.lock_holders)."""
     return db.lock_holders(conn, LOCKS)
 
 
@@ -167,7 +167,7 @@ def acompanhar(conn: db.Connection) -> bool:
 def reconstruir(conn: db.Connection, *, lock_s: float | None = None) -> list[dict[str, Any]]:
     """Rebuild the whole mirror, chains and intervals from its source, in one transaction
     (after the applier at work, if any); one row per outcome. conn must be in autocommit
-    mode. Each lock wait is bounded by trava_s (default D2_LOCK_TIMEOUT): past it,
+    mode. Each lock wait is bounded by lock_s (default D2_LOCK_TIMEOUT): past it,
     errors.LockTimeout naming who holds it (an applier, or a reader of the tables the
     rebuild truncates), and nothing was rebuilt."""
     espera = _espera(lock_s)

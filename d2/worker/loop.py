@@ -352,7 +352,7 @@ def processar(
 ) -> Result:
     """Handle a batch with the per-event semantics, isolating a poison event.
 
-    lote, when given, is eventos already decided (possibly by the read-ahead). A
+    batch, when given, is eventos already decided (possibly by the read-ahead). A
     permanent failure of the batch as a whole is retried event by event, so one bad event
     ends in the dead letters and every good one completes; the read-ahead in flight, which
     shares the service's cache, is dropped first. Transient failures propagate: the

@@ -128,7 +128,7 @@ class Metrics:
 
     def atualizar_gauges(self, conn: db.Connection, fence: bus.Fence | None = None) -> None:
         """Lag, pending dead letters and reviews, from the database (one cheap query), and
-        what the fence holds back (cerca, when the caller has just read it)."""
+        what the fence holds back (fence, when the caller has just read it)."""
         with db.mapped_errors():
             row = conn.execute(
                 db.q("metrics_gauges"),

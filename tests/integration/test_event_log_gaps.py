@@ -126,12 +126,12 @@ def test_event_log__reader_never_skips_with_out_of_order_commits(
     assert set(no_log) == confirmados
     assert len(lidos_ids) == len(set(lidos_ids))  # each once
     assert lidos_ids == no_log  # in the readers' order, nothing skipped
-    posicoes = [bus.position(evento) for evento in lidos]
-    assert posicoes == sorted(posicoes)
+    positions = [bus.position(evento) for evento in lidos]
+    assert positions == sorted(positions)
     # Within one transaction, the order of insertion.
     assert all(
         a.sequencia < b.sequencia
-        for a, b in itertools.pairwise(posicoes)
+        for a, b in itertools.pairwise(positions)
         if a.transacao == b.transacao
     )
     # Numbered at INSERT: nothing without a number, no transaction id missing.

@@ -25,7 +25,7 @@ from d2.handler import handler
 from d2.ops import status
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
-from tests.support import Conn, healthz, metrica, papel_de_login, porta_livre, semear_cursor
+from tests.support import Conn, healthz, metric, papel_de_login, porta_livre, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada
 from tests.support.territorio import Territorio
 
@@ -79,7 +79,7 @@ def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
         assert sessao["usuario"] == fence_presa.info.user
         assert corpo["cerca"]["retidos"] == 1 and corpo["cerca"]["retidos_s"] >= 1  # rounded
         assert f"pid {pid} " in corpo["motivo"] and "pg_terminate_backend" in corpo["motivo"]
-        assert metrica(porta, "d2_event_log_cerca_pid") == pid
+        assert metric(porta, "d2_event_log_cerca_pid") == pid
         esperar(lambda: "Cerca do log de eventos retida" in worker.texto(), timeout_s=5)
         linha = next(json.loads(x) for x in worker.texto().splitlines() if "Cerca do log" in x)
         assert linha["level"] == "warning" and linha["sessao"]["pid"] == pid
@@ -92,7 +92,7 @@ def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
         conn.execute("SELECT pg_terminate_backend(%s)", [pid])
         esperar(lambda: _tratado(conn), timeout_s=20)
         esperar(lambda: healthz(porta)[0] == 200, timeout_s=10)
-        assert metrica(porta, "d2_event_log_cerca_pid") == 0
+        assert metric(porta, "d2_event_log_cerca_pid") == 0
     finally:
         worker.terminar()
         matar_restantes()

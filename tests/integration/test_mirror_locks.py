@@ -33,7 +33,7 @@ from d2.ops import status
 from d2.territorio import mirror
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
-from tests.support import Conn, healthz, metrica, papel_de_login, porta_livre, semear_cursor
+from tests.support import Conn, healthz, metric, papel_de_login, porta_livre, semear_cursor
 from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado
 
 # The keys the appliers and the builder used (sql/queries/mirror.sql and four functions
@@ -284,8 +284,8 @@ def test_healthz__changes_waiting_past_d2_mirror_max_seconds_name_the_lock_holde
             assert (quem["pid"], quem["aplicacao"]) == (_pid(sessao), "aplicador-preso")
             assert quem["tabela"] == "d2.mirror_aplicador"
             assert f"pid {_pid(sessao)} " in corpo["motivo"]
-            assert metrica(porta, "d2_mirror_lock_pid") == _pid(sessao)
-            assert (metrica(porta, "d2_mirror_atraso_segundos") or 0) > 1
+            assert metric(porta, "d2_mirror_lock_pid") == _pid(sessao)
+            assert (metric(porta, "d2_mirror_atraso_segundos") or 0) > 1
             assert "Espelho: mudanças de core.uc_polygons sem aplicar além do limite" in (
                 worker.texto()
             )
@@ -296,7 +296,7 @@ def test_healthz__changes_waiting_past_d2_mirror_max_seconds_name_the_lock_holde
         # The lock goes: the worker applies at its next poll, and is healthy again.
         esperar(lambda: healthz(porta)[0] == 200, timeout_s=20)
         assert _resolvido(conn) == uc and mirror.pendentes(conn) == 0
-        assert metrica(porta, "d2_mirror_lock_pid") == 0
+        assert metric(porta, "d2_mirror_lock_pid") == 0
     finally:
         worker.terminar()
         matar_restantes()

@@ -54,7 +54,7 @@ def healthz(porta: int) -> tuple[int, dict[str, Any]]:
         return 0, {}
 
 
-def metrica(porta: int, nome: str) -> float | None:
+def metric(porta: int, nome: str) -> float | None:
     """The value of an unlabelled metric on a worker's /metrics, None when absent."""
     with urllib.request.urlopen(f"http://127.0.0.1:{porta}/metrics", timeout=5) as r:
         for linha in r.read().decode().splitlines():

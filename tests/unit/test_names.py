@@ -88,6 +88,8 @@ INGLES = {
     "gazetteer",
     # The worker's stage that runs every geometry step: drawings, replica, mirror, follow-up.
     "geometry",
+    # The names test for Python identifiers (tests/unit/test_identifier_names.py).
+    "identifier",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES

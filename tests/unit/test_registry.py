@@ -93,7 +93,7 @@ def test_registry__older_versions_refuse_fields_added_later(reg: registry.Regist
 
 
 @pytest.mark.parametrize(
-    ("mudanca", "campo"),
+    ("change", "campo"),
     [
         ({"demanda_id": "123"}, "demanda_id"),
         ({"demanda_id": "12345678123456781234567812345678"}, "demanda_id"),  # no hyphens
