@@ -39,7 +39,7 @@ from tests.support.territorio import (
 )
 
 
-def drawing(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
+def drawing_row(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
     row = conn.execute(
         "SELECT * FROM d2.territorio_submissoes WHERE event_id = %s", [event_id]
     ).fetchone()
@@ -65,7 +65,7 @@ def test_drawings__new_bairro_becomes_a_community_uc_that_resolves(
     resultado = comunitario.drenar(conn, settings)
 
     assert resultado.por_decisao["nova"] == 1
-    s = drawing(conn, evento)
+    s = drawing_row(conn, evento)
     uc = s["alvo_uc_id"]
     assert (s["decisao"], s["parent_uc_id"]) == ("nova", territorio_drawings.municipio)
     [uc_polygon] = [
@@ -138,10 +138,10 @@ def test_drawings__consensus_thresholds_around_80_and_50_percent(
 
     comunitario.drenar(conn, settings)
 
-    s = drawing(conn, segundo)
+    s = drawing_row(conn, segundo)
     assert s["decisao"] == esperada
     assert s["sobreposicao"] == pytest.approx(iou(original, outro), abs=1e-6)
-    uc_original = drawing(conn, primeiro)["alvo_uc_id"]
+    uc_original = drawing_row(conn, primeiro)["alvo_uc_id"]
     if esperada == "nova":
         assert s["alvo_uc_id"] not in (None, uc_original)
     elif esperada == "retida":
@@ -163,8 +163,8 @@ def test_drawings__drawing_over_an_ibge_bairro_confirms_it_and_never_rewrites_it
 
     comunitario.drenar(conn, settings)
 
-    assert drawing(conn, confirma)["decisao"] == "confirmacao"
-    alt = drawing(conn, alternativa)
+    assert drawing_row(conn, confirma)["decisao"] == "confirmacao"
+    alt = drawing_row(conn, alternativa)
     assert (alt["decisao"], alt["alvo_uc_id"]) == ("alternativa", territorio_drawings.bairro_ibge)
     with pytest.raises(errors.InvalidInput, match="não é comunitária"):
         comunitario.moderar(conn, alt["id"], "aceitar", "moderadora")
@@ -194,17 +194,17 @@ def test_drawings__canonical_is_the_version_with_most_intersection_with_the_othe
     }
     esperado = max(total, key=lambda e: total[e])
     assert esperado != ids[0]
-    uc = drawing(conn, ids[0])["alvo_uc_id"]
+    uc = drawing_row(conn, ids[0])["alvo_uc_id"]
     atual = conn.execute(
         "SELECT t.submissao_canonica, p.geometria FROM d2.territorio_ucs t "
         "JOIN core.uc_polygons p USING (unidade_civica_id) WHERE t.unidade_civica_id = %s",
         [uc],
     ).fetchone()
     assert atual is not None
-    assert atual["submissao_canonica"] == drawing(conn, esperado)["id"]
+    assert atual["submissao_canonica"] == drawing_row(conn, esperado)["id"]
     assert mesma_forma(atual["geometria"], drawings[esperado])
     atualizados = publicados(conn, "uc.poligono_atualizado")
-    assert atualizados[-1]["submissao_id"] == str(drawing(conn, esperado)["id"])
+    assert atualizados[-1]["submissao_id"] == str(drawing_row(conn, esperado)["id"])
     assert atualizados[-1]["motivo"] == "consenso"
 
 
@@ -279,7 +279,7 @@ def test_drawings__invalid_and_hostile_geometry_is_refused_with_its_reason(
 
     resultado = comunitario.drenar(conn, settings)
 
-    s = drawing(conn, evento)
+    s = drawing_row(conn, evento)
     assert s["decisao"] == "rejeitada"
     assert s["motivo"]
     assert re.search(motivo, s["motivo"]), s["motivo"]
@@ -298,9 +298,9 @@ def test_drawings__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
 
     comunitario.drenar(conn, settings)
 
-    s = drawing(conn, torcido)
+    s = drawing_row(conn, torcido)
     assert (s["decisao"], s["reparada"]) == ("nova", True)
-    h = drawing(conn, sentido)
+    h = drawing_row(conn, sentido)
     assert h["decisao"] == "nova"
     assert h["area_m2"] == pytest.approx(
         conn.execute(
@@ -331,7 +331,7 @@ def test_drawings__too_many_vertices_are_refused_and_huge_payloads_dead_lettered
 
     resultado = comunitario.drenar(conn, permitido)
 
-    s = drawing(conn, muitos)
+    s = drawing_row(conn, muitos)
     assert s["decisao"] == "rejeitada"
     assert "vértices" in s["motivo"]
     assert resultado.dead_letters == 1
@@ -362,7 +362,7 @@ def test_drawings__malformed_events_are_dead_lettered_and_the_drain_goes_on(
     )
     [carta] = dlq.listar(conn, consumer=comunitario.CONSUMER)
     assert carta["event_id"] == ruim
-    assert drawing(conn, bom)["decisao"] == "nova"
+    assert drawing_row(conn, bom)["decisao"] == "nova"
     assert conn.execute(
         "SELECT count(*) AS n FROM d2.territorio_submissoes WHERE event_id = %s", [outro_tipo]
     ).fetchone() == {"n": 0}
@@ -414,7 +414,7 @@ def test_drawings__a_failure_while_publishing_leaves_no_trace_and_the_next_drain
     resultado = comunitario.drenar(conn, settings)
 
     assert resultado.por_decisao["nova"] == 1
-    assert drawing(conn, evento)["decisao"] == "nova"
+    assert drawing_row(conn, evento)["decisao"] == "nova"
     assert len(publicados(conn, "uc.poligono_adicionado")) == 1
 
 
@@ -426,8 +426,8 @@ def test_drawings__micro_area_inside_a_community_bairro_has_it_as_parent(
 
     comunitario.drenar(conn, settings)
 
-    b = drawing(conn, bairro)
-    m = drawing(conn, micro)
+    b = drawing_row(conn, bairro)
+    m = drawing_row(conn, micro)
     assert (m["decisao"], m["parent_uc_id"]) == ("nova", b["alvo_uc_id"])
     sincronizar_mirror(conn)
     resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.047, -54.947)").fetchone()
@@ -447,12 +447,12 @@ def test_drawings__moderators_accept_a_version_and_remove_vandalism(
     alternativa = submeter_drawing(conn, alternativa_g)
     vandalismo = submeter_drawing(conn, quadrado_em(-54.93, -22.03), nome="Bairro do Spam")
     comunitario.drenar(conn, settings)
-    alt = drawing(conn, alternativa)
+    alt = drawing_row(conn, alternativa)
 
     aceito = comunitario.moderar(conn, alt["id"], "aceitar", "moderadora")
 
     assert aceito["efeito"] == "canonica"
-    uc = drawing(conn, original)["alvo_uc_id"]
+    uc = drawing_row(conn, original)["alvo_uc_id"]
     geometria = conn.execute(
         "SELECT geometria FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc]
     ).fetchone()
@@ -460,10 +460,10 @@ def test_drawings__moderators_accept_a_version_and_remove_vandalism(
     assert mesma_forma(geometria["geometria"], alternativa_g)
     assert publicados(conn, "uc.poligono_atualizado")[-1]["motivo"] == "moderacao"
 
-    removida = comunitario.moderar(conn, drawing(conn, vandalismo)["id"], "rejeitar", "mod")
+    removida = comunitario.moderar(conn, drawing_row(conn, vandalismo)["id"], "rejeitar", "mod")
 
     assert removida["efeito"] == "removida"
-    uc_spam = drawing(conn, vandalismo)["alvo_uc_id"]
+    uc_spam = drawing_row(conn, vandalismo)["alvo_uc_id"]
     assert conn.execute(
         "SELECT count(*) AS n FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc_spam]
     ).fetchone() == {"n": 0}
@@ -479,8 +479,8 @@ def test_drawings__health_ranks_a_misplaced_polygon_first(
     certo = submeter_drawing(conn, quadrado_em(-54.95, -22.05), nome="Certo")
     errado = submeter_drawing(conn, quadrado_em(-54.93, -22.03), nome="Deslocado")
     comunitario.drenar(conn, settings)
-    uc_certo = drawing(conn, certo)["alvo_uc_id"]
-    uc_errado = drawing(conn, errado)["alvo_uc_id"]
+    uc_certo = drawing_row(conn, certo)["alvo_uc_id"]
+    uc_errado = drawing_row(conn, errado)["alvo_uc_id"]
     for i in range(3):  # demands that landed inside the right one
         conn.execute(
             "INSERT INTO d2.resolucoes_geo (id, demanda_id, unidade_civica_id, "
@@ -593,7 +593,7 @@ def test_drawings__cli_consumes_lists_and_refuses_with_one_line(
 
     assert json.loads(consumido.stdout)["nova"] == 1
     [pendente] = json.loads(listado.stdout)
-    assert pendente["submissao_id"] == str(drawing(conn, alternativa)["id"])
+    assert pendente["submissao_id"] == str(drawing_row(conn, alternativa)["id"])
     assert recusado.returncode == 2
     assert recusado.stderr.strip().count("\n") == 0
     assert "not a UUID" in recusado.stderr
@@ -609,7 +609,7 @@ def test_drawings__cli_shows_and_moderates_in_sentences_for_people(
     submeter_drawing(conn, quadrado_em(-54.95, -22.05))
     alternativa = submeter_drawing(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
     comunitario.drenar(conn, settings)
-    alt = str(drawing(conn, alternativa)["id"])
+    alt = str(drawing_row(conn, alternativa)["id"])
 
     assert cli.main(["territorio", "show", alt]) == 0
     texto = capsys.readouterr().out
@@ -623,5 +623,5 @@ def test_drawings__cli_shows_and_moderates_in_sentences_for_people(
 
     args = ["territorio", "aceitar", alt, "--by", "moderadora", "--log-level", "ERROR"]
     assert cli.main(args) == 0
-    uc = drawing(conn, alternativa)["alvo_uc_id"]
+    uc = drawing_row(conn, alternativa)["alvo_uc_id"]
     assert capsys.readouterr().out == f"aceitar: now the UC's canonical geometry (UC {uc})\n"

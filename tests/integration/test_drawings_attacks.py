@@ -55,7 +55,7 @@ def quadrados_girados(n: int, cx: float = -54.95, cy: float = -22.05) -> dict[st
     return {"type": "MultiPolygon", "coordinates": partes}
 
 
-def drawing(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
+def drawing_row(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
     row = conn.execute(
         "SELECT * FROM d2.territorio_submissoes WHERE event_id = %s", [event_id]
     ).fetchone()
@@ -85,7 +85,7 @@ def test_attack__a_self_crossing_drawing_is_refused_without_being_repaired(
     inicio = time.monotonic()
     comunitario.drenar(conn, settings)
     segundos = time.monotonic() - inicio
-    s = drawing(conn, evento)
+    s = drawing_row(conn, evento)
     assert s["decisao"] == "rejeitada"
     assert f"com {vertices} vértices: só se reparam desenhos de até 100" in s["motivo"]
     # Generous for a shared machine: the repair alone took minutes before.
@@ -99,7 +99,7 @@ def test_attack__a_small_self_crossing_drawing_is_repaired_with_the_cheap_method
     refused for its area, not left to the linework method's minutes."""
     evento = submeter_drawing(conn, estrela(25))
     comunitario.drenar(conn, settings)
-    assert drawing(conn, evento)["motivo"].startswith("geometria inválida sem reparo fiel")
+    assert drawing_row(conn, evento)["motivo"].startswith("geometria inválida sem reparo fiel")
 
 
 def test_attack__a_writer_of_core_cannot_pin_the_mirror_either(
@@ -148,7 +148,7 @@ def test_attack__an_evaluation_that_never_ends_is_not_begun_forever(
         [comunitario.CONSUMER],
     ).fetchall()
     assert carta["event_id"] == preso and "abandonada após 3 tentativas" in carta["erro"]
-    assert drawing(conn, depois)["decisao"] == "nova"
+    assert drawing_row(conn, depois)["decisao"] == "nova"
 
 
 # --- item 2: territory, and stored answers, taken without a moderator ----------------------
@@ -169,7 +169,7 @@ def test_attack__a_drawing_that_would_take_many_stored_answers_waits_for_a_moder
     sincronizar_mirror(conn)
     drenar(db_url)  # the follow-up, too
 
-    s = drawing(conn, evento)
+    s = drawing_row(conn, evento)
     assert (s["decisao"], s["moderacao"]) == ("retida", "pendente")
     assert "tomaria 60 respostas" in s["motivo"]
     assert (
@@ -197,9 +197,9 @@ def test_attack__a_superset_of_a_community_micro_area_cannot_take_it(
     assert 0.4 < iou(legitima, superset) < 0.5
     segundo = submeter_drawing(conn, superset, nivel=1, nome="Micro Maior")
     comunitario.drenar(conn, settings)
-    uc = drawing(conn, primeiro)["alvo_uc_id"]
+    uc = drawing_row(conn, primeiro)["alvo_uc_id"]
     assert uuid.UUID(str(uc)).version == 4
-    s = drawing(conn, segundo)
+    s = drawing_row(conn, segundo)
     assert s["decisao"] == "retida" and "UCs comunitárias" in s["motivo"]
     sincronizar_mirror(conn)
     r = conn.execute("SELECT * FROM d2.resolver_territorio(-22.048, -54.948)").fetchone()
@@ -216,7 +216,7 @@ def test_attack__a_community_bairro_inside_an_official_one_never_takes_its_point
     dentro = quadrado_em(-54.9875, -22.0875, 0.002)  # IoU 0.04 with the IBGE bairro
     evento = submeter_drawing(conn, dentro, nome="Centro")
     comunitario.drenar(conn, settings)
-    s = drawing(conn, evento)
+    s = drawing_row(conn, evento)
     assert s["decisao"] == "retida" and "UCs oficiais" in s["motivo"]
     # A community row written straight into core with the smallest possible id.
     menor = uuid.UUID(int=1)
@@ -247,7 +247,7 @@ def test_attack__confirmations_cannot_walk_a_micro_area_away(
         deslocado = quadrado_em(-54.95 + 0.05 * lado * passo, -22.05, lado)
         submeter_drawing(conn, deslocado, nivel=1, nome="Micro")
     comunitario.drenar(conn, settings)
-    uc = drawing(conn, primeiro)["alvo_uc_id"]
+    uc = drawing_row(conn, primeiro)["alvo_uc_id"]
     canonica = conn.execute(
         "SELECT ST_AsGeoJSON(geom)::jsonb AS g FROM d2.territorio_ucs WHERE unidade_civica_id = %s",
         [uc],
@@ -270,9 +270,9 @@ def test_attack__the_parent_follows_the_canonical_geometry(
     sobre_a_borda = quadrado_em(-54.9817, -22.0876, 0.002)  # 15% of it past the bairro
     segundo = submeter_drawing(conn, sobre_a_borda, nivel=1, nome="Micro")
     comunitario.drenar(conn, settings)
-    uc = drawing(conn, primeiro)["alvo_uc_id"]
-    assert drawing(conn, primeiro)["parent_uc_id"] == territorio_drawings.bairro_ibge
-    s = drawing(conn, segundo)
+    uc = drawing_row(conn, primeiro)["alvo_uc_id"]
+    assert drawing_row(conn, primeiro)["parent_uc_id"] == territorio_drawings.bairro_ibge
+    s = drawing_row(conn, segundo)
     assert (s["decisao"], s["alvo_uc_id"]) == ("alternativa", uc)
     assert s["parent_uc_id"] == territorio_drawings.municipio  # no bairro holds 95% of it
     comunitario.moderar(conn, s["id"], "aceitar", "moderadora")
@@ -300,7 +300,7 @@ def test_attack__an_author_id_is_a_claim_that_no_limit_keys_on(
         )  # fmt: skip
     legitimo = submeter_drawing(conn, quadrado_em(-54.93, -22.03, 0.004), autor_id=vitima)
     comunitario.drenar(conn, settings)
-    assert drawing(conn, legitimo)["decisao"] == "nova"
+    assert drawing_row(conn, legitimo)["decisao"] == "nova"
 
 
 # --- item 8: valid drawings must not starve anything -------------------------------------
@@ -343,7 +343,7 @@ def test_attack__a_drawing_above_the_lowered_vertex_cap_is_refused(
     ]
     evento = submeter_drawing(conn, {"type": "Polygon", "coordinates": [[*anel, anel[0]]]})
     comunitario.drenar(conn, settings)
-    assert drawing(conn, evento)["motivo"] == "2002 vértices; o máximo do nível 2 é 2000"
+    assert drawing_row(conn, evento)["motivo"] == "2002 vértices; o máximo do nível 2 é 2000"
 
 
 # --- item 12: names that repaint terminals are cleaned before anyone sees them -------------
@@ -355,7 +355,7 @@ def test_attack__control_and_direction_characters_never_reach_a_stored_name(
     nome = "Vila\x1b[2J\x1b]0;moderacao aceita\x07\r\u202eNova"
     evento = submeter_drawing(conn, quadrado_em(-54.95, -22.05), nome=nome)
     comunitario.drenar(conn, settings)
-    s = drawing(conn, evento)
+    s = drawing_row(conn, evento)
     assert s["nome"] == "Vila[2J]0;moderacao aceitaNova"
     linha = conn.execute(
         "SELECT nome FROM core.uc_polygons WHERE unidade_civica_id = %s", [s["alvo_uc_id"]]
@@ -403,6 +403,6 @@ def test_attack__a_malformed_geojson_gets_a_fixed_reason(
     logged) as it was. Now each failure is named by one of a few fixed texts."""
     evento = submeter_drawing(conn, geometria)
     comunitario.drenar(conn, settings)
-    s = drawing(conn, evento)
+    s = drawing_row(conn, evento)
     assert s["decisao"] == "rejeitada"
     assert s["motivo"] in RAZOES_FIXAS, s["motivo"]
