@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import random
 import socket
 import urllib.error
@@ -193,6 +194,18 @@ def colonia(conn: Conn, pg_server: Any) -> Iterator[Conn]:
         )
         with psycopg.connect(url, autocommit=True, row_factory=dict_row) as c:
             yield c
+
+
+@pytest.fixture(autouse=True)
+def _d2_logs_restored() -> Iterator[None]:
+    """A command run in process sends d2's logs to a handler of its own and stops their
+    propagation (logs.configure): put the logger back, so a later test's caplog sees them."""
+    registrador = logging.getLogger("d2")
+    handlers, nivel, propaga = registrador.handlers[:], registrador.level, registrador.propagate
+    yield
+    registrador.handlers[:] = handlers
+    registrador.setLevel(nivel)
+    registrador.propagate = propaga
 
 
 @pytest.fixture
