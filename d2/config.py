@@ -77,7 +77,7 @@ class Settings:
     nominatim_dsn: str | None = None  # its database (in-process mode); None: derived
     geocoder_timeout_s: float = 5.0
     geocoder_concorrencia: int = 2
-    geocoder_lote: int = 200
+    geocoder_batch: int = 200
     geocoder_espera_max_s: float = 300.0
     geocoder_cache_max: int = 50_000
     geocoder_cache_ttl_s: int = 24 * 3600
@@ -90,7 +90,7 @@ class Settings:
     # How long a command that answers from the mirror may spend bringing it up to date
     # (waiting for the appliers' lock, applying, following up stored answers).
     sync_timeout_s: float = 30.0
-    # statement_timeout of the territory stage's connection (drawings, replica, mirror,
+    # statement_timeout of the geometry stage's connection (drawings, replica, mirror,
     # follow-up): a bound on top of the caps of the geometry functions.
     territorio_timeout_s: float = 30.0
     # Who may publish what D-2 consumes (docs/design.md, decision 11): any colony can write
@@ -172,7 +172,7 @@ def load() -> Settings:
         nominatim_dsn=os.environ.get("D2_NOMINATIM_DSN") or None,
         geocoder_timeout_s=_float("D2_GEOCODER_TIMEOUT", 5.0),
         geocoder_concorrencia=_int("D2_GEOCODER_CONCURRENCY", 2),
-        geocoder_lote=_int("D2_GEOCODER_BATCH", 200),
+        geocoder_batch=_int("D2_GEOCODER_BATCH", 200),
         geocoder_espera_max_s=_float("D2_GEOCODER_RETRY_MAX", 300.0),
         geocoder_cache_max=_int("D2_GEOCODER_CACHE_MAX_ENTRIES", 50_000),
         geocoder_cache_ttl_s=_int("D2_GEOCODER_CACHE_TTL", 24 * 3600),
@@ -195,7 +195,7 @@ def load() -> Settings:
         raise errors.ConfigError("D2_OSM_MAX_BYTES must be at least 1")
     if settings.geocoder_timeout_s <= 0:
         raise errors.ConfigError("D2_GEOCODER_TIMEOUT must be positive")
-    if settings.geocoder_concorrencia < 1 or settings.geocoder_lote < 1:
+    if settings.geocoder_concorrencia < 1 or settings.geocoder_batch < 1:
         raise errors.ConfigError("D2_GEOCODER_CONCURRENCY and D2_GEOCODER_BATCH must be at least 1")
     if settings.geocoder_tentativas_max < 1:
         raise errors.ConfigError("D2_GEOCODER_TRIES_MAX must be at least 1")

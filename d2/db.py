@@ -41,8 +41,8 @@ _CONFIG_FAILURES = (
 # The leadership fence's own code (sql/functions/consumer_offset_lideranca.sql): in
 # class 40, so the batch rolls back and the worker reconnects as a standby; never
 # retried in place, and no failure of the batch's events (they are the new leader's).
-LIDERANCA_PERDIDA = "40D2L"
-_TRANSIENT = ("08", "40001", "40P01", LIDERANCA_PERDIDA, "57P01", "57P02", "57P03", "53300")
+LEADERSHIP_LOST = "40D2L"
+_TRANSIENT = ("08", "40001", "40P01", LEADERSHIP_LOST, "57P01", "57P02", "57P03", "53300")
 # The session's server went away or cannot take it now: connection exceptions, admin
 # shutdown (pg_terminate_backend, a fast shutdown), crash shutdown, cannot connect now.
 _SEM_SERVIDOR = ("08", "57P01", "57P02", "57P03")
@@ -116,9 +116,9 @@ def conexao_perdida(exc: BaseException) -> bool:
     return False
 
 
-def lideranca_perdida(exc: BaseException) -> bool:
+def leadership_lost(exc: BaseException) -> bool:
     """True when exc (or what it wraps) is the leadership fence refusing a batch."""
-    return any(getattr(atual, "sqlstate", None) == LIDERANCA_PERDIDA for atual in _causas(exc))
+    return any(getattr(atual, "sqlstate", None) == LEADERSHIP_LOST for atual in _causas(exc))
 
 
 def _causas(exc: BaseException) -> Iterator[BaseException]:
@@ -341,7 +341,7 @@ def mascarar_senha(url: str) -> str:
     return psycopg.conninfo.make_conninfo(**campos)  # type: ignore[arg-type]
 
 
-def quem_trava(
+def lock_holders(
     conn: Connection, tabelas: list[str], *, leitores: bool = False
 ) -> list[dict[str, Any]]:
     """The other sessions holding a lock on these tables (with leitores, a reader's ACCESS
@@ -351,7 +351,7 @@ def quem_trava(
         return cur.execute(q("lock_holders"), {"tabelas": tabelas, "leitores": leitores}).fetchall()
 
 
-def travas_ocupadas(
+def locks_held(
     conn: Connection,
     tabelas: list[str],
     espera_s: float,
@@ -361,7 +361,7 @@ def travas_ocupadas(
 ) -> errors.LockTimeout:
     """The one line for a lock still held after espera_s (D2_LOCK_TIMEOUT): who holds it
     on which table, and what that means for the caller's operation."""
-    sessoes = quem_trava(conn, tabelas, leitores=leitores)
+    sessoes = lock_holders(conn, tabelas, leitores=leitores)
     quem = "; ".join(f"{descrever_sessao(s)} holds {s['modo']} on {s['tabela']}" for s in sessoes)
     return errors.LockTimeout(
         f"a lock stayed held for {espera_s:g} s (D2_LOCK_TIMEOUT): "

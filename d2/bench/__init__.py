@@ -194,15 +194,15 @@ def _backlog_template(srv: Any, template: str, n: int) -> Iterator[tuple[str, st
 def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
     for _, nome, _antes in _backlog_template(srv, template, _BACKLOG[i]):
         with common.scratch_db(srv, "lote", template=nome) as url:
-            s_lote, n_lote, ocupada = drain.drenar_medindo_cpu(url, 500)
+            s_batch, n_batch, ocupada = drain.drenar_medindo_cpu(url, 500)
         with common.scratch_db(srv, "um", template=nome) as url:
             # Same events, fewer of them: the last _POR_EVENTO[i] of the backlog.
             drain.cursor_em(url, drain.ultima(url) - _POR_EVENTO[i])
             s_um, n_um = drain.drenar(url, 1)
         yield common.figure(
-            "drain", "worker drain, batch 500", n_lote / s_lote, "events/s",
+            "drain", "worker drain, batch 500", n_batch / s_batch, "events/s",
             n_um / s_um, "per-event path (batch size 1)",
-            events=n_lote, per_event_events=n_um, seconds=round(s_lote, 2),
+            events=n_batch, per_event_events=n_um, seconds=round(s_batch, 2),
             cpu_busy=None if ocupada is None else round(ocupada, 2),
         )  # fmt: skip
         with contextlib.ExitStack() as copias:
@@ -213,7 +213,7 @@ def _drain(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
             s_juntos, n_juntos = drain.drenar_juntos(urls, 500)
         yield common.figure(
             "drain", f"machine's ceiling: {_JUNTOS} workers draining copies at once, in all",
-            n_juntos / s_juntos, "events/s", n_lote / s_lote, "one worker (the figure above)",
+            n_juntos / s_juntos, "events/s", n_batch / s_batch, "one worker (the figure above)",
             events=n_juntos, seconds=round(s_juntos, 2),
         )  # fmt: skip
 

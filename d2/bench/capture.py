@@ -56,15 +56,16 @@ def _inserir(url: str, linhas: list[dict[str, Any]]) -> tuple[float, float | Non
     """Seconds to insert the rows in one transaction, commit included, and the server
     process's CPU seconds for it (what other load on the machine barely moves); then
     empties the table and the change log again, outside the timing."""
-    lotes = [
-        json.dumps(linhas[i : i + data.LOTE], default=str) for i in range(0, len(linhas), data.LOTE)
+    batches = [
+        json.dumps(linhas[i : i + data.BATCH], default=str)
+        for i in range(0, len(linhas), data.BATCH)
     ]
     with common.connect(url, autocommit=False) as conn:
         cpu0 = common.backend_cpu_s(conn)
         conn.commit()
         inicio = time.perf_counter()
-        for lote in lotes:
-            conn.execute(db.q("bench_uc_insert"), {"rows": lote})
+        for batch in batches:
+            conn.execute(db.q("bench_uc_insert"), {"rows": batch})
         conn.commit()
         segundos = time.perf_counter() - inicio
         cpu1 = common.backend_cpu_s(conn)
@@ -100,9 +101,9 @@ def escritor(srv: common.Server, vezes: int, anterior: bool) -> Iterator[dict[st
         tempos: dict[str, list[float]] = {k: [] for k in alvos}
         cpus: dict[str, list[float]] = {k: [] for k in alvos}
         _inserir(sem, linhas)  # warm the caches (files, catalog) once, untimed
-        for rodada in range(vezes):
+        for vez in range(vezes):
             ordem = list(alvos)
-            random.Random(rodada).shuffle(ordem)
+            random.Random(vez).shuffle(ordem)
             for nome in ordem:
                 segundos, cpu = _inserir(alvos[nome], linhas)
                 tempos[nome].append(segundos)

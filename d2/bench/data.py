@@ -21,7 +21,7 @@ from d2.bench import common
 from d2.territorio import mirror
 
 NAMESPACE = uuid.UUID("5b0f2d8e-3c1a-5e47-9d2b-6a8c4e1f7d30")  # = d2.importers.ibge
-LOTE = 500
+BATCH = 500
 
 
 def uc_id(nivel: int, codigo: str) -> uuid.UUID:
@@ -72,9 +72,9 @@ def load_shared(url: str, data: Path = common.SHARED_DATA, *, bairros: bool = Tr
     """Load país, regiões, UFs, municípios (and the MS bairros) into core.uc_polygons."""
     linhas = _linhas(data, bairros)
     with common.connect(url, autocommit=False) as conn:
-        for inicio in range(0, len(linhas), LOTE):
-            lote = linhas[inicio : inicio + LOTE]
-            conn.execute(db.q("bench_uc_insert"), {"rows": json.dumps(lote, default=str)})
+        for inicio in range(0, len(linhas), BATCH):
+            batch = linhas[inicio : inicio + BATCH]
+            conn.execute(db.q("bench_uc_insert"), {"rows": json.dumps(batch, default=str)})
         conn.commit()
         conn.autocommit = True
         mirror.aplicar(conn)  # the mirror, chains and bands, once, after the commit

@@ -13,7 +13,7 @@ snapshot's xmin). Figures, all from the same run:
   duplicates and commit → delivery latency p50/p99; the baseline is a reader on `plain`
   trusting sequence_number order alone (lower latency floor; it skips);
 * a long write transaction elsewhere in the database while producers trickle: how much
-  it delays delivery, what bus.cerca (the metric) showed, and that nothing is lost.
+  it delays delivery, what bus.fence (the metric) showed, and that nothing is lost.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class Reader(threading.Thread):
         self.duplicados = 0
         self.ordem: list[bus.Position] = []
         self.retidos_max = 0
-        self.medir_cerca = threading.Event()
+        self.medir_fence = threading.Event()
         self.parar = threading.Event()
         self.pronto = threading.Event()
         """Set once the reader has caught up with what the log held when it started
@@ -118,10 +118,10 @@ class Reader(threading.Thread):
                     eventos = bus.ler_desde(conn, TIPO, cursor)
                     novos = [e.event_id for e in eventos]
                     if eventos:
-                        cursor = bus.posicao(eventos[-1])
-                        self.ordem.extend(bus.posicao(e) for e in eventos)
-                    if self.medir_cerca.is_set():
-                        self.retidos_max = max(self.retidos_max, bus.cerca(conn, TIPO).retidos)
+                        cursor = bus.position(eventos[-1])
+                        self.ordem.extend(bus.position(e) for e in eventos)
+                    if self.medir_fence.is_set():
+                        self.retidos_max = max(self.retidos_max, bus.fence(conn, TIPO).retidos)
                 for event_id in novos if self.pronto.is_set() else ():
                     if event_id in self.lidos:
                         self.duplicados += 1
@@ -136,12 +136,12 @@ class Reader(threading.Thread):
                     time.sleep(0.001)
 
 
-def rodada_lacunas(
+def round_lacunas(
     url: str, transacoes: int, ingenuo: bool, *, espera_max_s: float = 0.004
 ) -> dict[str, Any]:
     """8 producers committing out of order (and 10% rolling back) while a reader follows."""
     enviados: dict[uuid.UUID, float] = {}
-    trava = threading.Lock()
+    lock = threading.Lock()
     leitor = Reader(url, ingenuo)
     leitor.start()
     leitor.pronto.wait(120)
@@ -162,7 +162,7 @@ def rodada_lacunas(
                     continue
                 antes = time.perf_counter()
                 conn.commit()
-                with trava:
+                with lock:
                     enviados.update(dict.fromkeys(ids, antes))
 
     threads = [threading.Thread(target=produzir, args=(i,)) for i in range(PRODUTORES)]
@@ -187,9 +187,9 @@ def transacao_longa(url: str, segure_s: float, por_segundo: float) -> dict[str, 
     """Producers trickle while, from 0.5 s on, a write transaction elsewhere stays open
     for segure_s: events committed meanwhile wait for it, none is lost."""
     enviados: dict[uuid.UUID, float] = {}
-    trava = threading.Lock()
+    lock = threading.Lock()
     leitor = Reader(url, False)
-    leitor.medir_cerca.set()
+    leitor.medir_fence.set()
     leitor.start()
     leitor.pronto.wait(120)
     duracao = segure_s + 1.5
@@ -205,7 +205,7 @@ def transacao_longa(url: str, segure_s: float, por_segundo: float) -> dict[str, 
                 )
                 antes = time.perf_counter()
                 conn.commit()
-                with trava:
+                with lock:
                     enviados[event_id] = antes
                 time.sleep(PRODUTORES / por_segundo)
 
@@ -233,7 +233,7 @@ def transacao_longa(url: str, segure_s: float, por_segundo: float) -> dict[str, 
 
 
 def run(url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
-    segundos, rodadas, transacoes = (4.0, 2, 60) if quick else (10.0, 3, 200)
+    segundos, rounds, transacoes = (4.0, 2, 60) if quick else (10.0, 3, 200)
     with (
         common.server(url, fast=False) as srv,  # fsync on: commits are the figure
         banco(srv, "plain", None) as plano,
@@ -243,7 +243,7 @@ def run(url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
         with common.connect(plano) as conn:
             fsync = conn.execute("SHOW fsync").fetchone()
         medidas: dict[str, list[float]] = {"plain": [], "commit": [], "migrated": []}
-        for _ in range(rodadas):
+        for _ in range(rounds):
             for nome, alvo in (("plain", plano), ("commit", no_commit), ("migrated", migrado)):
                 medidas[nome].append(commits_por_segundo(alvo, segundos))
         base = statistics.median(medidas["plain"])
@@ -262,8 +262,8 @@ def run(url: str | None, quick: bool) -> Iterator[dict[str, Any]]:
             statistics.median(medidas["commit"]), "commits/s", base, "plain log",
             rounds=[round(v) for v in medidas["commit"]],
         )  # fmt: skip
-        lacunas = rodada_lacunas(migrado, transacoes, False)
-        ingenuo = rodada_lacunas(plano, transacoes, True)
+        lacunas = round_lacunas(migrado, transacoes, False)
+        ingenuo = round_lacunas(plano, transacoes, True)
         yield common.figure(
             "eventlog", "gap run: events skipped by the fenced reader", lacunas["skipped"],
             "events", ingenuo["skipped"], "skipped by a sequence-order reader on a plain log",

@@ -116,7 +116,7 @@ def _medir(
         with common.scratch_db(srv, "geolote", template=template) as url:
             _publicar(url, textos, [])
             runner = loop.Worker(_settings(nominatim_url, home), url=url, batch_size=500)
-            s_lote, _, r = geocode_quality_run.drenar(runner)
+            s_batch, _, r = geocode_quality_run.drenar(runner)
             _publicar(url, textos, [])
             s_cache, _, _ = geocode_quality_run.drenar(runner)
             with common.connect(url) as conn:
@@ -125,18 +125,18 @@ def _medir(
         with common.scratch_db(srv, "geoum", template=template) as url:
             _publicar(url, textos[:n_um], [])
             um = _settings(
-                nominatim_url, home, geocoder_concorrencia=1, geocoder_lote=1, geocoder_cache_max=0
+                nominatim_url, home, geocoder_concorrencia=1, geocoder_batch=1, geocoder_cache_max=0
             )
             s_um, _, _ = geocode_quality_run.drenar(loop.Worker(um, url=url, batch_size=1))
         yield common.figure(
-            "geocode", "cache-missing addresses through the batch path", n / s_lote,
+            "geocode", "cache-missing addresses through the batch path", n / s_batch,
             "addresses/s", n_um / s_um, "one request at a time, no cache (batch size 1)",
-            addresses=n, seconds=round(s_lote, 2), baseline_addresses=n_um,
+            addresses=n, seconds=round(s_batch, 2), baseline_addresses=n_um,
             resolved_by=metodos, outcomes=dict(r.contagem),
         )  # fmt: skip
         yield common.figure(
             "geocode", "the same addresses again, from the worker's cache", n / s_cache,
-            "addresses/s", n / s_lote, "cache-missing (the figure above)",
+            "addresses/s", n / s_batch, "cache-missing (the figure above)",
             addresses=n, seconds=round(s_cache, 2),
         )  # fmt: skip
         pontos = sample.sample_points(n_gps, seed=3)

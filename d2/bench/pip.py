@@ -19,7 +19,7 @@ import shapely
 from d2 import db
 from d2.bench import common, data
 
-LOTE = 5000
+BATCH = 5000
 CAPS = (16, 32, 64, 128, 256)
 CAPS_RAPIDO = (32, 64, 128)
 Pontos = tuple[list[float], list[float]]
@@ -43,9 +43,9 @@ def _sql_rate(conn: common.Conn, query: str, pts: Pontos) -> tuple[float, float 
     cpu0 = common.backend_cpu_s(conn)
     inicio = time.perf_counter()
     resolvidos = 0
-    for i in range(0, len(lats), LOTE):
+    for i in range(0, len(lats), BATCH):
         row = conn.execute(
-            query, {"lats": lats[i : i + LOTE], "lngs": lngs[i : i + LOTE]}
+            query, {"lats": lats[i : i + BATCH], "lngs": lngs[i : i + BATCH]}
         ).fetchone()
         assert row is not None
         resolvidos += int(row["resolvidos"])
@@ -118,8 +118,8 @@ def _melhores(pts: Pontos, n_geoms: int, casos: Casos) -> Any:
     lats = numpy.round(numpy.asarray(pts[0]), 5)
     lngs = numpy.round(numpy.asarray(pts[1]), 5)
     partes = []
-    for i in range(0, len(lats), LOTE):
-        p = shapely.points(lngs[i : i + LOTE], lats[i : i + LOTE])
+    for i in range(0, len(lats), BATCH):
+        p = shapely.points(lngs[i : i + BATCH], lats[i : i + BATCH])
         idx_ponto, idx_geom = casos(p)
         melhor = numpy.full(len(p), n_geoms)
         numpy.minimum.at(melhor, idx_ponto, idx_geom)
@@ -150,9 +150,10 @@ def respostas_sql(conn: common.Conn, pts: Pontos) -> list[str | None]:
     """The batch resolver's answer per point (its UC, or None), in batches of LOTE."""
     lats, lngs = pts
     saida: list[str | None] = [None] * len(lats)
-    for i in range(0, len(lats), LOTE):
+    for i in range(0, len(lats), BATCH):
         linhas = conn.execute(
-            db.q("bench_resolve_answers"), {"lats": lats[i : i + LOTE], "lngs": lngs[i : i + LOTE]}
+            db.q("bench_resolve_answers"),
+            {"lats": lats[i : i + BATCH], "lngs": lngs[i : i + BATCH]},
         ).fetchall()
         for r in linhas:
             saida[i + int(r["ordem"]) - 1] = str(r["unidade_civica_id"])
@@ -172,7 +173,7 @@ def medir(
     arvore = Tree(url)
     with common.connect(url) as conn:
         for tipo, p in pts.items():
-            lote = _best(functools.partial(_sql_rate, conn, db.q("bench_resolve_batch"), p), vezes)
+            batch = _best(functools.partial(_sql_rate, conn, db.q("bench_resolve_batch"), p), vezes)
             sub = (p[0][:contains_n], p[1][:contains_n])
             base = _best(
                 functools.partial(_sql_rate, conn, db.q("bench_contains_unsubdivided"), sub), 1
@@ -183,29 +184,29 @@ def medir(
                 "dataset": nome,
                 "points": tipo,
                 "n": len(p[0]),
-                "resolved": lote[2],
+                "resolved": batch[2],
                 "baseline_n": len(sub[0]),
             }
             yield common.figure(
-                "pip", f"resolver_territorios {nome} {tipo}", lote[0], "points/s",
+                "pip", f"resolver_territorios {nome} {tipo}", batch[0], "points/s",
                 base[0], "ST_Contains over unsubdivided d2.mirror_uc (wall)", **extra,
             )  # fmt: skip
-            if lote[1] is not None and base[1] is not None:
+            if batch[1] is not None and base[1] is not None:
                 yield common.figure(
-                    "pip", f"resolver_territorios {nome} {tipo} (server CPU)", lote[1],
+                    "pip", f"resolver_territorios {nome} {tipo} (server CPU)", batch[1],
                     "points/cpu-s", base[1], "ST_Contains over unsubdivided (server CPU)",
                     **extra,
                 )  # fmt: skip
             yield common.figure(
-                "pip", f"resolver_territorios {nome} {tipo} vs STRtree", lote[0], "points/s",
+                "pip", f"resolver_territorios {nome} {tipo} vs STRtree", batch[0], "points/s",
                 arv[0], "shapely 2 STRtree + prepared polygons, in process, vectorized",
                 strtree_build_s=round(arvore.construcao_s, 2),
                 strtree_resolved=arv[1], agreement=round(acordo, 6), **extra,
             )  # fmt: skip
-            cpu_lote = cpu_sql(conn, db.q("bench_resolve_batch"), p, 5)
-            if cpu_lote is not None:
+            cpu_batch = cpu_sql(conn, db.q("bench_resolve_batch"), p, 5)
+            if cpu_batch is not None:
                 yield common.figure(
-                    "pip", f"resolver_territorios {nome} {tipo} vs STRtree (CPU)", cpu_lote,
+                    "pip", f"resolver_territorios {nome} {tipo} vs STRtree (CPU)", cpu_batch,
                     "points/cpu-s", arvore.cpu(p, 5),
                     "STRtree + prepared, points per CPU-second of the Python process",
                     agreement=round(acordo, 6), **extra,
@@ -213,15 +214,15 @@ def medir(
             um = _best(
                 functools.partial(_sql_rate, conn, db.q("bench_resolve_one_by_one"), p), vezes
             )
-            assert um[2] == lote[2], "the one-point resolver must answer the same points"
+            assert um[2] == batch[2], "the one-point resolver must answer the same points"
             yield common.figure(
                 "pip", f"resolver_territorio one point per LATERAL row {nome} {tipo}", um[0],
-                "points/s", lote[0], "resolver_territorios, the batch form, same points",
+                "points/s", batch[0], "resolver_territorios, the batch form, same points",
                 **extra,
             )  # fmt: skip
             cru = arvore.rate_predicado(p)
             yield common.figure(
-                "pip", f"resolver_territorios {nome} {tipo} vs STRtree predicate", lote[0],
+                "pip", f"resolver_territorios {nome} {tipo} vs STRtree predicate", batch[0],
                 "points/s", cru[0], "shapely 2 STRtree.query(predicate='intersects'), unprepared",
                 strtree_resolved=cru[1], **extra,
             )  # fmt: skip

@@ -21,8 +21,8 @@ from d2.bench import common
 from d2.ops import regeo
 from d2.territorio import mirror
 
-LOTE_GUARDAR = 50_000
-LOTE_PAGINA = 5_000
+BATCH_GUARDAR = 50_000
+BATCH_PAGINA = 5_000
 
 
 def guardar(url: str, n: int) -> int:
@@ -31,10 +31,10 @@ def guardar(url: str, n: int) -> int:
         pts = conn.execute(db.q("bench_points_in_brasil"), {"n": n, "seed": 7}).fetchall()
         lats = [float(p["lat"]) for p in pts]
         lngs = [float(p["lng"]) for p in pts]
-        for i in range(0, len(lats), LOTE_GUARDAR):
+        for i in range(0, len(lats), BATCH_GUARDAR):
             conn.execute(
                 db.q("bench_regeo_store"),
-                {"lats": lats[i : i + LOTE_GUARDAR], "lngs": lngs[i : i + LOTE_GUARDAR]},
+                {"lats": lats[i : i + BATCH_GUARDAR], "lngs": lngs[i : i + BATCH_GUARDAR]},
             )
         conn.execute("DELETE FROM d2.regeo_areas")
         conn.execute("ANALYZE d2.resolucoes_geo")
@@ -51,7 +51,7 @@ def por_linha(url: str, linhas: int) -> float:
         inicio = time.perf_counter()
         while vistas < linhas:
             pagina = conn.execute(
-                db.q("bench_regeo_page_by_row"), {"apos": apos, "lote": LOTE_PAGINA}
+                db.q("bench_regeo_page_by_row"), {"apos": apos, "lote": BATCH_PAGINA}
             ).fetchall()
             if not pagina:
                 break
@@ -65,7 +65,7 @@ def passe_completo(url: str) -> tuple[float, int]:
     with common.connect(url) as conn:
         inicio = time.perf_counter()
         relatorio = regeo.regeorreferenciar(
-            conn, config.load(), uc=None, desde=None, dry_run=True, lote=LOTE_PAGINA
+            conn, config.load(), uc=None, desde=None, dry_run=True, batch=BATCH_PAGINA
         )
         segundos = time.perf_counter() - inicio
     return relatorio["examinadas"] / segundos, relatorio["examinadas"]

@@ -19,6 +19,7 @@ from d2.cli import (
     db,
     demo,
     dlq,
+    drawings,
     geocoding,
     html_map,
     imports,
@@ -28,7 +29,6 @@ from d2.cli import (
     resolve,
     revisoes,
     status,
-    territorio,
     worker,
 )
 from d2.cli.common import Command, Parser
@@ -36,7 +36,7 @@ from d2.terminal import visivel
 
 AREAS = (
     db, resolve, mirror, imports, worker, status, dlq, revisoes, conflicts, regeorreferenciar,
-    html_map, territorio, nominatim, geocoding, cep, demo, bench,
+    html_map, drawings, nominatim, geocoding, cep, demo, bench,
 )  # fmt: skip
 
 

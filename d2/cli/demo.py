@@ -44,7 +44,7 @@ _MEIO_LADO = 0.01
 # (name, shift as a share of the side, size as a multiple of the side): the bairro, a
 # confirmation shifted by 2% of its side, an alternative shifted by 25% (overlap ~0.6), and
 # a drawing four times the side over all of them, which a moderator must see first.
-_DESENHOS = (
+_DRAWINGS = (
     ("Jardim Desenhado", 0.0, 1),
     ("Jardim Desenhado", 0.02, 1),
     ("Jardim Desenhado II", 0.25, 1),
@@ -149,11 +149,11 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
                     },
                 )
     resultado = loop.Worker(settings, url=url).executar(drain=True)
-    desenhos = _desenhar(url)
+    drawings = _desenhar(url)
     resultado.somar(loop.Worker(settings, url=url).executar(drain=True))
     with db.connect(url, autocommit=True) as conn:
         em_dia(conn, seguir=True)
-        territorio_comunitario = _desenhos_resumo(conn, desenhos)
+        territorio_comunitario = _drawings_resumo(conn, drawings)
         por_nivel = conn.execute(db.q("demo_resolved_by_level")).fetchall()
         por_metodo = conn.execute(db.q("demo_resolved_by_method")).fetchall()
         lag = conn.execute(db.q("demo_lag")).fetchone()
@@ -203,12 +203,12 @@ def _desenhar(url: str) -> list[uuid.UUID]:
                         "payload": json.dumps(_payload(rng, round(lat, 6), round(lng, 6))),
                     },
                 )
-            for nome, deslocamento, tamanho in _DESENHOS:
+            for nome, deslocamento, tamanho in _DRAWINGS:
                 x0 = centro["lng"] - _MEIO_LADO + deslocamento * 2 * _MEIO_LADO
                 y0 = centro["lat"] - _MEIO_LADO * tamanho
                 x1, y1 = x0 + 2 * _MEIO_LADO * tamanho, y0 + 2 * _MEIO_LADO * tamanho
                 anel = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]
-                desenho = {
+                drawing = {
                     "lugar_id": str(uuid.uuid4()),
                     "tipo_lugar": comunitario.TIPO_LUGAR,
                     "geometria": {"type": "Polygon", "coordinates": [anel]},
@@ -222,16 +222,16 @@ def _desenhar(url: str) -> list[uuid.UUID]:
                     {
                         "event_id": event_id,
                         "tipo": comunitario.TIPO_ENTRADA,
-                        "versao": registry.validar(comunitario.TIPO_ENTRADA, desenho),
+                        "versao": registry.validar(comunitario.TIPO_ENTRADA, drawing),
                         "origem": "L-1",
-                        "payload": json.dumps(desenho),
+                        "payload": json.dumps(drawing),
                     },
                 )
                 eventos.append(event_id)
     return eventos
 
 
-def _desenhos_resumo(conn: db.Connection, eventos: list[uuid.UUID]) -> list[dict[str, Any]]:
+def _drawings_resumo(conn: db.Connection, eventos: list[uuid.UUID]) -> list[dict[str, Any]]:
     linhas = conn.execute(db.q("demo_drawings"), {"eventos": eventos}).fetchall()
     resumo = []
     for linha in linhas:
@@ -251,7 +251,7 @@ def _desenhos_resumo(conn: db.Connection, eventos: list[uuid.UUID]) -> list[dict
 
 def formatar(report: dict[str, Any]) -> str:
     """The demo's summary for a person."""
-    desfechos = report["desfechos"]
+    outcomes = report["desfechos"]
     linhas = [
         "D-2 demo",
         f"  sample UC polygons:   {report['territorio']}",
@@ -276,7 +276,7 @@ def formatar(report: dict[str, Any]) -> str:
         "dead_letter": "dead letters",
     }
     for chave, nome in nomes.items():
-        linhas.append(f"  {nome + ':':29} {desfechos.get(chave, 0)}")
+        linhas.append(f"  {nome + ':':29} {outcomes.get(chave, 0)}")
     linhas.append("  citizen-drawn bairros (lugar.cadastrado → consensus → core.uc_polygons):")
     for d in report["desenhos"]:
         detalhe = {

@@ -35,7 +35,7 @@ def _texto_retry(r: dict[str, Any]) -> str:
 def cmd_dlq_list(args: argparse.Namespace) -> int:
     status = None if args.status == "todos" else args.status
     with db.connect(database_url.url()) as conn:
-        linhas = dlq.listar(conn, consumidor=args.consumer, status=status, limite=args.limit)
+        linhas = dlq.listar(conn, consumer=args.consumer, status=status, limite=args.limit)
     emitir(args, linhas, lambda ls: _texto_dead_letters(ls, status))
     return 0
 

@@ -18,7 +18,7 @@ def cmd_regeorreferenciar(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
         em_dia(conn)
         relatorio = regeo.regeorreferenciar(
-            conn, config.load(), uc=uc, desde=desde, dry_run=args.dry_run, lote=args.batch_size
+            conn, config.load(), uc=uc, desde=desde, dry_run=args.dry_run, batch=args.batch_size
         )
     emitir(args, relatorio, regeo.formatar_regeo)
     return 0

@@ -11,7 +11,7 @@ from d2.cli.common import comando, emitir, positivo
 from d2.worker import loop
 
 # Each outcome of the handler as an operator reads it (d2 status's words).
-DESFECHOS = {
+OUTCOMES = {
     "georreferenciada": "resolved",
     "republicada": "republished",
     "sem_coordenadas": "discarded (no coordinates)",
@@ -27,8 +27,8 @@ DESFECHOS = {
 def _texto_drenagem(d: dict[str, Any]) -> str:
     """What `d2 worker --drain` did, for a person (--json for programs)."""
     partes = [
-        f"{n} {DESFECHOS.get(desfecho, desfecho)}"
-        for desfecho, n in sorted(d["desfechos"].items(), key=lambda i: (-i[1], i[0]))
+        f"{n} {OUTCOMES.get(outcome, outcome)}"
+        for outcome, n in sorted(d["desfechos"].items(), key=lambda i: (-i[1], i[0]))
         if n
     ]
     return f"drained {d['eventos']} events" + (": " + ", ".join(partes) if partes else "")

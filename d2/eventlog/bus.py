@@ -6,7 +6,7 @@ an event that commits late: they read in (transacao, sequence_number) order and 
 below their snapshot's xmin, the oldest transaction still running, so every transaction
 they read from has finished and none can add an event behind their cursor (see
 bus_ler_desde in sql/queries/bus.sql). A long write transaction anywhere in the cluster
-holds delivery back meanwhile (see cerca); nothing is lost. Readers poll; a NOTIFY on
+holds delivery back meanwhile (see fence); nothing is lost. Readers poll; a NOTIFY on
 channel `core_event_log`, when someone sends one, only wakes them sooner.
 
 The payloads' JSON text and sizes are d2.eventlog.wire's; dead letters are
@@ -66,7 +66,7 @@ class Position(NamedTuple):
     sequencia: int
 
 
-def posicao(evento: Evento) -> Position:
+def position(evento: Evento) -> Position:
     return Position(evento.transacao, evento.sequence_number)
 
 
@@ -174,7 +174,7 @@ def com_retry(
         try:
             return operacao()
         except Exception as exc:
-            if db.lideranca_perdida(exc):
+            if db.leadership_lost(exc):
                 raise  # not a failure of this work: another worker leads now
             if not (db.is_transient(exc) or isinstance(exc, errors.PublishError)):
                 raise
@@ -202,7 +202,7 @@ def ler_desde(
     limite: int = 1000,
     *,
     max_payload_bytes: int = wire.SEM_LIMITE,
-    max_lote_bytes: int = wire.SEM_LIMITE,
+    max_batch_bytes: int = wire.SEM_LIMITE,
 ) -> list[Evento]:
     """Committed events of tipo (one type, or several merged into one stream) after
     apos, in the readers' order, at most limite.
@@ -211,7 +211,7 @@ def ler_desde(
     then looked up). Gap-safe: a reader may move its cursor to the last event it read.
     A payload whose text exceeds max_payload_bytes is not fetched: it comes as a
     UnreadablePayload saying its size. The batch stops before its payloads pass
-    max_lote_bytes (one event at least).
+    max_batch_bytes (one event at least).
     """
     transacao, sequencia = (
         (apos.transacao, apos.sequencia) if isinstance(apos, Position) else (None, apos)
@@ -225,7 +225,7 @@ def ler_desde(
                 "transacao": transacao,
                 "limite": limite,
                 "max_payload": max_payload_bytes,
-                "max_lote": max_lote_bytes,
+                "max_lote": max_batch_bytes,
             },
         ).fetchall()
     return [_evento(row, max_payload_bytes) for row in rows]
@@ -251,7 +251,7 @@ class Fence(NamedTuple):
     """Seconds since the oldest of them was inserted; 0 when none waits."""
 
 
-def cerca(conn: db.Connection, tipo: str) -> Fence:
+def fence(conn: db.Connection, tipo: str) -> Fence:
     """What the readers' fence holds back now (a long write transaction anywhere in the
     cluster delays delivery, never loses an event)."""
     with db.mapped_errors(), conn.cursor(row_factory=tuple_row) as cur:
@@ -259,7 +259,7 @@ def cerca(conn: db.Connection, tipo: str) -> Fence:
     return Fence(int(row[0]), float(row[1])) if row else Fence(0, 0.0)
 
 
-def cerca_sessao(conn: db.Connection) -> dict[str, Any] | None:
+def fence_holder(conn: db.Connection) -> dict[str, Any] | None:
     """The session (or prepared transaction) whose open transaction is the fence now: pid,
     usuario, banco, aplicacao, transacao_s (None where this role may not see it), xid.
     None when no transaction with an id runs."""

@@ -28,7 +28,7 @@ T = TypeVar("T")
 class Cursor:
     chave: str
     """The cursor's key in d2.consumer_offset (an event type, or a stream's name)."""
-    consumidor: str
+    consumer: str
     """The consumer's name in core.dead_letter_queue ('D-2/...')."""
 
     def semear(self, conn: db.Connection, *, no_inicio: bool) -> None:
@@ -46,7 +46,7 @@ class Cursor:
             return bus.Position(0, 0)
         return bus.Position(int(row["last_transacao"]), int(row["last_sequence"]))
 
-    def posicao(self, conn: db.Connection) -> bus.Position:
+    def position(self, conn: db.Connection) -> bus.Position:
         """Where the consumer is; created at the start of the log the first time."""
         self.semear(conn, no_inicio=True)
         return self.ler(conn)
@@ -78,7 +78,7 @@ class Cursor:
         caller's transaction; the cursor is the caller's to move."""
         dead_letters.registrar(
             conn,
-            consumidor=self.consumidor,
+            consumer=self.consumer,
             event_id=evento.event_id,
             tipo=evento.tipo,
             sequence_number=evento.sequence_number,
@@ -99,7 +99,7 @@ class Cursor:
                 if self.ja_passou(conn, evento):
                     return "passou", None
                 efeito = aplicar()
-                self.avancar(conn, bus.posicao(evento))
+                self.avancar(conn, bus.position(evento))
             return "aplicado", efeito
         except errors.InvalidEvent as exc:
             motivo = str(exc)
@@ -118,5 +118,5 @@ class Cursor:
             if self.ja_passou(conn, evento):
                 return False
             self.registrar_dead_letter(conn, evento, erro)
-            self.avancar(conn, bus.posicao(evento))
+            self.avancar(conn, bus.position(evento))
         return True

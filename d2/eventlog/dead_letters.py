@@ -18,7 +18,7 @@ STATUS = ("pendente", "reprocessado", "descartado")
 def registrar(
     conn: db.Connection,
     *,
-    consumidor: str,
+    consumer: str,
     event_id: uuid.UUID,
     tipo: str,
     sequence_number: int | None,
@@ -31,7 +31,7 @@ def registrar(
         conn.execute(
             db.q("dlq_record"),
             {
-                "consumidor": consumidor,
+                "consumidor": consumer,
                 "event_id": event_id,
                 "tipo": tipo,
                 "sequence_number": sequence_number,
@@ -44,7 +44,7 @@ def registrar(
         event_id,
         erro,
         extra={
-            "consumidor": consumidor,
+            "consumidor": consumer,
             "event_id": str(event_id),
             "tipo": tipo,
             "sequence_number": sequence_number,
@@ -53,31 +53,31 @@ def registrar(
     )
 
 
-def marcar(conn: db.Connection, event_id: uuid.UUID, status: str, consumidor: str = "D-2") -> int:
+def marcar(conn: db.Connection, event_id: uuid.UUID, status: str, consumer: str = "D-2") -> int:
     """Set a dead letter's status; returns how many rows changed (0: no such letter)."""
     checar_status(status)
     with db.mapped_errors():
         cursor = conn.execute(
-            db.q("dlq_mark"), {"event_id": event_id, "status": status, "consumidor": consumidor}
+            db.q("dlq_mark"), {"event_id": event_id, "status": status, "consumidor": consumer}
         )
     return cursor.rowcount
 
 
-def falhas_de_publicacao(conn: db.Connection, consumidor: str, prefixo: str) -> set[uuid.UUID]:
+def falhas_de_publicacao(conn: db.Connection, consumer: str, prefixo: str) -> set[uuid.UUID]:
     """The events of a consumer's pending dead letters whose error starts with prefixo."""
     with db.mapped_errors():
         return {
             row["event_id"]
             for row in conn.execute(
-                db.q("dlq_publish_failures"), {"consumidor": consumidor, "prefixo": prefixo}
+                db.q("dlq_publish_failures"), {"consumidor": consumer, "prefixo": prefixo}
             )
         }
 
 
-def resolver(conn: db.Connection, consumidor: str, event_ids: list[uuid.UUID]) -> None:
+def resolver(conn: db.Connection, consumer: str, event_ids: list[uuid.UUID]) -> None:
     """Mark a consumer's pending dead letters of these events resolved."""
     with db.mapped_errors():
-        conn.execute(db.q("dlq_resolve"), {"consumidor": consumidor, "event_ids": event_ids})
+        conn.execute(db.q("dlq_resolve"), {"consumidor": consumer, "event_ids": event_ids})
 
 
 def checar_status(status: str) -> None:

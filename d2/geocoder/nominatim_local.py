@@ -73,9 +73,9 @@ class NominatimLocal:
         """Run corotina on the loop's thread; falha when its n searches, asked
         `concorrencia` at a time, have not all ended within their timeouts."""
         futuro = asyncio.run_coroutine_threadsafe(corotina, self._loop)
-        rodadas = -(-n // self._concorrencia)
+        rounds = -(-n // self._concorrencia)
         try:
-            return futuro.result(timeout=self._timeout_s * (rodadas + 1) + 5)
+            return futuro.result(timeout=self._timeout_s * (rounds + 1) + 5)
         except TimeoutError:
             futuro.cancel()
             return falha

@@ -272,7 +272,7 @@ def _municipio_nomeado(
     if len(coerentes) == 1 or pelo_cep:
         ctx.municipio = (pelo_cep or coerentes)[0]
         return bool(pelo_cep)
-    ultimo = max(coerentes, key=_posicao)
+    ultimo = max(coerentes, key=_position)
     nome = text.normalizar(ultimo.nome)
     mesmos = sorted(
         (m for m in coerentes if text.normalizar(m.nome) == nome),
@@ -291,7 +291,7 @@ def _municipio_nomeado(
             # least as much as anywhere else the text names: the reader's município.
             ctx.municipio = provado
             return False
-    if all(_posicao(m)[0] < _posicao(ultimo)[0] for m in antes):
+    if all(_position(m)[0] < _position(ultimo)[0] for m in antes):
         # One name (homonyms), or the name of the last segment that names one (those
         # before it are bairros or districts sharing a município's name): the street
         # decides, and nothing is inferred from the names.
@@ -317,7 +317,7 @@ def _atados(e: fields.Entendido, nomes: list[Candidate]) -> list[Candidate]:
     return [c for c in nomes if atado(c) or c.nivel not in niveis]
 
 
-def _posicao(c: Candidate) -> tuple[int, int]:
+def _position(c: Candidate) -> tuple[int, int]:
     """Where a name stands in the text: the street's own tail comes first."""
     return (-1 if c.segmento == CAUDA else c.segmento, c.fim)
 

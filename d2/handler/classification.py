@@ -43,7 +43,7 @@ class Plan:
     """What the handler decided for one event, filled in as the batch goes."""
 
     evento: bus.Evento
-    desfecho: Outcome | None = None
+    outcome: Outcome | None = None
     demanda_id: uuid.UUID | None = None
     lat: float | None = None
     lng: float | None = None
@@ -152,26 +152,26 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
 
     coordenadas = payload.get("coordenadas_validadas")
     if coordenadas is None:
-        plano.desfecho = Outcome.SEM_COORDENADAS
+        plano.outcome = Outcome.SEM_COORDENADAS
     elif not isinstance(coordenadas, dict):
-        plano.desfecho = Outcome.COORDENADAS_INVALIDAS
+        plano.outcome = Outcome.COORDENADAS_INVALIDAS
         plano.motivo = f"coordenadas_validadas is not an object (got {type(coordenadas).__name__})"
     else:
         try:
             plano.lat = resolver.coordenada(coordenadas.get("lat"), "lat", 90)
             plano.lng = resolver.coordenada(coordenadas.get("lng"), "lng", 180)
         except errors.InvalidInput as exc:
-            plano.desfecho = Outcome.COORDENADAS_INVALIDAS
+            plano.outcome = Outcome.COORDENADAS_INVALIDAS
             plano.motivo = str(exc)
-    sem_fix = plano.desfecho is None and sem_posicao(plano.lat, plano.lng)
-    if (plano.desfecho is not None or sem_fix) and settings.geocoder_ativo:
+    sem_fix = plano.outcome is None and sem_position(plano.lat, plano.lng)
+    if (plano.outcome is not None or sem_fix) and settings.geocoder_ativo:
         # Spec 3.3 step 2, Phase 2: no usable GPS, but an address → the geocoding stage.
         # A no-fix value is no position either: with an address, the text decides;
         # without one it stays a point, outside every polygon (the review queue).
         plano.endereco = text.do_payload(payload)
         if plano.endereco is not None:
             plano.lat = plano.lng = None
-            plano.desfecho = Outcome.GEOCODIFICACAO_PENDENTE
+            plano.outcome = Outcome.GEOCODIFICACAO_PENDENTE
     return plano
 
 
@@ -182,7 +182,7 @@ _BRASIL_LAT = (-34.0, 5.5)
 _BRASIL_LNG = (-74.5, -28.5)
 
 
-def sem_posicao(lat: float | None, lng: float | None) -> bool:
+def sem_position(lat: float | None, lng: float | None) -> bool:
     """Whether valid coordinates are a no-fix value rather than a position: (0, 0),
     what many phones send without a fix, or a point outside Brazil's extent."""
     if lat is None or lng is None:
@@ -202,14 +202,14 @@ def _tipo_json(valor: object) -> str:
 
 def morto(plano: Plan, motivo: str) -> Plan:
     """The plan of an event bound for the dead letters, for motivo."""
-    plano.desfecho = Outcome.DEAD_LETTER
+    plano.outcome = Outcome.DEAD_LETTER
     plano.motivo = motivo
     return plano
 
 
 def em_conflito(plano: Plan, titular: uuid.UUID) -> Plan:
     """The plan of an event whose demanda titular holds with other content."""
-    plano.desfecho = Outcome.CONFLITO
+    plano.outcome = Outcome.CONFLITO
     plano.titular = titular
     plano.motivo = (
         f"demanda_id {plano.demanda_id} held by event {titular} with other coordinates "
@@ -235,7 +235,7 @@ def conteudo(payload: Any) -> str:
     return json.dumps([payload.get("coordenadas_validadas"), endereco], sort_keys=True, default=str)
 
 
-def classificar_lote(
+def classificar_batch(
     eventos: list[bus.Evento],
     existentes: Mapping[uuid.UUID, dict[str, Any]],
     settings: config.Settings,
@@ -256,7 +256,7 @@ def classificar_lote(
             plano = classificar(evento, settings)
         # Only events that will write a resolution or a review claim their demanda
         # (event by event, a discard never meets the unique constraints either).
-        if plano.demanda_id is not None and plano.desfecho in (None, Outcome.REPUBLICADA):
+        if plano.demanda_id is not None and plano.outcome in (None, Outcome.REPUBLICADA):
             primeiro = dono.setdefault(plano.demanda_id, plano)
             if primeiro is not plano:
                 titular = primeiro.evento.event_id

@@ -45,7 +45,7 @@ class Conclusion:
     def __init__(self, settings: config.Settings, *, cursor: consumer.Cursor, origem: str) -> None:
         self.settings = settings
         self.cursor = cursor
-        self.consumidor = cursor.consumidor
+        self.consumer = cursor.consumer
         self.origem = origem
         self.falhas_publicacao: set[uuid.UUID] = set()
         """Events whose publication failed after its retries (spec 3.4/T9), each with a
@@ -55,12 +55,12 @@ class Conclusion:
         """At boot, in the caller's transaction: the publication failures a previous run
         left (their pending dead letters)."""
         self.falhas_publicacao = dead_letters.falhas_de_publicacao(
-            conn, self.consumidor, _FALHA_PUBLICACAO
+            conn, self.consumer, _FALHA_PUBLICACAO
         )
 
     def gravar_resolucoes(self, conn: db.Connection, planos: list[Plan]) -> None:
         """Step 5 in its own commit (spec 3.5): the resolution survives a publish failure."""
-        novos = [p for p in planos if p.desfecho == Outcome.GEORREFERENCIADA]
+        novos = [p for p in planos if p.outcome == Outcome.GEORREFERENCIADA]
         if not novos:
             return
         colunas = outputs.colunas_resolucoes([p.gravada for p in novos if p.gravada is not None])
@@ -126,7 +126,7 @@ class Conclusion:
         """Steps 6-7 (and the discard/review paths) in ONE transaction; returns the events
         that entered the review queue now."""
         with db.mapped_errors(), conn.transaction():
-            revisao = [p for p in planos if p.desfecho == Outcome.REVISAO_PENDENTE]
+            revisao = [p for p in planos if p.outcome == Outcome.REVISAO_PENDENTE]
             aceitos: set[uuid.UUID] = set()
             if revisao:
                 linhas = [
@@ -153,10 +153,10 @@ class Conclusion:
                     strict=True,
                 )
             )
-            conflitos = [p for p in planos if p.desfecho == Outcome.CONFLITO] + [
+            conflitos = [p for p in planos if p.outcome == Outcome.CONFLITO] + [
                 p for p in recusadas if disputa[p.evento.event_id][1] is not None
             ]
-            mortos = [p for p in planos if p.desfecho == Outcome.DEAD_LETTER] + [
+            mortos = [p for p in planos if p.outcome == Outcome.DEAD_LETTER] + [
                 p for p in recusadas if disputa[p.evento.event_id][1] is None
             ]
             motivos = {p.evento.event_id: p.motivo or disputa[p.evento.event_id][0] for p in mortos}
@@ -170,7 +170,7 @@ class Conclusion:
                         "seqs": [p.evento.sequence_number for p in conflitos],
                     },
                 )
-            estacionados = [p for p in planos if p.desfecho == Outcome.GEOCODIFICACAO_PENDENTE]
+            estacionados = [p for p in planos if p.outcome == Outcome.GEOCODIFICACAO_PENDENTE]
             if estacionados:
                 conn.execute(
                     db.q("geocoder_park"),
@@ -181,7 +181,7 @@ class Conclusion:
                     },
                 )
             _registrar_geocodificacoes(
-                conn, [p for p in planos if p.desfecho == Outcome.ENDERECO_NAO_RESOLVIDO]
+                conn, [p for p in planos if p.outcome == Outcome.ENDERECO_NAO_RESOLVIDO]
             )
             da_fila = [p.event_id_texto for p in planos if p.da_fila]
             if da_fila:
@@ -192,7 +192,7 @@ class Conclusion:
                 if p.evento.event_id not in motivos
                 and p.evento.event_id not in em_disputa
                 and p.demanda_id is not None
-                and p.desfecho != Outcome.GEOCODIFICACAO_PENDENTE
+                and p.outcome != Outcome.GEOCODIFICACAO_PENDENTE
             ]
             if processados:
                 conn.execute(
@@ -209,16 +209,14 @@ class Conclusion:
             if mover_cursor:
                 self.cursor.avancar(conn, ultima)
             publicar = (Outcome.REPUBLICADA, Outcome.GEORREFERENCIADA)
-            publicaveis = [
-                p.saida for p in planos if p.desfecho in publicar and p.saida is not None
-            ]
+            publicaveis = [p.saida for p in planos if p.outcome in publicar and p.saida is not None]
             if publicaveis:
                 bus.publicar(conn, publicaveis, origem=self.origem)
             resolvidas = [
                 p.evento.event_id for p in planos if p.evento.event_id in self.falhas_publicacao
             ]
             if resolvidas:
-                dead_letters.resolver(conn, self.consumidor, resolvidas)
+                dead_letters.resolver(conn, self.consumer, resolvidas)
         for plano in recusadas:
             motivo, titular = disputa[plano.evento.event_id]
             if titular is not None:
@@ -235,7 +233,7 @@ class Conclusion:
         (one per event and incident: a later failure counts one more try on it); the
         cursor stays, so the next pass publishes them again."""
         publicar = (Outcome.REPUBLICADA, Outcome.GEORREFERENCIADA)
-        afetados = [p.evento for p in planos if p.desfecho in publicar and p.saida is not None]
+        afetados = [p.evento for p in planos if p.outcome in publicar and p.saida is not None]
         motivo = f"{_FALHA_PUBLICACAO}: {exc}"[:2000]
         try:
             with db.mapped_errors(), conn.transaction():

@@ -35,17 +35,17 @@ from d2.eventlog import bus, consumer
 from d2.geocoder import text
 from d2.geocoder.ladder_rules import Geocoding
 from d2.handler import cache, conclusion, outcome_logs, outputs
-from d2.handler.classification import Outcome, Plan, classificar_lote, morto
+from d2.handler.classification import Outcome, Plan, classificar_batch, morto
 from d2.handler.outputs import TIPO_SAIDA
 from d2.territorio import resolver
 
 log = logging.getLogger("d2.handler")
 
-CONSUMIDOR = "D-2"
+CONSUMER = "D-2"
 ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
 # The worker's cursor over TIPO_ENTRADA, and the name of its dead letters.
-CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMIDOR)
+CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMER)
 
 
 @dataclass
@@ -130,7 +130,7 @@ class Handler:
         so it may run on another connection while the previous batch is being written:
         events are unique in the log, so no earlier batch can still be writing a
         resolution this batch's idempotency check should see."""
-        resultado = Result(ultima=bus.posicao(eventos[-1]))
+        resultado = Result(ultima=bus.position(eventos[-1]))
         with db.mapped_errors():
             versao = conn.execute(db.q("mirror_version")).fetchone()
         if versao is not None:
@@ -150,7 +150,7 @@ class Handler:
                     db.q("resolucoes_by_event_ids"), {"ids": [e.event_id for e in eventos]}
                 )
             }
-        return classificar_lote(eventos, existentes, self.settings)
+        return classificar_batch(eventos, existentes, self.settings)
 
     def retomar(self, conn: db.Connection, event_ids: list[uuid.UUID]) -> Retomada:
         """The events parked in d2.geocodificacoes_pendentes, read again from the log and
@@ -161,7 +161,7 @@ class Handler:
         enderecos: dict[uuid.UUID, text.Endereco] = {}
         for plano in planos:
             plano.da_fila = True
-            if plano.desfecho == Outcome.GEOCODIFICACAO_PENDENTE and plano.endereco is not None:
+            if plano.outcome == Outcome.GEOCODIFICACAO_PENDENTE and plano.endereco is not None:
                 enderecos[plano.evento.event_id] = plano.endereco
         return Retomada(planos, enderecos)
 
@@ -180,14 +180,14 @@ class Handler:
             ident = plano.evento.event_id
             if ident in esgotados:
                 morto(plano, esgotados[ident])
-            elif ident in geocodings and plano.desfecho == Outcome.GEOCODIFICACAO_PENDENTE:
+            elif ident in geocodings and plano.outcome == Outcome.GEOCODIFICACAO_PENDENTE:
                 self._geocodificada(plano, geocodings[ident])
         outputs.preparar(planos)
         return self.concluir(conn, Batch(planos, Result()), mover_cursor=False)
 
-    def concluir(self, conn: db.Connection, lote: Batch, mover_cursor: bool = True) -> Result:
+    def concluir(self, conn: db.Connection, batch: Batch, mover_cursor: bool = True) -> Result:
         """Steps 5-7 for a prepared batch: store, publish, mark processed, move the cursor."""
-        planos, resultado = lote.planos, lote.resultado
+        planos, resultado = batch.planos, batch.resultado
         self.conclusao.gravar_resolucoes(conn, planos)
         try:
             novos_pendentes = bus.com_retry(
@@ -201,15 +201,15 @@ class Handler:
         resultado.por_nivel.update(
             p.resolucao.nivel_minimo_resolvido
             for p in planos
-            if p.desfecho == Outcome.GEORREFERENCIADA and p.resolucao is not None
+            if p.outcome == Outcome.GEORREFERENCIADA and p.resolucao is not None
         )
-        resultado.contagem.update(str(p.desfecho) for p in planos)
+        resultado.contagem.update(str(p.outcome) for p in planos)
         return resultado
 
     def _resolver(self, conn: db.Connection, planos: list[Plan], resultado: Result) -> None:
         faltam: list[tuple[Plan, str]] = []
         for plano in planos:
-            if plano.desfecho is not None:
+            if plano.outcome is not None:
                 continue
             assert plano.lat is not None and plano.lng is not None
             chave = cache.chave(plano.lat, plano.lng)
@@ -233,7 +233,7 @@ class Handler:
     @staticmethod
     def _decidir(plano: Plan, valor: resolver.Resolucao | None) -> None:
         plano.resolucao = valor
-        plano.desfecho = Outcome.REVISAO_PENDENTE if valor is None else Outcome.GEORREFERENCIADA
+        plano.outcome = Outcome.REVISAO_PENDENTE if valor is None else Outcome.GEORREFERENCIADA
 
     @staticmethod
     def _geocodificada(plano: Plan, g: Geocoding) -> None:
@@ -248,12 +248,12 @@ class Handler:
             "motivo": None,
         }
         if g.resolucao is not None and g.metodo is not None and g.confianca is not None:
-            plano.desfecho = Outcome.GEORREFERENCIADA
+            plano.outcome = Outcome.GEORREFERENCIADA
             plano.resolucao, plano.lat, plano.lng = g.resolucao, g.lat, g.lng
             plano.metodo, plano.confianca = g.metodo, g.confianca
             plano.endereco_geocodificado = g.nome
         else:
-            plano.desfecho = Outcome.ENDERECO_NAO_RESOLVIDO
+            plano.outcome = Outcome.ENDERECO_NAO_RESOLVIDO
             plano.motivo = plano.geocodificacao["motivo"] = g.motivo_final
 
     def concluir_em_dead_letter(
@@ -269,7 +269,7 @@ class Handler:
         with db.mapped_errors(), conn.transaction():
             CURSOR.registrar_dead_letter(conn, evento, motivo[:2000])
             if mover_cursor:
-                CURSOR.avancar(conn, bus.posicao(evento))
+                CURSOR.avancar(conn, bus.position(evento))
         log.error(
             "Evento enviado à DLQ",
             extra={
@@ -278,6 +278,6 @@ class Handler:
                 "motivo": motivo,
             },
         )
-        resultado = Result(ultima=bus.posicao(evento))
+        resultado = Result(ultima=bus.position(evento))
         resultado.contagem[str(Outcome.DEAD_LETTER)] += 1
         return resultado

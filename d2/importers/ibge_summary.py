@@ -51,7 +51,7 @@ class Summary:
     camadas: dict[str, LayerSummary] = field(default_factory=dict)
     fonte: str = "ibge"
     segundos: float = 0.0
-    espelho: mirror.Applied | None = None
+    mirror: mirror.Applied | None = None
     eventos: dict[str, int] = field(default_factory=dict)
     """uc.poligono_* events published with the changes (replica.publicar_estado)."""
 
@@ -68,7 +68,7 @@ class Summary:
             "segundos": round(self.segundos, 2),
             "total": asdict(self.total()),
             "camadas": {nome: asdict(c) for nome, c in self.camadas.items()},
-            "espelho": self.espelho.as_json() if self.espelho else None,
+            "espelho": self.mirror.as_json() if self.mirror else None,
             "eventos": self.eventos,
         }
 
@@ -82,10 +82,10 @@ class Summary:
                 for arquivo, contagem in camada.por_arquivo.items():
                     linhas.append(_linha(f"  {arquivo}", contagem))
         linhas.append(_linha("total", self.total()))
-        if self.espelho is not None:
-            e = self.espelho
+        if self.mirror is not None:
+            e = self.mirror
             linhas.append(
-                f"mirror: {e.mudancas} changes applied in {e.segundos:.1f} s, version {e.versao}"
+                f"mirror: {e.changes} changes applied in {e.segundos:.1f} s, version {e.versao}"
             )
         for nome, camada in self.camadas.items():
             fontes = ", ".join(

@@ -62,7 +62,7 @@ class Summary:
     exemplos: list[Occurrence] = field(default_factory=list)
     simplificacao: str = ""
     segundos: float = 0.0
-    espelho: mirror.Applied | None = None
+    mirror: mirror.Applied | None = None
     eventos: dict[str, int] = field(default_factory=dict)
     """uc.poligono_* events published with the changes (replica.publicar_estado)."""
 
@@ -80,7 +80,7 @@ class Summary:
             "skipped_by_reason": dict(sorted(self.skipped.items())),
             "skipped_examples": [vars(o) for o in self.exemplos],
             "simplificacao": self.simplificacao,
-            "espelho": self.espelho.as_json() if self.espelho else None,
+            "espelho": self.mirror.as_json() if self.mirror else None,
             "eventos": self.eventos,
         }
 
@@ -98,10 +98,10 @@ class Summary:
             linhas.append(f"    {visivel(f'{o.osm_id} {o.nome}: {o.motivo}')}")
         if self.simplificacao:
             linhas.append(f"simplification: {self.simplificacao}")
-        if self.espelho is not None:
-            e = self.espelho
+        if self.mirror is not None:
+            e = self.mirror
             linhas.append(
-                f"mirror: {e.mudancas} changes applied in {e.segundos:.1f} s, version {e.versao}"
+                f"mirror: {e.changes} changes applied in {e.segundos:.1f} s, version {e.versao}"
             )
         return "\n".join(linhas)
 
@@ -299,7 +299,7 @@ def importar_osm(url: str, arquivo: Path, *, max_bytes: int | None = None) -> Su
             # The parents come from the mirror: first every change committed so far
             # (an IBGE import just before, say), then this import's own.
             try:
-                mirror.aplicar(conn, trava_s=espera)
+                mirror.aplicar(conn, lock_s=espera)
             except errors.LockTimeout as exc:
                 raise errors.LockTimeout(
                     f"nothing was imported: the parents come from the mirror, and {exc}",
@@ -309,9 +309,9 @@ def importar_osm(url: str, arquivo: Path, *, max_bytes: int | None = None) -> Su
                 try:
                     _escrever(conn, prontas, summary)
                 except errors.LockTimeout as exc:
-                    raise db.travas_ocupadas(
+                    raise db.locks_held(
                         conn, ibge.TABELAS_ESCRITAS, espera, "nothing was imported"
                     ) from exc
-            summary.espelho = ibge.aplicar_ao_espelho(conn, espera)
+            summary.mirror = ibge.aplicar_ao_mirror(conn, espera)
     summary.segundos = time.monotonic() - inicio
     return summary

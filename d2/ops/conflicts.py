@@ -82,7 +82,7 @@ def aceitar(
         )
         if titular == event_id:
             conn.execute(db.q("conflicts_requeue"), {"demanda_id": demanda})
-            desfecho = "mantida"
+            outcome = "mantida"
         else:
             eventos = bus.ler_eventos(
                 conn, [event_id], max_payload_bytes=settings.max_payload_bytes
@@ -90,14 +90,14 @@ def aceitar(
             if not eventos:
                 raise errors.InvalidInput(f"event {event_id} is no longer in the log")
             resultado = handler.Handler(settings).tratar(conn, eventos[0], mover_cursor=False)
-            desfecho = next(iter(resultado.contagem), "nenhum")
+            outcome = next(iter(resultado.contagem), "nenhum")
     log.warning(
         "Conflito de demanda decidido",
         extra={
             "demanda_id": str(demanda),
             "event_id": str(event_id),
             "titular": str(titular) if titular else None,
-            "desfecho": desfecho,
+            "desfecho": outcome,
             "decidido_por": por,
         },
     )
@@ -105,6 +105,6 @@ def aceitar(
         "demanda_id": str(demanda),
         "event_id": str(event_id),
         "titular": str(titular) if titular else None,
-        "desfecho": desfecho,
+        "desfecho": outcome,
         "decidido_por": por,
     }

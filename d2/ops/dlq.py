@@ -8,7 +8,8 @@ from typing import Any
 
 from d2 import config, db
 from d2.eventlog import bus, dead_letters
-from d2.handler import classification, handler
+from d2.handler import classification
+from d2.handler.handler import CONSUMER, Handler
 
 
 def reprocessar(
@@ -21,25 +22,25 @@ def reprocessar(
     one more attempt counted.
     """
     if event_ids is None:
-        pendentes = listar(conn, consumidor=handler.CONSUMIDOR, status="pendente", limite=1_000_000)
+        pendentes = listar(conn, consumer=CONSUMER, status="pendente", limite=1_000_000)
         event_ids = [row["event_id"] for row in pendentes]
     eventos = {
         e.event_id: e
         for e in bus.ler_eventos(conn, event_ids, max_payload_bytes=settings.max_payload_bytes)
     }
-    servico = handler.Handler(settings)
+    handler = Handler(settings)
     report: dict[str, Any] = {"pedidos": len(event_ids), "reprocessados": 0, "falharam": 0}
     report["ausentes_do_log"] = [str(e) for e in event_ids if e not in eventos]
     for event_id in event_ids:
         evento = eventos.get(event_id)
         if evento is None:
             continue
-        resultado = servico.tratar(conn, evento, mover_cursor=False)
+        resultado = handler.tratar(conn, evento, mover_cursor=False)
         if resultado.contagem[str(classification.Outcome.DEAD_LETTER)]:
             report["falharam"] += 1
         else:
             with conn.transaction():
-                dead_letters.marcar(conn, event_id, "reprocessado", handler.CONSUMIDOR)
+                dead_letters.marcar(conn, event_id, "reprocessado", CONSUMER)
             report["reprocessados"] += 1
     return report
 
@@ -47,7 +48,7 @@ def reprocessar(
 def listar(
     conn: db.Connection,
     *,
-    consumidor: str | None = None,
+    consumer: str | None = None,
     status: str | None = "pendente",
     limite: int = 100,
 ) -> list[dict[str, Any]]:
@@ -56,5 +57,5 @@ def listar(
         dead_letters.checar_status(status)
     with db.mapped_errors():
         return conn.execute(
-            db.q("dlq_list"), {"consumidor": consumidor, "status": status, "limite": limite}
+            db.q("dlq_list"), {"consumidor": consumer, "status": status, "limite": limite}
         ).fetchall()

@@ -39,10 +39,10 @@ class Freshness:
     def linhas(self) -> list[str]:
         """One line per thing to say, for stderr (nothing when all was current)."""
         saida = []
-        if self.aplicado is not None and self.aplicado.mudancas:
+        if self.aplicado is not None and self.aplicado.changes:
             a = self.aplicado
             saida.append(
-                f"d2: mirror: applied {a.mudancas} change(s) of core.uc_polygons "
+                f"d2: mirror: applied {a.changes} change(s) of core.uc_polygons "
                 f"({a.poligonos} polygon(s)) in {a.segundos:.2f} s before answering"
             )
         if self.pendentes and self.somente_leitura == "standby":

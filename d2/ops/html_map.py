@@ -171,7 +171,7 @@ def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
             for r in revisoes.listar(conn, limite)
         ]
         mortos = conn.execute(
-            db.q("map_dead_letters"), {"consumidor": handler.CONSUMIDOR, "limite": limite}
+            db.q("map_dead_letters"), {"consumidor": handler.CONSUMER, "limite": limite}
         ).fetchall()
         resolucoes = conn.execute(db.q("map_resolucoes"), {"limite": limite}).fetchall()
         alvos = [(r["lat"], r["lng"]) for r in pendentes] + [

@@ -37,7 +37,7 @@ NIL = uuid.UUID(int=0)
 # less than one index probe per polygon.
 AREAS_PARA_TUDO = 500
 
-Mudancas = Counter[tuple[uuid.UUID, int, uuid.UUID, int]]
+Changes = Counter[tuple[uuid.UUID, int, uuid.UUID, int]]
 
 
 # --- the follow-up ---------------------------------------------------------------------------
@@ -58,7 +58,7 @@ def por_acompanhar(conn: db.Connection) -> int:
 
 
 def acompanhar(
-    conn: db.Connection, *, lote: int = 5000, prazo_s: float | None = None
+    conn: db.Connection, *, batch: int = 5000, prazo_s: float | None = None
 ) -> dict[str, Any]:
     """Follow the mirror's changes: expand the pending areas into the queue, then work it.
 
@@ -84,31 +84,31 @@ def acompanhar(
     def esgotado() -> bool:
         return prazo_s is not None and time.monotonic() - inicio >= prazo_s
 
-    mudancas: Mudancas = Counter()
+    changes: Changes = Counter()
     # Resolutions first, then reviews; at least one chunk per call, however short the slice.
     while (parcial := bus.com_retry(
-        functools.partial(_fila_lote, conn, lote), descricao="acompanhar re-geo"
+        functools.partial(_fila_batch, conn, batch), descricao="acompanhar re-geo"
     )) is not None:  # fmt: skip
         examinadas, sem_poligono, aplicadas = parcial
         relatorio["examinadas"] += examinadas
         relatorio["sem_poligono_hoje"] += sem_poligono
         relatorio["alteradas"] += len(aplicadas)
-        _contar(mudancas, aplicadas)
+        _contar(changes, aplicadas)
         if esgotado():
             break
     else:
         while not esgotado() and (revisoes := bus.com_retry(
-            functools.partial(_fila_revisoes_lote, conn, lote), descricao="acompanhar revisões"
+            functools.partial(_fila_revisoes_batch, conn, batch), descricao="acompanhar revisões"
         )) is not None:  # fmt: skip
             relatorio["revisoes_examinadas"] += revisoes[0]
             relatorio["revisoes_resolvidas"] += len(revisoes[1])
-    relatorio["mudancas"] = _agrupar(conn, mudancas)
+    relatorio["mudancas"] = _agrupar(conn, changes)
     return relatorio
 
 
-def _fila_lote(conn: db.Connection, lote: int) -> tuple[int, int, list[dict[str, Any]]] | None:
+def _fila_batch(conn: db.Connection, batch: int) -> tuple[int, int, list[dict[str, Any]]] | None:
     with db.mapped_errors(), conn.transaction():
-        linhas = conn.execute(db.q("regeo_queue_batch"), {"lote": lote}).fetchall()
+        linhas = conn.execute(db.q("regeo_queue_batch"), {"lote": batch}).fetchall()
         if not linhas:
             return None
         diferentes = [r for r in linhas if r["id"] is not None]
@@ -118,11 +118,13 @@ def _fila_lote(conn: db.Connection, lote: int) -> tuple[int, int, list[dict[str,
     return linhas[0]["examinadas"], sem_poligono, aplicadas
 
 
-def _fila_revisoes_lote(conn: db.Connection, lote: int) -> tuple[int, list[dict[str, Any]]] | None:
+def _fila_revisoes_batch(
+    conn: db.Connection, batch: int
+) -> tuple[int, list[dict[str, Any]]] | None:
     with db.mapped_errors(), conn.transaction():
         ids = [
             r["demanda_id"]
-            for r in conn.execute(db.q("regeo_queue_revisoes_batch"), {"lote": lote})
+            for r in conn.execute(db.q("regeo_queue_revisoes_batch"), {"lote": batch})
         ]
         if not ids:
             return None
@@ -141,7 +143,7 @@ def regeorreferenciar(
     uc: uuid.UUID | None,
     desde: date | None,
     dry_run: bool,
-    lote: int = 5000,
+    batch: int = 5000,
 ) -> dict[str, Any]:
     """Recompute stored resolutions (of `uc` — resolved there or with it in the chain —
     created on or after `desde`) under today's polygons; rewrite those whose answer
@@ -153,14 +155,14 @@ def regeorreferenciar(
     With dry_run nothing is written. conn must be in autocommit mode.
     """
     db.exigir_autocommit(conn)
-    mudancas: Mudancas = Counter()
+    changes: Changes = Counter()
     relatorio: dict[str, Any] = {"dry_run": dry_run, "examinadas": 0, "alteradas": 0}
     relatorio |= {"sem_poligono_hoje": 0, "publicadas": 0, "lotes": 0}
     apos = NIL
     while True:
         with db.mapped_errors():
             pagina = conn.execute(
-                db.q("regeo_page"), {"apos": apos, "uc": uc, "desde": desde, "lote": lote}
+                db.q("regeo_page"), {"apos": apos, "uc": uc, "desde": desde, "lote": batch}
             ).fetchall()
         if not pagina:
             break
@@ -173,7 +175,7 @@ def regeorreferenciar(
         if not diferentes:
             continue
         if dry_run:
-            mudancas.update(
+            changes.update(
                 (p["unidade_civica_id"], p["nivel_minimo_resolvido"], p["nova_uc"], p["novo_nivel"])
                 for p in diferentes
             )
@@ -183,15 +185,15 @@ def regeorreferenciar(
         aplicadas = bus.com_retry(
             functools.partial(_aplicar_sozinho, conn, ids), descricao="regeorreferenciar"
         )
-        _contar(mudancas, aplicadas)
+        _contar(changes, aplicadas)
         relatorio["alteradas"] += len(aplicadas)
         relatorio["publicadas"] += len(aplicadas)
-    relatorio["mudancas"] = _agrupar(conn, mudancas)
+    relatorio["mudancas"] = _agrupar(conn, changes)
     return relatorio
 
 
-def _contar(mudancas: Mudancas, aplicadas: list[dict[str, Any]]) -> None:
-    mudancas.update(
+def _contar(changes: Changes, aplicadas: list[dict[str, Any]]) -> None:
+    changes.update(
         (a["uc_anterior"], a["nivel_anterior"], a["unidade_civica_id"], a["nivel_minimo_resolvido"])
         for a in aplicadas
     )
@@ -234,8 +236,8 @@ def _aplicar(conn: db.Connection, ids: list[uuid.UUID]) -> list[dict[str, Any]]:
     return aplicadas
 
 
-def _agrupar(conn: db.Connection, mudancas: Mudancas) -> list[dict[str, Any]]:
-    ids = sorted({k[0] for k in mudancas} | {k[2] for k in mudancas})
+def _agrupar(conn: db.Connection, changes: Changes) -> list[dict[str, Any]]:
+    ids = sorted({k[0] for k in changes} | {k[2] for k in changes})
     nomes: dict[uuid.UUID, str] = {}
     if ids:
         with db.mapped_errors():
@@ -247,7 +249,7 @@ def _agrupar(conn: db.Connection, mudancas: Mudancas) -> list[dict[str, Any]]:
             "para": {"unidade_civica_id": str(para), "nome": nomes.get(para), "nivel": nivel_para},
             "quantidade": quantidade,
         }
-        for (de, nivel_de, para, nivel_para), quantidade in mudancas.most_common()
+        for (de, nivel_de, para, nivel_para), quantidade in changes.most_common()
     ]
 
 

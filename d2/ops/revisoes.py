@@ -44,7 +44,7 @@ def formatar(linhas: list[dict[str, Any]]) -> str:
 
 
 def reprocessar(
-    conn: db.Connection, settings: config.Settings, *, lote: int = 500
+    conn: db.Connection, settings: config.Settings, *, batch: int = 500
 ) -> dict[str, Any]:
     """Resolve the review queue against today's polygons, chunk by chunk.
 
@@ -59,7 +59,7 @@ def reprocessar(
     apos = NIL
     while True:
         parcial = bus.com_retry(
-            functools.partial(_lote, conn, apos, lote),
+            functools.partial(_batch, conn, apos, batch),
             descricao="reprocessar revisões",
         )
         if parcial is None:
@@ -73,11 +73,11 @@ def reprocessar(
     return relatorio
 
 
-def _lote(
-    conn: db.Connection, apos: uuid.UUID, lote: int
+def _batch(
+    conn: db.Connection, apos: uuid.UUID, batch: int
 ) -> tuple[uuid.UUID, int, list[dict[str, Any]]] | None:
     with db.mapped_errors(), conn.transaction():
-        pendentes = conn.execute(db.q("revisoes_lock"), {"apos": apos, "lote": lote}).fetchall()
+        pendentes = conn.execute(db.q("revisoes_lock"), {"apos": apos, "lote": batch}).fetchall()
         if not pendentes:
             return None
         gravadas = resolver_pendentes(conn, pendentes)

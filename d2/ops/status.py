@@ -50,13 +50,13 @@ def status(conn: db.Connection, settings: config.Settings | None = None) -> dict
         geral = conn.execute(
             db.q("ops_status_overall"),
             {
-                "consumidor": handler.CONSUMIDOR,
+                "consumidor": handler.CONSUMER,
                 "tipo_saida": outputs.TIPO_SAIDA,
                 "origem": handler.ORIGEM,
             },
         ).fetchone()
         dlq = conn.execute(
-            db.q("ops_status_dead_letters"), {"consumidor": handler.CONSUMIDOR}
+            db.q("ops_status_dead_letters"), {"consumidor": handler.CONSUMER}
         ).fetchall()
         ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
         acompanhamento = conn.execute(db.q("regeo_pending")).fetchone()
@@ -65,13 +65,13 @@ def status(conn: db.Connection, settings: config.Settings | None = None) -> dict
         replica = conn.execute(db.q("replica_status")).fetchone()
         conflitos = conn.execute(db.q("conflicts_count")).fetchone()
         parada = conn.execute(db.q("replica_stop_open")).fetchone()
-    cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
+    fence = bus.fence(conn, handler.TIPO_ENTRADA)
     geo = geocodificador(settings, conn) if settings is not None else None
     assert geral is not None and acompanhamento is not None
     # Who holds things back, named: the transaction holding the fence (any database of
     # the cluster), the sessions holding the mirror's locks while changes wait.
-    retido_por = bus.cerca_sessao(conn) if cerca.retidos else None
-    travas = mirror.quem_trava(conn) if geral["mirror_pendentes"] else []
+    retido_por = bus.fence_holder(conn) if fence.retidos else None
+    locks = mirror.lock_holders(conn) if geral["mirror_pendentes"] else []
     por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
     motivos = {r["motivo"]: int(r["quantidade"]) for r in descartes}
     dead = {r["status"]: int(r["quantidade"]) for r in dlq}
@@ -84,8 +84,8 @@ def status(conn: db.Connection, settings: config.Settings | None = None) -> dict
             "movido_em": cursor["cursor_movido_em"] if cursor else None,
             # Committed events an older write transaction (anywhere in the cluster)
             # still holds back from the readers: delayed, never lost.
-            "retidos": cerca.retidos,
-            "atraso_retidos_s": round(cerca.atraso_s, 3),
+            "retidos": fence.retidos,
+            "atraso_retidos_s": round(fence.atraso_s, 3),
             "retido_por": retido_por,
         },
         "resolucoes": {"total": sum(por_nivel.values()), "por_nivel": por_nivel},
@@ -129,7 +129,7 @@ def status(conn: db.Connection, settings: config.Settings | None = None) -> dict
             "rejeitadas": geral["mirror_rejeitadas"],
             "mudancas_pendentes": geral["mirror_pendentes"],
             "pendente_desde": geral["mirror_pendente_desde"],
-            "travado_por": travas,
+            "travado_por": locks,
             "ucs": [
                 {"nivel": r["nivel"], "fonte": r["fonte"], "quantidade": r["quantidade"]}
                 for r in ucs

@@ -14,7 +14,7 @@ id until its last row: no event-log fence held meanwhile), then submit and publi
 the cursor's transaction: `uc.poligono_adicionado` for a new UC, `uc.poligono_atualizado`
 when the consensus moves a UC's canonical geometry, and `uc.moderacao_solicitada` every
 N conflicting drawings of one place (D2_TERRITORIO_ALERTA_A_CADA). Runs on the worker's
-territory stage (d2/worker/territorio.py), never in the demand loop.
+geometry stage (d2/worker/geometry.py), never in the demand loop.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ log = logging.getLogger(__name__)
 
 TIPO_ENTRADA = "lugar.cadastrado"
 TIPO_LUGAR = "poligono_uc"
-CONSUMIDOR = "D-2/territorio"
-CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMIDOR)
+CONSUMER = "D-2/territorio"
+CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMER)
 ORIGEM = "D-2"
 FONTE = "comunitario"
 DECISOES = ("nova", "confirmacao", "alternativa", "retida", "rejeitada")
@@ -85,10 +85,10 @@ class Result:
 def cursor(conn: db.Connection) -> bus.Position:
     """The consumer's cursor, created at the start of the log the first time: drawings
     made before D-2 ran (L-2 only logs them, spec 8.5) are taken too."""
-    return CURSOR.posicao(conn)
+    return CURSOR.position(conn)
 
 
-def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -> Result:
+def drenar(conn: db.Connection, settings: config.Settings, *, batch: int = 100) -> Result:
     """Handle every pending lugar.cadastrado event, one transaction each; returns counts.
 
     conn must be in autocommit mode. A transient database error propagates (the caller
@@ -99,28 +99,28 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 100) -
     apos = cursor(conn)
     while True:
         eventos = bus.ler_desde(
-            conn, TIPO_ENTRADA, apos, lote, max_payload_bytes=settings.max_payload_bytes
+            conn, TIPO_ENTRADA, apos, batch, max_payload_bytes=settings.max_payload_bytes
         )
         if not eventos:
             return resultado
         for evento in eventos:
             _um_evento(conn, evento, settings, resultado)
-            apos = bus.posicao(evento)
+            apos = bus.position(evento)
 
 
 def _um_evento(
     conn: db.Connection, evento: bus.Evento, settings: config.Settings, resultado: Result
 ) -> None:
     try:
-        desenho = _desenho(evento)
-        if desenho:
+        drawing = _drawing(evento)
+        if drawing:
             _avaliar(conn, evento)
     except (errors.InvalidEvent, _Abandonado) as exc:
         if CURSOR.dead_letter(conn, evento, str(exc)[:2000]):
             resultado.dead_letters += 1
         return
     fim, _ = CURSOR.tratar(
-        conn, evento, lambda: _decidir(conn, evento, settings, resultado, desenho)
+        conn, evento, lambda: _decidir(conn, evento, settings, resultado, drawing)
     )
     if fim == "dead_letter":
         resultado.dead_letters += 1
@@ -130,7 +130,7 @@ class _Abandonado(errors.D2Error):
     """The drawing's evaluation failed or was begun too many times."""
 
 
-def _desenho(evento: bus.Evento) -> bool:
+def _drawing(evento: bus.Evento) -> bool:
     """True for a drawing to evaluate; False for another kind of place, which passes
     without its payload being validated (its fields may be anyone's personal data, which
     a validation error would carry into the dead letters); InvalidEvent otherwise."""
@@ -171,9 +171,9 @@ def _decidir(
     evento: bus.Evento,
     settings: config.Settings,
     resultado: Result,
-    desenho: bool,
+    drawing: bool,
 ) -> None:
-    if not desenho:
+    if not drawing:
         resultado.ignorados += 1
         return
     row = conn.execute(
@@ -263,19 +263,19 @@ def listar(
         ).fetchall()
 
 
-def mostrar(conn: db.Connection, submissao_id: uuid.UUID) -> dict[str, Any]:
+def mostrar(conn: db.Connection, drawing_id: uuid.UUID) -> dict[str, Any]:
     """One submission with its geometry (GeoJSON) and the UC's other versions."""
     with db.mapped_errors():
-        row = conn.execute(db.q("territorio_show"), {"id": submissao_id}).fetchone()
+        row = conn.execute(db.q("territorio_show"), {"id": drawing_id}).fetchone()
         if row is None:
-            raise errors.InvalidInput(f"submission {submissao_id} not found")
+            raise errors.InvalidInput(f"submission {drawing_id} not found")
         versoes = conn.execute(
             db.q("territorio_versions"), {"uc": row["unidade_civica_id"]}
         ).fetchall()
     return {**row, "versoes": versoes}
 
 
-def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -> dict[str, Any]:
+def moderar(conn: db.Connection, drawing_id: uuid.UUID, acao: str, por: str) -> dict[str, Any]:
     """'aceitar' or 'rejeitar' one submission, publishing what changed, in one transaction.
 
     Raises errors.InvalidInput with the database's one-line reason when the decision is
@@ -283,7 +283,7 @@ def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -
     of an IBGE or OSM UC)."""
     with db.mapped_errors(), conn.transaction():
         row = conn.execute(
-            db.q("territorio_moderar"), {"id": submissao_id, "acao": acao, "por": por}
+            db.q("territorio_moderar"), {"id": drawing_id, "acao": acao, "por": por}
         ).fetchone()
         assert row is not None
         if row["efeito"] == "criada":  # a held drawing, accepted: a new community UC
@@ -314,12 +314,12 @@ def moderar(conn: db.Connection, submissao_id: uuid.UUID, acao: str, por: str) -
     log.info(
         "Moderação: %s",
         acao,
-        extra={"submissao_id": str(submissao_id), "efeito": row["efeito"], "moderador": por},
+        extra={"submissao_id": str(drawing_id), "efeito": row["efeito"], "moderador": por},
     )
     return dict(row)
 
 
-def saude(conn: db.Connection, limite: int = 50) -> list[dict[str, Any]]:
+def health(conn: db.Connection, limite: int = 50) -> list[dict[str, Any]]:
     """Community UCs ranked by how strongly use says their geometry is wrong."""
     with db.mapped_errors():
         return conn.execute(db.q("territorio_health"), {"limite": limite}).fetchall()

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 class Applied:
     """What one call applied: change rows consumed, polygons synced, the version now."""
 
-    mudancas: int
+    changes: int
     poligonos: int
     versao: int
     segundos: float
@@ -39,7 +39,7 @@ class Applied:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "mudancas": self.mudancas,
+            "mudancas": self.changes,
             "poligonos": self.poligonos,
             "versao": self.versao,
             "faixas": self.faixas,
@@ -58,7 +58,7 @@ def aplicar(
     *,
     esperar: bool = True,
     prazo_s: float | None = None,
-    trava_s: float | None = None,
+    lock_s: float | None = None,
 ) -> Applied | None:
     """Apply every change of core.uc_polygons committed before this call, in one
     transaction. conn must be in autocommit mode (the appliers' lock is the first
@@ -67,12 +67,12 @@ def aplicar(
     another applier holds the lock (it applies the same changes).
 
     Every lock wait is bounded: by prazo_s when given (which bounds each statement too),
-    else trava_s, else D2_LOCK_TIMEOUT. Past it: errors.LockTimeout naming the sessions
+    else lock_s, else D2_LOCK_TIMEOUT. Past it: errors.LockTimeout naming the sessions
     that hold the lock (or errors.StatementTimeout), and nothing was applied."""
     inicio = time.monotonic()
     if not db.fora_de_transacao(conn):
         raise errors.D2Error("mirror: apply needs an autocommit connection outside a transaction")
-    espera = _espera(prazo_s if prazo_s is not None else trava_s)
+    espera = _espera(prazo_s if prazo_s is not None else lock_s)
     cur = conn.cursor(row_factory=db.dict_row)  # whatever rows the caller's connection makes
     travado = False
     try:
@@ -88,7 +88,7 @@ def aplicar(
     except errors.LockTimeout as exc:
         if not travado and not esperar:
             return None
-        raise db.travas_ocupadas(conn, TRAVAS, espera, "nothing was applied") from exc
+        raise db.locks_held(conn, LOCKS, espera, "nothing was applied") from exc
     # The version has moved: the resolver already answers from the new polygons. Now the
     # clean intervals it dropped, in a transaction of their own.
     try:
@@ -100,7 +100,7 @@ def aplicar(
         # points take the GIST tiers meanwhile.
         log.warning(
             "Espelho: faixas limpas adiadas para o próximo build",
-            extra={"erro": str(exc), "sessoes": quem_trava(conn)},
+            extra={"erro": str(exc), "sessoes": lock_holders(conn)},
         )
         faixas = 0
     assert feito is not None
@@ -120,13 +120,13 @@ def _espera(segundos: float | None) -> float:
 # The lock tables of the mirror (sql/tables/mirror_aplicador.sql,
 # mirror_faixas_construtor.sql), and the tables a rebuild truncates, whose readers it
 # waits for.
-TRAVAS = ["d2.mirror_aplicador", "d2.mirror_faixas_construtor"]
+LOCKS = ["d2.mirror_aplicador", "d2.mirror_faixas_construtor"]
 TRUNCADAS = ["d2.mirror_uc", "d2.mirror_pieces", "d2.mirror_rejected"]
 
 
-def quem_trava(conn: db.Connection) -> list[dict[str, Any]]:
-    """The sessions holding the appliers' or the interval builder's lock (db.quem_trava)."""
-    return db.quem_trava(conn, TRAVAS)
+def lock_holders(conn: db.Connection) -> list[dict[str, Any]]:
+    """The sessions holding the appliers' or the interval builder's lock (db.lock_holders)."""
+    return db.lock_holders(conn, LOCKS)
 
 
 def pendentes(conn: db.Connection) -> int:
@@ -148,7 +148,7 @@ def acompanhar(conn: db.Connection) -> bool:
     if pendentes(conn) == 0:
         return True
     try:
-        feito = aplicar(conn, esperar=False, trava_s=ESPERA_WORKER_S)
+        feito = aplicar(conn, esperar=False, lock_s=ESPERA_WORKER_S)
     except errors.LockTimeout as exc:
         log.warning("Espelho: mudanças esperam por uma trava", extra={"erro": str(exc)})
         return False
@@ -159,18 +159,18 @@ def acompanhar(conn: db.Connection) -> bool:
         return False
     if feito is None:
         return False
-    if feito.mudancas:
+    if feito.changes:
         log.info("Espelho atualizado", extra=feito.as_json())
     return True
 
 
-def reconstruir(conn: db.Connection, *, trava_s: float | None = None) -> list[dict[str, Any]]:
+def reconstruir(conn: db.Connection, *, lock_s: float | None = None) -> list[dict[str, Any]]:
     """Rebuild the whole mirror, chains and intervals from its source, in one transaction
     (after the applier at work, if any); one row per outcome. conn must be in autocommit
-    mode. Each lock wait is bounded by trava_s (default D2_LOCK_TIMEOUT): past it,
+    mode. Each lock wait is bounded by lock_s (default D2_LOCK_TIMEOUT): past it,
     errors.LockTimeout naming who holds it (an applier, or a reader of the tables the
     rebuild truncates), and nothing was rebuilt."""
-    espera = _espera(trava_s)
+    espera = _espera(lock_s)
     try:
         with db.mapped_errors(), db.limites(conn, lock_s=espera):
             with conn.transaction():
@@ -178,6 +178,6 @@ def reconstruir(conn: db.Connection, *, trava_s: float | None = None) -> list[di
                 conn.execute(db.q("mirror_lock"))
                 return conn.execute(db.q("mirror_rebuild")).fetchall()
     except errors.LockTimeout as exc:
-        raise db.travas_ocupadas(
-            conn, TRAVAS + TRUNCADAS, espera, "nothing was rebuilt", leitores=True
+        raise db.locks_held(
+            conn, LOCKS + TRUNCADAS, espera, "nothing was rebuilt", leitores=True
         ) from exc

@@ -34,27 +34,27 @@ log = logging.getLogger(__name__)
 
 TIPOS = ("uc.poligono_adicionado", "uc.poligono_atualizado", "uc.poligono_removido")
 CURSOR_CHAVE = "uc.poligono_*"  # the stream's key in d2.consumer_offset
-CONSUMIDOR = "D-2/replica"
-CURSOR = consumer.Cursor(CURSOR_CHAVE, CONSUMIDOR)
+CONSUMER = "D-2/replica"
+CURSOR = consumer.Cursor(CURSOR_CHAVE, CONSUMER)
 FONTES = ("core", "eventos")
-DESFECHOS = ("aplicado", "removido", "ausente", "repetido", "descartado")
+OUTCOMES = ("aplicado", "removido", "ausente", "repetido", "descartado")
 
 
 @dataclass
 class Result:
     """What one drain did, by terminal state."""
 
-    por_desfecho: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DESFECHOS, 0))
+    por_outcome: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     dead_letters: int = 0
     parada: str | None = None
     """Why the breaker holds the replica (then the drain applied nothing past it)."""
 
     def as_json(self) -> dict[str, int | str | None]:
-        return {**self.por_desfecho, "dead_letters": self.dead_letters, "parada": self.parada}
+        return {**self.por_outcome, "dead_letters": self.dead_letters, "parada": self.parada}
 
     @property
     def eventos(self) -> int:
-        return sum(self.por_desfecho.values()) + self.dead_letters
+        return sum(self.por_outcome.values()) + self.dead_letters
 
 
 def fonte(conn: db.Connection) -> str:
@@ -67,10 +67,10 @@ def fonte(conn: db.Connection) -> str:
 def cursor(conn: db.Connection) -> bus.Position:
     """The replica's cursor, created at the start of the log the first time: a replica
     started from empty catches up from every uc.poligono_* event ever published."""
-    return CURSOR.posicao(conn)
+    return CURSOR.position(conn)
 
 
-def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) -> Result:
+def drenar(conn: db.Connection, settings: config.Settings, *, batch: int = 50) -> Result:
     """Apply every pending uc.poligono_* event, one transaction each; returns counts.
 
     conn must be in autocommit mode. A transient database error propagates (the caller
@@ -90,9 +90,9 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) ->
             conn,
             TIPOS,
             apos,
-            lote,
+            batch,
             max_payload_bytes=settings.max_payload_bytes_uc,
-            max_lote_bytes=settings.max_batch_bytes,
+            max_batch_bytes=settings.max_batch_bytes,
         )
         if not eventos:
             return resultado
@@ -111,7 +111,7 @@ def drenar(conn: db.Connection, settings: config.Settings, *, lote: int = 50) ->
                 resultado.parada = str(exc)
                 _parar(conn, evento)
                 return resultado
-            apos = bus.posicao(evento)
+            apos = bus.position(evento)
 
 
 class _MirrorAtrasado(errors.ConsumerPaused):
@@ -151,14 +151,14 @@ def _um_evento(conn: db.Connection, evento: bus.Evento, resultado: Result) -> No
             raise _MirrorAtrasado(str(row["motivo"]))
         return str(row["desfecho"])
 
-    fim, desfecho = CURSOR.tratar(conn, evento, aplicar)
+    fim, outcome = CURSOR.tratar(conn, evento, aplicar)
     if fim == "dead_letter":
         resultado.dead_letters += 1
-    elif fim == "aplicado" and desfecho is not None:
-        resultado.por_desfecho[desfecho] += 1
+    elif fim == "aplicado" and outcome is not None:
+        resultado.por_outcome[outcome] += 1
         log.info(
             "Réplica: evento aplicado",
-            extra={"event_id": str(evento.event_id), "tipo": evento.tipo, "desfecho": desfecho},
+            extra={"event_id": str(evento.event_id), "tipo": evento.tipo, "desfecho": outcome},
         )
 
 
@@ -213,10 +213,10 @@ def retomar(conn: db.Connection, *, por: str, descartar_remocoes: bool) -> dict[
             raise errors.InvalidInput("the replica is not stopped: nothing to resume")
         descartados = 0
         if descartar_remocoes:
-            posicao = cursor(conn)
+            position = cursor(conn)
             row = conn.execute(
                 db.q("replica_drop_held_removals"),
-                {"transacao": posicao.transacao, "seq": posicao.sequencia},
+                {"transacao": position.transacao, "seq": position.sequencia},
             ).fetchone()
             descartados = int(row["n"]) if row else 0
         conn.execute(

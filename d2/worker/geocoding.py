@@ -98,14 +98,14 @@ class GeocodingStage:
         settings: config.Settings,
         enderecos: AddressPath,
         *,
-        metricas: GeocodingMetrics | None = None,
+        metrics: GeocodingMetrics | None = None,
         parar: threading.Event | None = None,
     ) -> None:
         self.settings = settings
         # Set when the worker stops: the address path then asks nothing more of Nominatim.
         self.parar = parar or enderecos.parar
         self.enderecos = enderecos
-        self.metricas = metricas
+        self.metrics = metrics
         self.handler = handler.Handler(settings)
         self.total = Round()
         self._acordar = threading.Event()
@@ -121,9 +121,9 @@ class GeocodingStage:
         at all ends it too (what is left waits for its backoff)."""
         soma = Round()
         while not self.parar.is_set():
-            rodada = self.rodada(conn)
-            soma.somar(rodada)
-            if rodada.concluidas == 0:
+            round_ = self.round(conn)
+            soma.somar(round_)
+            if round_.concluidas == 0:
                 break
         return soma
 
@@ -135,9 +135,9 @@ class GeocodingStage:
             try:
                 with db.connect(url, autocommit=True, application_name="d2-geocoder") as conn:
                     while not parar.is_set():
-                        rodada = self.rodada(conn)
+                        round_ = self.round(conn)
                         espera = 0.5
-                        if rodada.concluidas:
+                        if round_.concluidas:
                             continue
                         with db.mapped_errors():
                             row = conn.execute(db.q("geocoder_next")).fetchone()
@@ -160,17 +160,17 @@ class GeocodingStage:
 
     # --- one round ------------------------------------------------------------------------
 
-    def rodada(self, conn: db.Connection) -> Round:
+    def round(self, conn: db.Connection) -> Round:
         """The due rows: read again by the handler, their addresses read by the address
         path, concluded by the handler; what Nominatim did not answer waits again."""
-        rodada = Round()
+        round_ = Round()
         with db.mapped_errors():
             conn.execute(db.q("geocoder_orphans"))
             devidas = conn.execute(
-                db.q("geocoder_due"), {"limite": self.settings.geocoder_lote}
+                db.q("geocoder_due"), {"limite": self.settings.geocoder_batch}
             ).fetchall()
         if not devidas:
-            return rodada
+            return round_
         tentativas = {row["event_id"]: int(row["tentativas"]) for row in devidas}
         falhas = {row["event_id"]: int(row["falhas"]) for row in devidas}
         retomada = self.handler.retomar(conn, list(tentativas))
@@ -183,48 +183,48 @@ class GeocodingStage:
             )
         )
         adiados = {i: g.indisponivel for i, g in geocodings.items() if g.indisponivel is not None}
-        self._contar(geocodings.values(), rodada)
-        proprias = self._falhas_proprias(adiados, rodada)
+        self._contar(geocodings.values(), round_)
+        proprias = self._falhas_proprias(adiados, round_)
         esgotados = self._esgotados(adiados, falhas) if proprias else {}
-        rodada.resultados["esgotada"] += len(esgotados)
+        round_.resultados["esgotada"] += len(esgotados)
         prontos = [p for p in retomada.planos if p.evento.event_id not in adiados]
         if prontos:
-            rodada.resultado = self.handler.concluir_enderecos(conn, prontos, geocodings, esgotados)
-            rodada.concluidas = len(prontos)
+            round_.resultado = self.handler.concluir_enderecos(conn, prontos, geocodings, esgotados)
+            round_.concluidas = len(prontos)
         if adiados:
             self._adiar(conn, adiados, tentativas, proprias)
-            rodada.adiadas = len(adiados)
-        self._medir(rodada)
-        self.total.somar(rodada)
-        return rodada
+            round_.adiadas = len(adiados)
+        self._medir(round_)
+        self.total.somar(round_)
+        return round_
 
     @staticmethod
-    def _contar(geocodings: Iterable[Geocoding], rodada: Round) -> None:
+    def _contar(geocodings: Iterable[Geocoding], round_: Round) -> None:
         for g in geocodings:
-            rodada.resultados[g.resultado] += 1
-            rodada.consultas.update(g.por_passo)
-            rodada.respondeu = rodada.respondeu or (g.indisponivel is None and g.consultas > 0)
+            round_.resultados[g.resultado] += 1
+            round_.consultas.update(g.por_passo)
+            round_.respondeu = round_.respondeu or (g.indisponivel is None and g.consultas > 0)
             if g.contexto is not None and g.contexto.cep_contraditorio:
-                rodada.ceps_contraditorios += 1
+                round_.ceps_contraditorios += 1
 
-    def _medir(self, rodada: Round) -> None:
-        if self.metricas is None:
+    def _medir(self, round_: Round) -> None:
+        if self.metrics is None:
             return
-        for resultado, n in rodada.resultados.items():
-            self.metricas.total.labels(resultado).inc(n)
-        for passo, n in rodada.consultas.items():
-            self.metricas.consultas.labels(passo).inc(n)
-        if rodada.ceps_contraditorios:
-            self.metricas.ceps_contraditorios.inc(rodada.ceps_contraditorios)
+        for resultado, n in round_.resultados.items():
+            self.metrics.total.labels(resultado).inc(n)
+        for passo, n in round_.consultas.items():
+            self.metrics.consultas.labels(passo).inc(n)
+        if round_.ceps_contraditorios:
+            self.metrics.ceps_contraditorios.inc(round_.ceps_contraditorios)
 
-    def _falhas_proprias(self, adiados: dict[uuid.UUID, str], rodada: Round) -> bool:
+    def _falhas_proprias(self, adiados: dict[uuid.UUID, str], round_: Round) -> bool:
         """Whether the searches left unanswered are their addresses' own failures:
         Nominatim answered others in the round, or it failed only this one address and
         its status says it is fine. Not when the worker stops, nor when it failed every
         address of a round (down, or slow for everyone)."""
         if not adiados or self.parar.is_set():
             return False
-        return rodada.respondeu or (len(adiados) == 1 and self.enderecos.saudavel())
+        return round_.respondeu or (len(adiados) == 1 and self.enderecos.saudavel())
 
     def _esgotados(
         self, adiados: dict[uuid.UUID, str], falhas: dict[uuid.UUID, int]

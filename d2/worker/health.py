@@ -15,7 +15,7 @@ from d2 import config, db
 from d2.eventlog import bus
 from d2.handler import handler
 from d2.territorio import mirror
-from d2.worker import metrics, territorio
+from d2.worker import geometry, metrics
 
 # The watch's lines are the loop's (logs are a fixed interface).
 log = logging.getLogger("d2.worker.loop")
@@ -69,25 +69,21 @@ class Watch:
     """The leader's watch, kept across reconnects: the loop calls it when idle."""
 
     def __init__(
-        self, settings: config.Settings, estado: State, metricas: metrics.Metrics | None
+        self, settings: config.Settings, estado: State, metrics: metrics.Metrics | None
     ) -> None:
         self.settings = settings
         self.estado = estado
-        self.metricas = metricas
+        self.metrics = metrics
         self._vigia_em = 0.0
         self._alertas_logados: dict[str, float] = {}  # when each alert was last logged
 
-    def talvez(
-        self, conn: db.Connection, territorio_stage: territorio.TerritorioStage | None
-    ) -> None:
+    def talvez(self, conn: db.Connection, geometry_stage: geometry.GeometryStage | None) -> None:
         """Watch, at most once a second: an idle worker polls many times a second."""
         if time.monotonic() - self._vigia_em >= _VIGIA_S:
-            self.vigiar(conn, territorio_stage)
+            self.vigiar(conn, geometry_stage)
             self._vigia_em = time.monotonic()
 
-    def vigiar(
-        self, conn: db.Connection, territorio_stage: territorio.TerritorioStage | None
-    ) -> None:
+    def vigiar(self, conn: db.Connection, geometry_stage: geometry.GeometryStage | None) -> None:
         """What holds this worker's output back past its bounds, named: committed demands
         behind the event log's fence (an open transaction with an id, anywhere in the
         cluster) for longer than D2_FENCE_MAX_SECONDS; waiting changes of
@@ -97,26 +93,26 @@ class Watch:
         while it lasts) and the metrics. Neither can be a delay D-2 waits out: the
         session must end (docs/reliability.md, section 6)."""
         s = self.settings
-        cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
+        fence = bus.fence(conn, handler.TIPO_ENTRADA)
         alertas: dict[str, dict[str, Any]] = {}
-        if s.fence_max_s and cerca.retidos and cerca.atraso_s > s.fence_max_s:
-            sessao = bus.cerca_sessao(conn)
+        if s.fence_max_s and fence.retidos and fence.atraso_s > s.fence_max_s:
+            sessao = bus.fence_holder(conn)
             quem = db.descrever_sessao(sessao) if sessao else "a transaction that has ended since"
             alertas["cerca"] = {
                 "motivo": (
-                    f"{cerca.retidos} committed demand(s) held back for {cerca.atraso_s:.0f} s "
+                    f"{fence.retidos} committed demand(s) held back for {fence.atraso_s:.0f} s "
                     f"(D2_FENCE_MAX_SECONDS {s.fence_max_s:g}) by the oldest open transaction "
                     f"of the cluster: {quem}; end it (pg_terminate_backend)"
                 ),
-                "retidos": cerca.retidos,
-                "retidos_s": round(cerca.atraso_s, 1),
+                "retidos": fence.retidos,
+                "retidos_s": round(fence.atraso_s, 1),
                 "limite_s": s.fence_max_s,
                 "sessao": sessao,
             }
-        preso = territorio_stage.mirror_preso_desde if territorio_stage else None
+        preso = geometry_stage.mirror_preso_desde if geometry_stage else None
         atraso_mirror = 0.0 if preso is None else time.monotonic() - preso
         if s.mirror_max_s and preso is not None and atraso_mirror > s.mirror_max_s:
-            sessoes = mirror.quem_trava(conn)
+            sessoes = mirror.lock_holders(conn)
             quem = "; ".join(db.descrever_sessao(x) for x in sessoes)
             alertas["mirror"] = {
                 "motivo": (
@@ -129,10 +125,13 @@ class Watch:
                 "sessoes": sessoes,
             }
         self._anunciar(alertas)
+        # The alerts' gauges before /healthz's state: a scrape after /healthz turned 200
+        # must not still name a session that has let go.
+        if self.metrics is not None:
+            self.metrics.observar_alertas(alertas, atraso_mirror)
         self.estado.alertas = alertas
-        if self.metricas is not None:
-            self.metricas.atualizar_gauges(conn, cerca)
-            self.metricas.observar_alertas(alertas, atraso_mirror)
+        if self.metrics is not None:
+            self.metrics.atualizar_gauges(conn, fence)
 
     def _anunciar(self, alertas: dict[str, dict[str, Any]]) -> None:
         agora = time.monotonic()

@@ -15,7 +15,7 @@ spec's per-event path and stays strictly sequential. Both ways of reading live i
 d2.worker.reading.
 
 Beside it, while it leads, two stages run on threads and connections of their own: the
-geocoding of address demands (d2.worker.geocoding) and the territory (d2.worker.territorio:
+geocoding of address demands (d2.worker.geocoding) and the geometry stage (d2.worker.geometry:
 citizen drawings, the replica, the mirror's apply, the follow-up), so neither a slow
 geocoder nor a hostile drawing ever holds a GPS demand back.
 
@@ -43,9 +43,10 @@ from d2 import (
 )
 from d2.eventlog import bus
 from d2.geocoder import address, nominatim
-from d2.handler import classification, handler
+from d2.handler import classification
+from d2.handler.handler import TIPO_ENTRADA, Batch, Handler, Result, transitoria
 from d2.territorio import mirror
-from d2.worker import geocoding, health, metrics, metrics_http, territorio
+from d2.worker import geocoding, geometry, health, metrics, metrics_http
 from d2.worker.leadership import Leadership
 from d2.worker.reading import InTurnReading, ReadAhead, Reading
 
@@ -59,27 +60,27 @@ class Worker:
         *,
         url: str,
         batch_size: int | None = None,
-        on_batch: Callable[[handler.Result], None] | None = None,
+        on_batch: Callable[[Result], None] | None = None,
     ) -> None:
         self.settings = settings
         self.url = url  # decided by the caller (the CLI: d2/cli/database_url.py)
         self.batch_size = batch_size or settings.batch_size
-        self.servico = handler.Handler(settings)
+        self.handler = Handler(settings)
         self.parar = threading.Event()
         self.estado = health.State(limite_standby_s=settings.standby_max_s)
         self._on_batch = on_batch
         self._ultimo_purge = time.monotonic()
         self._espera_s = 0.5
-        self.metricas = metrics.Metrics() if settings.metrics_port else None
-        self._vigia = health.Watch(settings, self.estado, self.metricas)
-        # The territory stage while leading (it applies the mirror: the watch asks it
+        self.metrics = metrics.Metrics() if settings.metrics_port else None
+        self._vigia = health.Watch(settings, self.estado, self.metrics)
+        # The geometry stage while leading (it applies the mirror: the watch asks it
         # since when it could not).
-        self._territorio_stage: territorio.TerritorioStage | None = None
+        self._geometry_stage: geometry.GeometryStage | None = None
         # Address demands (docs/geocoding.md): the geocoding stage, its metrics and cache, kept
         # across reconnects.
         self._estagio: geocoding.GeocodingStage | None = None
-        self._metricas_geo = (
-            geocoding.GeocodingMetrics(self.metricas.registry) if self.metricas else None
+        self._metrics_geo = (
+            geocoding.GeocodingMetrics(self.metrics.registry) if self.metrics else None
         )
         self._cache_enderecos = address.AddressCache(
             settings.geocoder_cache_max, settings.geocoder_cache_ttl_s
@@ -95,13 +96,13 @@ class Worker:
         signal.signal(signal.SIGTERM, pedir_parada)
         signal.signal(signal.SIGINT, pedir_parada)
 
-    def executar(self, *, drain: bool = False) -> handler.Result:
+    def executar(self, *, drain: bool = False) -> Result:
         """Run until stopped (or, with drain, until nothing is pending)."""
         _espacar_coletas()
         servidor = metrics_http.iniciar_servidor(
             self.settings.metrics_port,
             lambda: self.estado,
-            metricas=self.metricas,
+            metrics=self.metrics,
             host=self.settings.metrics_host,
             limite_vivo_s=max(60.0, 10 * self.settings.poll_interval_s),
         )
@@ -111,7 +112,7 @@ class Worker:
             if servidor is not None:
                 servidor.parar()
 
-    def _executar(self, *, drain: bool) -> handler.Result:
+    def _executar(self, *, drain: bool) -> Result:
         while not self.parar.is_set():
             try:
                 self._sessao(drain=drain)
@@ -145,22 +146,22 @@ class Worker:
     def _sessao(self, *, drain: bool) -> None:
         with (
             db.connect(self.url, autocommit=True, application_name="d2-worker") as conn,
-            Leadership(self.url) as lideranca,
+            Leadership(self.url) as leadership,
         ):
-            self._aguardar_lideranca(lideranca)
+            self._aguardar_leadership(leadership)
             if self.parar.is_set():
                 return
             try:
                 with db.mapped_errors():
-                    conn.execute(db.q("leader_identify"), {"pid": str(lideranca.pid)})
-                    conn.execute(db.q("leader_fence"), {"tipo": handler.TIPO_ENTRADA})
-                cursor = self.servico.iniciar(conn)
+                    conn.execute(db.q("leader_identify"), {"pid": str(leadership.pid)})
+                    conn.execute(db.q("leader_fence"), {"tipo": TIPO_ENTRADA})
+                cursor = self.handler.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
                 with (
                     bus.Listener(self.url) as ouvinte,
                     self._leitura(conn) as leitura,
                     self._geocodificacao(drain=drain),
-                    self._territorio(drain=drain) as territorio_stage,
+                    self._geometry(drain=drain) as geometry_stage,
                 ):
                     mirror.acompanhar(conn)  # the mirror first: events resolve against it
                     self._replay(conn, leitura)
@@ -168,14 +169,14 @@ class Worker:
                     log.info("D-2 Georreferenciamento inicializado")
                     if drain:
                         if self._estagio is not None:
-                            rodada = self._estagio.drenar(conn)
-                            self.estado.resultado.somar(rodada.resultado)
-                        territorio_stage.drenar(conn)
+                            round_ = self._estagio.drenar(conn)
+                            self.estado.resultado.somar(round_.resultado)
+                        geometry_stage.drenar(conn)
                         return
                     espera, ultimo = _ESPERA_MIN_S, time.monotonic()
                     while not self.parar.is_set():
                         ouvinte.esperar(espera)
-                        lideranca.confirmar()
+                        leadership.confirmar()
                         # Producers send no NOTIFY (it would serialise their commits):
                         # poll often while events come, less and less once none came
                         # for a while.
@@ -197,7 +198,7 @@ class Worker:
         if not self.settings.geocoder_ativo:
             yield
             return
-        observar = self._metricas_geo.duracao.observe if self._metricas_geo else None
+        observar = self._metrics_geo.duracao.observe if self._metrics_geo else None
         with db.connect(self.url, autocommit=True, application_name="d2-geocoder") as conn:
             escolha = nominatim.escolher(self.settings, conn)
         geocodificador = nominatim.criar_geocodificador(
@@ -216,7 +217,7 @@ class Worker:
             address.AddressPath(
                 self.settings, geocodificador, cache=self._cache_enderecos, parar=parar
             ),
-            metricas=self._metricas_geo,
+            metrics=self._metrics_geo,
         )
         thread = None
         if not drain:
@@ -240,19 +241,19 @@ class Worker:
             self.estado.geocodificador = None
 
     @contextlib.contextmanager
-    def _territorio(self, *, drain: bool) -> Iterator[territorio.TerritorioStage]:
-        """The territory stage while this worker leads: drawings, the replica, the
+    def _geometry(self, *, drain: bool) -> Iterator[geometry.GeometryStage]:
+        """The geometry stage while this worker leads: drawings, the replica, the
         mirror's apply and the follow-up, on a thread and connection of their own (with
         drain, run by the caller after the log is drained)."""
         parar = threading.Event()
-        stage = territorio.TerritorioStage(self.settings, parar)
+        stage = geometry.GeometryStage(self.settings, parar)
         thread = None
         if not drain:
             thread = threading.Thread(
                 target=stage.executar, args=(self.url,), name="d2-territorio", daemon=True
             )
             thread.start()
-        self._territorio_stage = stage
+        self._geometry_stage = stage
         try:
             yield stage
         finally:
@@ -260,12 +261,12 @@ class Worker:
             stage.acordar()
             if thread is not None:
                 thread.join()
-            self._territorio_stage = None
+            self._geometry_stage = None
 
-    def _aguardar_lideranca(self, lideranca: Leadership) -> None:
+    def _aguardar_leadership(self, leadership: Leadership) -> None:
         avisado = False
         while not self.parar.is_set():
-            if lideranca.tentar():
+            if leadership.tentar():
                 self.estado.lider = True
                 self.estado.standby_desde = None
                 log.info("Worker ativo (liderança obtida)")
@@ -282,37 +283,37 @@ class Worker:
     def _leitura(self, conn: db.Connection) -> Reading:
         if self.batch_size == 1:
             return InTurnReading(conn, self.batch_size, self._purgar_cache, self.settings)
-        return ReadAhead(self.url, self.servico, self.batch_size, self._purgar_cache)
+        return ReadAhead(self.url, self.handler, self.batch_size, self._purgar_cache)
 
     def _replay(self, conn: db.Connection, leitura: Reading) -> bool:
         """Read from the cursor and handle batches until the log is exhausted (or stop).
         True when there was at least one event."""
         veio = False
-        leitura.pedir(self.servico.cursor(conn))
+        leitura.pedir(self.handler.cursor(conn))
         try:
             while not self.parar.is_set():
                 self.estado.ultimo_avanco = time.monotonic()
-                eventos, lote = leitura.receber()
-                if lote is not None:
-                    leitura.pedir(bus.posicao(eventos[-1]))
+                eventos, batch = leitura.receber()
+                if batch is not None:
+                    leitura.pedir(bus.position(eventos[-1]))
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
-                    self._vigia.talvez(conn, self._territorio_stage)
+                    self._vigia.talvez(conn, self._geometry_stage)
                     return veio
                 veio = True
-                resultado = processar(self.servico, conn, eventos, lote=lote, leitura=leitura)
+                resultado = processar(self.handler, conn, eventos, batch=batch, leitura=leitura)
                 if not leitura.pendente:
                     # Read in turn, prepared here, or the read-ahead was taken back to
                     # isolate a poison event: ask for the next batch now.
-                    leitura.pedir(bus.posicao(eventos[-1]))
+                    leitura.pedir(bus.position(eventos[-1]))
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
                 if self._estagio is not None and resultado.contagem.get(
                     classification.Outcome.GEOCODIFICACAO_PENDENTE
                 ):
                     self._estagio.acordar()
-                if self.metricas is not None:
-                    self.metricas.observar_lote(
+                if self.metrics is not None:
+                    self.metrics.observar_batch(
                         resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None
                     )
                 if self._on_batch is not None:
@@ -323,7 +324,7 @@ class Worker:
 
     def _purgar_cache(self) -> None:
         if time.monotonic() - self._ultimo_purge >= 3600:
-            removidas = self.servico.cache.purgar_expirados()
+            removidas = self.handler.cache.purgar_expirados()
             self._ultimo_purge = time.monotonic()
             log.info("Cache geo: entradas expiradas removidas", extra={"removidas": removidas})
 
@@ -342,37 +343,37 @@ _LIMIAR_COLETA_JOVEM = 20_000
 
 
 def processar(
-    servico: handler.Handler,
+    handler: Handler,
     conn: db.Connection,
     eventos: list[bus.Evento],
     *,
-    lote: handler.Batch | None = None,
+    batch: Batch | None = None,
     leitura: Reading | None = None,
-) -> handler.Result:
+) -> Result:
     """Handle a batch with the per-event semantics, isolating a poison event.
 
-    lote, when given, is eventos already decided (possibly by the read-ahead). A
+    batch, when given, is eventos already decided (possibly by the read-ahead). A
     permanent failure of the batch as a whole is retried event by event, so one bad event
     ends in the dead letters and every good one completes; the read-ahead in flight, which
     shares the service's cache, is dropped first. Transient failures propagate: the
     cursor is held.
     """
     try:
-        return servico.concluir(conn, lote or servico.preparar(conn, eventos))
+        return handler.concluir(conn, batch or handler.preparar(conn, eventos))
     except Exception as exc:
-        if handler.transitoria(exc):
+        if transitoria(exc):
             raise
         if len(eventos) == 1:
-            return servico.concluir_em_dead_letter(conn, eventos[0], exc)
+            return handler.concluir_em_dead_letter(conn, eventos[0], exc)
         log.warning(
             "Lote falhou; reprocessando evento a evento",
             extra={"eventos": len(eventos), "erro": errors.texto_seguro(exc)},
         )
     if leitura is not None:
         leitura.descartar()
-    total = handler.Result()
+    total = Result()
     for evento in eventos:
-        total.somar(servico.tratar(conn, evento))
+        total.somar(handler.tratar(conn, evento))
     return total
 
 

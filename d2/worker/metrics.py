@@ -62,18 +62,18 @@ class Metrics:
         self.revisoes = prometheus_client.Gauge(
             "d2_revisoes_pendentes", "Demands waiting for manual review.", registry=r
         )
-        self.cerca_retidos = prometheus_client.Gauge(
+        self.fence_retidos = prometheus_client.Gauge(
             "d2_event_log_cerca_retidos",
             "Committed demanda.normalizada events held back: an older write transaction "
             "is still running somewhere in the cluster (delayed, never lost).",
             registry=r,
         )
-        self.cerca_atraso = prometheus_client.Gauge(
+        self.fence_atraso = prometheus_client.Gauge(
             "d2_event_log_cerca_atraso_segundos",
             "Seconds since the oldest held-back event was inserted (0 when none waits).",
             registry=r,
         )
-        self.cerca_pid = prometheus_client.Gauge(
+        self.fence_pid = prometheus_client.Gauge(
             "d2_event_log_cerca_pid",
             "The session whose open transaction has held committed demands back longer "
             "than D2_FENCE_MAX_SECONDS (its pid; 0 when none, or when it cannot be named).",
@@ -97,18 +97,18 @@ class Metrics:
             "When the worker last handled a batch (Unix time).",
             registry=r,
         )
-        for desfecho in classification.Outcome:  # every outcome shows, at 0, from the start
-            self.eventos.labels(desfecho=str(desfecho))
+        for outcome in classification.Outcome:  # every outcome shows, at 0, from the start
+            self.eventos.labels(desfecho=str(outcome))
         self._hits = 0
         self._misses = 0
         self._ultimo = 0.0
 
-    def observar_lote(self, resultado: handler.Result, duracao_pip_s: float | None) -> None:
+    def observar_batch(self, resultado: handler.Result, duracao_pip_s: float | None) -> None:
         """Count one handled batch. duracao_pip_s: time spent resolving its points (None
         when the batch resolved none in SQL)."""
-        for desfecho, quantidade in resultado.contagem.items():
+        for outcome, quantidade in resultado.contagem.items():
             if quantidade:
-                self.eventos.labels(desfecho=desfecho).inc(quantidade)
+                self.eventos.labels(desfecho=outcome).inc(quantidade)
         # service.Result.por_nivel (Counter[int] of new resolutions by level), when the
         # handler provides it.
         por_nivel: dict[int, int] = getattr(resultado, "por_nivel", None) or {}
@@ -126,18 +126,18 @@ class Metrics:
         if sum(resultado.contagem.values()):
             self._marcar_ultimo(time.time())
 
-    def atualizar_gauges(self, conn: db.Connection, cerca: bus.Fence | None = None) -> None:
+    def atualizar_gauges(self, conn: db.Connection, fence: bus.Fence | None = None) -> None:
         """Lag, pending dead letters and reviews, from the database (one cheap query), and
-        what the fence holds back (cerca, when the caller has just read it)."""
+        what the fence holds back (fence, when the caller has just read it)."""
         with db.mapped_errors():
             row = conn.execute(
                 db.q("metrics_gauges"),
-                {"tipo": handler.TIPO_ENTRADA, "consumidor": handler.CONSUMIDOR},
+                {"tipo": handler.TIPO_ENTRADA, "consumidor": handler.CONSUMER},
             ).fetchone()
-        if cerca is None:
-            cerca = bus.cerca(conn, handler.TIPO_ENTRADA)
-        self.cerca_retidos.set(cerca.retidos)
-        self.cerca_atraso.set(cerca.atraso_s)
+        if fence is None:
+            fence = bus.fence(conn, handler.TIPO_ENTRADA)
+        self.fence_retidos.set(fence.retidos)
+        self.fence_atraso.set(fence.atraso_s)
         if row is None:
             return
         self.lag.set(row["lag"])
@@ -150,7 +150,7 @@ class Metrics:
         """The sessions holding the fence or the mirror's lock past their bounds (pids),
         and how long the worker has been unable to apply the mirror's changes."""
         sessao = (alertas.get("cerca") or {}).get("sessao") or {}
-        self.cerca_pid.set(sessao.get("pid") or 0)
+        self.fence_pid.set(sessao.get("pid") or 0)
         sessoes = (alertas.get("mirror") or {}).get("sessoes") or [{}]
         self.mirror_lock_pid.set(sessoes[0].get("pid") or 0)
         self.mirror_atraso.set(mirror_atraso_s)

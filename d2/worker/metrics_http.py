@@ -53,7 +53,7 @@ class Server(http.server.ThreadingHTTPServer):
     def __init__(
         self,
         endereco: tuple[str, int],
-        metricas: Metrics | None,
+        metrics: Metrics | None,
         estado: Callable[[], WorkerState | None],
         limite_vivo_s: float,
         *,
@@ -61,7 +61,7 @@ class Server(http.server.ThreadingHTTPServer):
         max_conexoes: int = MAX_CONEXOES,
     ) -> None:
         super().__init__(endereco, _Handler)
-        self.metricas = metricas
+        self.metrics = metrics
         self.estado = estado
         self.limite_vivo_s = limite_vivo_s
         self.tempo_limite_s = tempo_limite_s
@@ -69,13 +69,13 @@ class Server(http.server.ThreadingHTTPServer):
         # Open connections, oldest first (dicts keep insertion order), under _trava: the
         # accept loop, the handlers' threads and the deadline tick all touch it.
         self._conexoes: dict[socket.socket, _Conexao] = {}
-        self._trava = threading.Lock()
+        self._lock = threading.Lock()
         self._cortadas = 0
         self._aviso_em = 0.0
         self.thread: threading.Thread | None = None
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        with self._trava:
+        with self._lock:
             if len(self._conexoes) >= self.max_conexoes and not self._ceder_vaga():
                 # Every slot is answering a probe at this very moment: brief, and rare.
                 request.close()
@@ -105,7 +105,7 @@ class Server(http.server.ThreadingHTTPServer):
             sock.shutdown(socket.SHUT_RDWR)
 
     def marcar_sonda(self, sock: socket.socket) -> None:
-        with self._trava:
+        with self._lock:
             conexao = self._conexoes.get(sock)
             if conexao is not None:
                 conexao.sonda = True
@@ -113,7 +113,7 @@ class Server(http.server.ThreadingHTTPServer):
     def service_actions(self) -> None:
         """Every tick of the accept loop: end the connections past their deadline."""
         agora = time.monotonic()
-        with self._trava:
+        with self._lock:
             for sock in [s for s, c in self._conexoes.items() if c.prazo <= agora]:
                 self._cortar(sock)
             cortadas, avisar = self._cortadas, agora - self._aviso_em >= _AVISO_A_CADA_S
@@ -126,7 +126,7 @@ class Server(http.server.ThreadingHTTPServer):
             )
 
     def close_request(self, request: Any) -> None:
-        with self._trava:
+        with self._lock:
             self._conexoes.pop(request, None)
         super().close_request(request)
 
@@ -137,7 +137,7 @@ class Server(http.server.ThreadingHTTPServer):
     @property
     def abertas(self) -> int:
         """Connections open now."""
-        with self._trava:
+        with self._lock:
             return len(self._conexoes)
 
     @property
@@ -161,8 +161,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         caminho = self.path.split("?", 1)[0]
         if caminho in SONDAS:
             self.server.marcar_sonda(self.connection)
-        if caminho == "/metrics" and self.server.metricas is not None:
-            self._enviar(200, self.server.metricas.texto(), prometheus_client.CONTENT_TYPE_LATEST)
+        if caminho == "/metrics" and self.server.metrics is not None:
+            self._enviar(200, self.server.metrics.texto(), prometheus_client.CONTENT_TYPE_LATEST)
             return
         if caminho == "/healthz":
             ok, corpo = vivo(self.server.estado(), self.server.limite_vivo_s)
@@ -193,7 +193,7 @@ def iniciar_servidor(
     port: int,
     estado_provider: Callable[[], WorkerState | None],
     *,
-    metricas: Metrics | None = None,
+    metrics: Metrics | None = None,
     host: str = "127.0.0.1",
     limite_vivo_s: float = 60.0,
     tempo_limite_s: float = TEMPO_LIMITE_S,
@@ -215,7 +215,7 @@ def iniciar_servidor(
         return None
     servidor = Server(
         (host, port),
-        metricas,
+        metrics,
         estado_provider,
         limite_vivo_s,
         tempo_limite_s=tempo_limite_s,

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from d2 import config, db
 from d2.eventlog import bus
-from d2.handler import handler
+from d2.handler.handler import TIPO_ENTRADA, Batch, Handler
 
 
 def ler_eventos(
@@ -27,11 +27,11 @@ def ler_eventos(
     purgar_cache()  # where the cache is touched: in turn, or on the read-ahead thread
     return bus.ler_desde(
         conn,
-        handler.TIPO_ENTRADA,
+        TIPO_ENTRADA,
         apos,
         batch_size,
         max_payload_bytes=settings.max_payload_bytes,
-        max_lote_bytes=settings.max_batch_bytes,
+        max_batch_bytes=settings.max_batch_bytes,
     )
 
 
@@ -44,7 +44,7 @@ class Reading(Protocol):
 
     def pedir(self, apos: bus.Position) -> None: ...
 
-    def receber(self) -> tuple[list[bus.Evento], handler.Batch | None]: ...
+    def receber(self) -> tuple[list[bus.Evento], Batch | None]: ...
 
     def descartar(self) -> None: ...
 
@@ -85,7 +85,7 @@ class InTurnReading:
         assert self._apos is None, "one batch asked for at most"
         self._apos = apos
 
-    def receber(self) -> tuple[list[bus.Evento], handler.Batch | None]:
+    def receber(self) -> tuple[list[bus.Evento], Batch | None]:
         assert self._apos is not None, "receber without pedir"
         apos, self._apos = self._apos, None
         eventos = ler_eventos(
@@ -109,17 +109,17 @@ class ReadAhead:
     def __init__(
         self,
         url: str,
-        servico: handler.Handler,
+        handler: Handler,
         batch_size: int,
         purgar_cache: Callable[[], None],
     ) -> None:
         self._url = url
-        self._servico = servico
+        self._handler = handler
         self._batch_size = batch_size
         self._purgar_cache = purgar_cache
         self._conn: db.Connection | None = None
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="d2-leitura")
-        self._futuro: Future[tuple[list[bus.Evento], handler.Batch | None]] | None = None
+        self._futuro: Future[tuple[list[bus.Evento], Batch | None]] | None = None
         # The writing thread waits on the database and, when its answer arrives, needs the
         # GIL back from this reading thread (measured in d2/bench/drain.py).
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))
@@ -142,7 +142,7 @@ class ReadAhead:
         assert self._futuro is None, "one batch in flight at most"
         self._futuro = self._pool.submit(self._ler, apos)
 
-    def receber(self) -> tuple[list[bus.Evento], handler.Batch | None]:
+    def receber(self) -> tuple[list[bus.Evento], Batch | None]:
         """The batch asked for (no events: the log is exhausted); its errors are raised here."""
         assert self._futuro is not None, "receber without pedir"
         futuro, self._futuro = self._futuro, None
@@ -155,18 +155,18 @@ class ReadAhead:
             with contextlib.suppress(Exception):
                 futuro.result()
 
-    def _ler(self, apos: bus.Position) -> tuple[list[bus.Evento], handler.Batch | None]:
+    def _ler(self, apos: bus.Position) -> tuple[list[bus.Evento], Batch | None]:
         if self._conn is None or self._conn.closed:
             self._conn = db.connect(
                 self._url, autocommit=True, application_name="d2-worker-leitura"
             )
         eventos = ler_eventos(
-            self._conn, apos, self._batch_size, self._purgar_cache, self._servico.settings
+            self._conn, apos, self._batch_size, self._purgar_cache, self._handler.settings
         )
         if not eventos:
             return eventos, None
         try:
-            return eventos, self._servico.preparar(self._conn, eventos)
+            return eventos, self._handler.preparar(self._conn, eventos)
         except Exception as exc:
             if db.is_transient(exc):
                 raise

@@ -34,7 +34,7 @@ from tests.chaos.conftest import FULL, Linha, Relatorio
 from tests.chaos.processes import ProcessoWorker, esperar, lag
 from tests.conftest import Server
 from tests.support import Conn, backlog, invariants, nominatim_fixtures, semear_cursor
-from tests.support.events import inserir_evento, payload_normalizada, submeter_desenho
+from tests.support.events import inserir_evento, payload_normalizada, submeter_drawing
 from tests.support.territorio import Territorio
 
 pytestmark = pytest.mark.slow
@@ -167,9 +167,9 @@ def test_chaos__sigkill_worker_at_random_moments_then_restart(
     worker = ProcessoWorker(db_url, log)
     for rep in range(REPETICOES["sigkill"]):
         backlog(preparado, POR_REPETICAO, seed=100 + rep)
-        lote = rng.choice(["1", "7", "50"])
+        batch = rng.choice(["1", "7", "50"])
         inicio = time.monotonic()
-        worker = ProcessoWorker(db_url, log, "--batch-size", lote).iniciar()
+        worker = ProcessoWorker(db_url, log, "--batch-size", batch).iniciar()
         recuperacoes.append(medir_recuperacao(db_url, inicio))
         time.sleep(rng.uniform(0.0, 1.0))
         worker.matar()
@@ -414,27 +414,27 @@ def test_chaos__hostile_drawings_in_the_backlog_never_hold_gps_demands_back(
     preparado: Conn, db_url: str, tmp_path: Path, relatorio: Relatorio
 ) -> None:
     """Hostile drawings: a 4.3 kB star once held a GPS demand back 42.6 s. Drawings are now
-    evaluated on the territory stage's own thread and connection, repaired only when
+    evaluated on the geometry stage's own thread and connection, repaired only when
     small: a GPS demand published right after a burst of hostile drawings is resolved
     within seconds, and every drawing ends in one terminal state too."""
     worker = ProcessoWorker(db_url, tmp_path / "worker.log", "--batch-size", "10").iniciar()
     esperar(lambda: cursor(preparado) > 0, timeout_s=30)
     recuperacoes: list[float] = []
-    desenhos: list[uuid.UUID] = []
+    drawings: list[uuid.UUID] = []
     for rep in range(REPETICOES["hostile_drawing"]):
         cx, cy = -42.5 + 0.02 * rep, -27.5
         for geometria in (_estrela(401, cx, cy), _estrela(201, cx, cy), _quadrados(100, cx, cy),
                           _no_limite(2000, cx, cy), _estrela(99, cx, cy)):  # fmt: skip
-            desenhos.append(submeter_desenho(preparado, geometria))
+            drawings.append(submeter_drawing(preparado, geometria))
         backlog(preparado, POR_REPETICAO, seed=700 + rep)
         recuperacoes.append(medir_recuperacao(db_url, time.monotonic()))
     esperar(
-        lambda: _desenhos_terminados(preparado, desenhos) == len(desenhos), timeout_s=CONCLUIR_S
+        lambda: _drawings_terminados(preparado, drawings) == len(drawings), timeout_s=CONCLUIR_S
     )
     concluir(db_url, relatorio, "hostile_drawing", recuperacoes, worker)
 
 
-def _desenhos_terminados(conn: Conn, eventos: list[uuid.UUID]) -> int:
+def _drawings_terminados(conn: Conn, eventos: list[uuid.UUID]) -> int:
     row = conn.execute(
         "SELECT (SELECT count(*) FROM d2.territorio_submissoes WHERE event_id = ANY(%(e)s))"
         " + (SELECT count(*) FROM core.dead_letter_queue WHERE event_id = ANY(%(e)s)) AS n",

@@ -78,7 +78,7 @@ class Produtores:
         self.url = url
         self.confirmados: set[uuid.UUID] = set()
         self.falhas = 0
-        self._trava = threading.Lock()
+        self._lock = threading.Lock()
         self._parar = threading.Event()
         self._threads = [
             threading.Thread(target=self._produzir, args=(random.Random(seed + i),), daemon=True)
@@ -96,7 +96,7 @@ class Produtores:
             t.join(timeout=30)
 
     def total(self) -> int:
-        with self._trava:
+        with self._lock:
             return len(self.confirmados)
 
     def _produzir(self, rng: random.Random) -> None:
@@ -105,11 +105,11 @@ class Produtores:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=2) as conn:
                     while not self._parar.is_set():
                         event_id = inserir_evento(conn, _payload(rng))
-                        with self._trava:
+                        with self._lock:
                             self.confirmados.add(event_id)
                         self._parar.wait(rng.uniform(0.005, 0.02))
             except psycopg.Error:
-                with self._trava:
+                with self._lock:
                     self.falhas += 1
                 self._parar.wait(0.1)
 
@@ -359,7 +359,7 @@ def test_every_session_of_the_worker_ended_at_once__one_line_per_stage_and_no_tr
     Territorio(conn)
     semear_cursor(conn)
     usuario = psycopg.conninfo.conninfo_to_dict(login_url)["user"]
-    # Rounds of the territory stage far apart: it rests, idle, when its session ends.
+    # Rounds of the geometry stage far apart: it rests, idle, when its session ends.
     worker = ProcessoWorker(
         login_url, tmp_path / "worker.log", "--batch-size", "10", D2_POLL_INTERVAL="2"
     ).iniciar()

@@ -8,7 +8,7 @@ from d2.bench import event_log
 
 
 def test_gap_run__the_fenced_reader_gets_every_committed_event_once(db_url: str) -> None:
-    feito = event_log.rodada_lacunas(db_url, transacoes=8, ingenuo=False)
+    feito = event_log.round_lacunas(db_url, transacoes=8, ingenuo=False)
     assert feito["events"] > 0
     assert feito["skipped"] == 0 and feito["duplicates"] == 0 and feito["out_of_order"] == 0
 

@@ -235,11 +235,11 @@ def test_bus__idle_open_transaction_does_not_block_other_producers(db_url: str, 
             assert time.monotonic() - antes < 1.0
         # Held, never lost: the open transaction is older than the committed one.
         assert bus.ler_desde(conn, TIPO_CRU, 0) == []
-        assert bus.cerca(conn, TIPO_CRU).retidos == 1
+        assert bus.fence(conn, TIPO_CRU).retidos == 1
     eventos = bus.ler_desde(conn, TIPO_CRU, 0)
     assert [e.event_id for e in eventos] == [tardio, cedo]
     assert eventos[0].sequence_number < eventos[1].sequence_number
-    assert bus.cerca(conn, TIPO_CRU).retidos == 0
+    assert bus.fence(conn, TIPO_CRU).retidos == 0
 
 
 def test_bus__retry_gives_up_after_4_tries_and_says_so(
@@ -283,10 +283,10 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
     event_id = uuid.uuid4()
     outro = uuid.uuid4()
     dead_letters.registrar(
-        conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="primeiro"
+        conn, consumer="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="primeiro"
     )
     dead_letters.registrar(
-        conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=None, erro="segundo"
+        conn, consumer="D-2", event_id=event_id, tipo=NORM, sequence_number=None, erro="segundo"
     )
     # Another colony's dead letter, written by that colony: D-2 neither lists nor marks it
     # (d2.dead_letters; its attacks in test_eventlog_views.py).
@@ -295,7 +295,7 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
         " VALUES ('D-4', %(id)s, %(tipo)s, 8, 'outro')",
         {"id": outro, "tipo": NORM},
     )
-    [carta] = dlq.listar(conn, consumidor="D-2")
+    [carta] = dlq.listar(conn, consumer="D-2")
     assert (carta["event_id"], carta["tentativas"], carta["erro"], carta["status"]) == (
         event_id,
         2,
@@ -305,12 +305,12 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
     assert carta["sequence_number"] == 7
     assert carta["ultimo_erro_em"] > carta["primeiro_erro_em"]
     assert {c["event_id"] for c in dlq.listar(conn)} == {event_id}
-    assert dlq.listar(conn, consumidor="D-4") == []
+    assert dlq.listar(conn, consumer="D-4") == []
 
     assert dead_letters.marcar(conn, event_id, "reprocessado") == 1
     assert dead_letters.marcar(conn, uuid.uuid4(), "descartado") == 0
-    assert dlq.listar(conn, consumidor="D-2") == []
-    [feita] = dlq.listar(conn, consumidor="D-2", status="reprocessado")
+    assert dlq.listar(conn, consumer="D-2") == []
+    [feita] = dlq.listar(conn, consumer="D-2", status="reprocessado")
     assert feita["reprocessado_em"] is not None
     assert len(dlq.listar(conn, status=None)) == 1
     with pytest.raises(errors.InvalidInput, match="invalid dead-letter status"):
@@ -318,9 +318,9 @@ def test_dlq__record_count_list_and_mark(db_url: str, conn: Conn) -> None:
 
     # Failing again reopens it.
     dead_letters.registrar(
-        conn, consumidor="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="terceiro"
+        conn, consumer="D-2", event_id=event_id, tipo=NORM, sequence_number=7, erro="terceiro"
     )
-    [reaberta] = dlq.listar(conn, consumidor="D-2")
+    [reaberta] = dlq.listar(conn, consumer="D-2")
     assert reaberta["tentativas"] == 3
 
 

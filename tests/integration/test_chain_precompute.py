@@ -14,14 +14,14 @@ from tests.support.territorio import (
     poligono,
     quadrado,
     resolver_ingenuo,
-    sincronizar_espelho,
+    sincronizar_mirror,
 )
 
 
 def assert_cadeias_concordam(conn: Conn) -> None:
     """Once the changes are applied, every UC of core.uc_polygons has exactly the chain
     d2.cadeia_ucs gives; no others."""
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     rows = conn.execute(
         """
         SELECT u.uc, d2.cadeia_ucs(u.uc) AS verdade, c.cadeia_ucs AS precomputada
@@ -121,7 +121,7 @@ def test_cadeias__id_and_uc_changes(conn: Conn, territorio: Territorio) -> None:
 def test_cadeias__geometry_only_update_rewrites_nothing(conn: Conn, territorio: Territorio) -> None:
     antes = conn.execute("SELECT xmin::text AS x FROM d2.mirror_cadeias ORDER BY 1").fetchall()
     conn.execute("UPDATE core.uc_polygons SET geometria = geometria, nome = nome || ' '")
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     depois = conn.execute("SELECT xmin::text AS x FROM d2.mirror_cadeias ORDER BY 1").fetchall()
     assert antes == depois
     assert_cadeias_concordam(conn)
@@ -162,7 +162,7 @@ def test_resolver_territorios__matches_single_resolver_everywhere(
         "SELECT * FROM d2.resolver_territorios(%s::float8[], %s::float8[])",
         [[p[0] for p in pontos], [p[1] for p in pontos]],
     ).fetchall()
-    lote = {r["ordem"]: (r["unidade_civica_id"], r["nivel_minimo_resolvido"], r["cadeia_ucs"])
+    batch = {r["ordem"]: (r["unidade_civica_id"], r["nivel_minimo_resolvido"], r["cadeia_ucs"])
             for r in rows}  # fmt: skip
     niveis = set()
     verdade = resolver_ingenuo(conn, pontos)
@@ -174,6 +174,6 @@ def test_resolver_territorios__matches_single_resolver_everywhere(
             else None
         )
         esperado = verdade.get(i)
-        assert lote.get(i) == um_a_um == esperado, (lat, lng)
+        assert batch.get(i) == um_a_um == esperado, (lat, lng)
         niveis.add(esperado[1] if esperado else None)
     assert niveis == {2, 4, 5, 6, None}

@@ -17,7 +17,7 @@ from d2 import cli
 from tests.support import Conn, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada
 from tests.support.nominatim_fixtures import NominatimAmostra
-from tests.support.territorio import Territorio, sincronizar_espelho
+from tests.support.territorio import Territorio, sincronizar_mirror
 
 # (command, a text its text form must show once the worker has drained three demands:
 # one resolved, one in no polygon, one unreadable)
@@ -39,7 +39,7 @@ LEITURAS = [
 @pytest.fixture
 def drenado(conn: Conn, db_url: str) -> Conn:
     Territorio(conn)
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(-27.0, -49.0))
     inserir_evento(conn, payload_normalizada(-27.0, -20.0))

@@ -25,7 +25,7 @@ from d2 import config
 from d2.eventlog import dead_letters
 from d2.territorio import comunitario
 from tests.support import Conn
-from tests.support.events import submeter_desenho
+from tests.support.events import submeter_drawing
 from tests.support.territorio import inserir_uc, poligono, quadrado
 
 # Colours, an OSC 8 hyperlink, a carriage return and a line feed that forge a line,
@@ -57,8 +57,8 @@ def hostil(conn: Conn, settings: config.Settings) -> Conn:
         conn, 4, HOSTIL, poligono(quadrado(-55.0, -22.1, -54.9, -22.0)), uf, fonte="ibge"
     )
     assert municipio
-    primeiro = submeter_desenho(conn, poligono(quadrado(-54.95, -22.05, -54.94, -22.04)))
-    submeter_desenho(conn, poligono(quadrado(-54.947, -22.05, -54.937, -22.04)))
+    primeiro = submeter_drawing(conn, poligono(quadrado(-54.95, -22.05, -54.94, -22.04)))
+    submeter_drawing(conn, poligono(quadrado(-54.947, -22.05, -54.937, -22.04)))
     comunitario.drenar(conn, settings)
     conn.execute("UPDATE d2.territorio_submissoes SET nome = %s", [HOSTIL])
     conn.execute("UPDATE d2.territorio_ucs SET nome = %s", [HOSTIL])
@@ -68,7 +68,7 @@ def hostil(conn: Conn, settings: config.Settings) -> Conn:
     conn.execute("UPDATE core.uc_polygons SET nome = %s WHERE unidade_civica_id = %s", [HOSTIL, uc])
     dead_letters.registrar(
         conn,
-        consumidor="D-2",
+        consumer="D-2",
         event_id=uuid.uuid4(),
         tipo="demanda.normalizada",
         sequence_number=None,

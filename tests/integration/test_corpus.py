@@ -23,7 +23,7 @@ from tests.support.events import JsonBruto, inserir_evento, payload_normalizada
 from tests.support.territorio import Territorio
 
 # What the handler logs (logger d2.handler) for each outcome: (level, message).
-LINHA_DO_DESFECHO = {
+LINHA_DO_OUTCOME = {
     corpus.GEORREFERENCIADA: ("INFO", "Demanda georreferenciada"),
     corpus.SEM_COORDENADAS: ("WARNING", "Demanda sem coordenadas — descartando"),
     corpus.COORDENADAS_INVALIDAS: ("ERROR", "Coordenadas inválidas"),
@@ -37,7 +37,7 @@ LINHA_DO_DESFECHO = {
     ),
     corpus.DEAD_LETTER: ("ERROR", "Evento enviado à DLQ"),
 }
-DESFECHO_DA_LINHA = {msg: desfecho for desfecho, (_, msg) in LINHA_DO_DESFECHO.items()}
+OUTCOME_DA_LINHA = {msg: outcome for outcome, (_, msg) in LINHA_DO_OUTCOME.items()}
 
 
 class Coletor(logging.Handler):
@@ -51,7 +51,7 @@ class Coletor(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.registros.append(record)
 
-    def do_servico(self, event_id: uuid.UUID) -> list[logging.LogRecord]:
+    def do_handler(self, event_id: uuid.UUID) -> list[logging.LogRecord]:
         return [
             r
             for r in self.registros
@@ -84,7 +84,7 @@ def _publicar(conn: Conn, caso: corpus.Caso) -> uuid.UUID:
     )
 
 
-def _desfecho_no_banco(conn: Conn, event_id: uuid.UUID) -> str | None:
+def _outcome_no_banco(conn: Conn, event_id: uuid.UUID) -> str | None:
     """resolution / review / dead letter from the tables; a discard is only 'processed'."""
     row = conn.execute(
         """
@@ -111,12 +111,12 @@ def _desfecho_no_banco(conn: Conn, event_id: uuid.UUID) -> str | None:
     return "descartado" if row["processado"] else None
 
 
-def _desfecho(conn: Conn, logs: Coletor, event_id: uuid.UUID) -> str:
+def _outcome(conn: Conn, logs: Coletor, event_id: uuid.UUID) -> str:
     """The outcome as the tables and the single log line of the handler both tell it."""
-    linhas = logs.do_servico(event_id)
+    linhas = logs.do_handler(event_id)
     assert len(linhas) == 1, [r.getMessage() for r in linhas]
-    pela_linha = DESFECHO_DA_LINHA[linhas[0].getMessage()]
-    no_banco = _desfecho_no_banco(conn, event_id)
+    pela_linha = OUTCOME_DA_LINHA[linhas[0].getMessage()]
+    no_banco = _outcome_no_banco(conn, event_id)
     discarded = (corpus.SEM_COORDENADAS, corpus.COORDENADAS_INVALIDAS)
     assert no_banco == pela_linha or (no_banco == "descartado" and pela_linha in discarded)
     return pela_linha
@@ -126,9 +126,9 @@ def _motivo(registro: logging.LogRecord) -> str:
     return str(getattr(registro, "motivo", ""))
 
 
-@pytest.mark.parametrize("lote", [1, 16], ids=["event_by_event", "batches_of_16"])
+@pytest.mark.parametrize("batch", [1, 16], ids=["event_by_event", "batches_of_16"])
 def test_corpus__every_case_ends_in_its_documented_outcome_with_a_clear_log_line(
-    conn: Conn, db_url: str, logs: Coletor, lote: int
+    conn: Conn, db_url: str, logs: Coletor, batch: int
 ) -> None:
     Territorio(conn)
     semear_cursor(conn)
@@ -144,15 +144,15 @@ def test_corpus__every_case_ends_in_its_documented_outcome_with_a_clear_log_line
     }
     assert set(recusados) == esperados_recusados, recusados
 
-    loop.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
+    loop.Worker(config.load(), url=db_url, batch_size=batch).executar(drain=True)
 
-    obtidos = {nome: _desfecho(conn, logs, event_id) for nome, event_id in publicados.items()}
+    obtidos = {nome: _outcome(conn, logs, event_id) for nome, event_id in publicados.items()}
     esperados = {c.nome: c.esperado for c in corpus.CASOS if c.nome in publicados}
     assert obtidos == esperados
     for caso in corpus.CASOS:
         if caso.motivo:
-            [linha] = logs.do_servico(publicados[caso.nome])
-            assert linha.levelname == LINHA_DO_DESFECHO[caso.esperado][0]
+            [linha] = logs.do_handler(publicados[caso.nome])
+            assert linha.levelname == LINHA_DO_OUTCOME[caso.esperado][0]
             assert any(m in _motivo(linha) for m in caso.motivo), (caso.nome, _motivo(linha))
             assert len(_motivo(linha)) < 300, "a log reason is one short line"
     contagens = invariants.verificar(conn)
@@ -160,8 +160,8 @@ def test_corpus__every_case_ends_in_its_documented_outcome_with_a_clear_log_line
 
     # The worker is still fine: one more valid event goes through.
     depois = inserir_evento(conn, payload_normalizada(-27.0, -49.0))
-    loop.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
-    assert _desfecho(conn, logs, depois) == corpus.GEORREFERENCIADA
+    loop.Worker(config.load(), url=db_url, batch_size=batch).executar(drain=True)
+    assert _outcome(conn, logs, depois) == corpus.GEORREFERENCIADA
     invariants.verificar(conn)
 
 
@@ -190,8 +190,8 @@ def test_corpus__duplicate_demanda_with_a_discard_has_the_same_outcome_in_a_batc
     discarded and then published with coordinates is resolved, and one resolved and then
     published without coordinates is discarded. In one batch it must be the same."""
     Territorio(conn)
-    desfechos: dict[int, dict[str, int]] = {}
-    for lote in (1, 16):
+    outcomes: dict[int, dict[str, int]] = {}
+    for batch in (1, 16):
         conn.execute("TRUNCATE core.event_log, d2.eventos_processados, d2.resolucoes_geo")
         conn.execute("TRUNCATE d2.consumer_offset, d2.revisoes_geo_pendentes")
         conn.execute("TRUNCATE core.dead_letter_queue")
@@ -204,11 +204,11 @@ def test_corpus__duplicate_demanda_with_a_discard_has_the_same_outcome_in_a_batc
             payload_normalizada(demanda_id=depois_descartado, coordenadas_validadas=None),
         ):
             inserir_evento(conn, payload)
-        resultado = loop.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
-        desfechos[lote] = dict(resultado.contagem)
+        resultado = loop.Worker(config.load(), url=db_url, batch_size=batch).executar(drain=True)
+        outcomes[batch] = dict(resultado.contagem)
         invariants.verificar(conn)
-    assert desfechos[1] == {"sem_coordenadas": 2, "georreferenciada": 2}
-    assert desfechos[16] == desfechos[1]
+    assert outcomes[1] == {"sem_coordenadas": 2, "georreferenciada": 2}
+    assert outcomes[16] == outcomes[1]
 
 
 # --- property: random payloads -------------------------------------------------------------
@@ -257,11 +257,11 @@ EXEMPLOS = int(
 )
 @hypothesis.given(
     payloads=st.lists(_payload, min_size=1, max_size=6),
-    lote=st.sampled_from([1, 4, 500]),
+    batch=st.sampled_from([1, 4, 500]),
     versao=st.sampled_from(["1.2.0", "1.0.0", "2.0.0"]),
 )
 def test_corpus__random_payloads_end_exactly_once_and_the_worker_keeps_going(
-    conn: Conn, db_url: str, payloads: list[Any], lote: int, versao: str
+    conn: Conn, db_url: str, payloads: list[Any], batch: int, versao: str
 ) -> None:
     """The database accumulates across examples: the invariants hold for all so far."""
     if _sem_territorio(conn):
@@ -273,7 +273,7 @@ def test_corpus__random_payloads_end_exactly_once_and_the_worker_keeps_going(
             inserir_evento(conn, JsonBruto(texto), versao=versao)
         except psycopg.errors.DataError:
             assert any(t in texto for t in ("NaN", "Infinity", "\\u0000")), texto
-    loop.Worker(config.load(), url=db_url, batch_size=lote).executar(drain=True)
+    loop.Worker(config.load(), url=db_url, batch_size=batch).executar(drain=True)
     contagens = invariants.verificar(conn)
     assert contagens["perdidos"] == 0 and contagens["duplicados"] == 0
     processados = conn.execute(

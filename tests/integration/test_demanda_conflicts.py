@@ -187,16 +187,16 @@ def test_demanda__accepting_the_first_event_keeps_its_answer_and_follows_the_ter
     invariants.verificar(conn)
 
 
-@pytest.mark.parametrize("mesmo_lote", [True, False], ids=["same_batch", "later_batch"])
+@pytest.mark.parametrize("mesmo_batch", [True, False], ids=["same_batch", "later_batch"])
 def test_demanda__a_retry_with_identical_content_stays_a_repeated_dead_letter(
-    conn: Conn, db_url: str, mesmo_lote: bool
+    conn: Conn, db_url: str, mesmo_batch: bool
 ) -> None:
     """A producer's retry (a new event_id, the same payload) is no conflict."""
     Territorio(conn)
     semear_cursor(conn)
     payload: dict[str, Any] = payload_normalizada(*REAL)
     primeiro = inserir_evento(conn, payload)
-    if not mesmo_lote:
+    if not mesmo_batch:
         drenar(db_url)
     repetido = inserir_evento(conn, payload)
     drenar(db_url)

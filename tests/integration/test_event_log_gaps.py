@@ -46,7 +46,7 @@ def payload(rng: random.Random) -> dict[str, Any]:
     }
 
 
-def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threading.Lock) -> None:
+def produzir(url: str, semente: int, confirmados: set[uuid.UUID], lock: threading.Lock) -> None:
     rng = random.Random(semente)
     with psycopg.connect(url, row_factory=dict_row) as conn:
         for _ in range(TRANSACOES_POR_PRODUTOR):
@@ -72,7 +72,7 @@ def produzir(url: str, semente: int, confirmados: set[uuid.UUID], trava: threadi
                 conn.rollback()
                 continue
             conn.commit()
-            with trava:
+            with lock:
                 confirmados.update(ids)
 
 
@@ -84,24 +84,24 @@ def seguir(url: str, fim: threading.Event, lidos: list[bus.Evento]) -> None:
             novos = bus.ler_desde(conn, TIPO, cursor, limite=200)
             lidos.extend(novos)
             if novos:
-                cursor = bus.posicao(novos[-1])
+                cursor = bus.position(novos[-1])
             elif terminou:
                 return
             else:
                 time.sleep(0.0005)
 
 
-@pytest.mark.parametrize("rodada", range(REPETICOES))
+@pytest.mark.parametrize("vez", range(REPETICOES))
 def test_event_log__reader_never_skips_with_out_of_order_commits(
-    db_url: str, conn: Conn, rodada: int
+    db_url: str, conn: Conn, vez: int
 ) -> None:
     confirmados: set[uuid.UUID] = set()
-    trava = threading.Lock()
+    lock = threading.Lock()
     lidos: list[bus.Evento] = []
     fim = threading.Event()
     leitor = threading.Thread(target=seguir, args=(db_url, fim, lidos))
     produtores = [
-        threading.Thread(target=produzir, args=(db_url, rodada * 100 + i, confirmados, trava))
+        threading.Thread(target=produzir, args=(db_url, vez * 100 + i, confirmados, lock))
         for i in range(PRODUTORES)
     ]
     leitor.start()
@@ -126,12 +126,12 @@ def test_event_log__reader_never_skips_with_out_of_order_commits(
     assert set(no_log) == confirmados
     assert len(lidos_ids) == len(set(lidos_ids))  # each once
     assert lidos_ids == no_log  # in the readers' order, nothing skipped
-    posicoes = [bus.posicao(evento) for evento in lidos]
-    assert posicoes == sorted(posicoes)
+    positions = [bus.position(evento) for evento in lidos]
+    assert positions == sorted(positions)
     # Within one transaction, the order of insertion.
     assert all(
         a.sequencia < b.sequencia
-        for a, b in itertools.pairwise(posicoes)
+        for a, b in itertools.pairwise(positions)
         if a.transacao == b.transacao
     )
     # Numbered at INSERT: nothing without a number, no transaction id missing.

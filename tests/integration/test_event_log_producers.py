@@ -154,10 +154,10 @@ def test_migration__moves_a_live_log_with_events_in_flight(empty_db_url: str) ->
             "UPDATE d2.consumer_offset SET last_sequence = %s WHERE tipo_evento = %s",
             [ultimo["sequence_number"], TIPO],
         )
-        posicao = leitor.execute(db.q("cursor_get"), {"tipo": TIPO}).fetchone()
-        assert posicao == {"last_sequence": cursor["sequence_number"], "last_transacao": 0}
+        position = leitor.execute(db.q("cursor_get"), {"tipo": TIPO}).fetchone()
+        assert position == {"last_sequence": cursor["sequence_number"], "last_transacao": 0}
         eventos = bus.ler_desde(
-            leitor, TIPO, bus.Position(posicao["last_transacao"], posicao["last_sequence"])
+            leitor, TIPO, bus.Position(position["last_transacao"], position["last_sequence"])
         )
         assert [e.event_id for e in eventos] == [*depois_do_cursor, *em_voo, novo]
         sem = leitor.execute(
@@ -176,22 +176,22 @@ def test_fence__a_long_write_transaction_delays_delivery_and_says_so(
 ) -> None:
     """A write transaction elsewhere (not touching the log) holds delivery back while it
     runs: the metric and `d2 status` show how many events wait and for how long."""
-    metricas = metrics.Metrics()
+    m = metrics.Metrics()
     with psycopg.connect(db_url) as longa:
         longa.execute("SELECT pg_current_xact_id()")  # a transaction id: it writes
         with psycopg.connect(db_url) as produtor:
             esperado = _inserir(produtor, handler.TIPO_ENTRADA)
         time.sleep(0.2)
         assert bus.ler_desde(conn, handler.TIPO_ENTRADA, 0) == []
-        metricas.atualizar_gauges(conn)
-        texto = metricas.texto().decode()
+        m.atualizar_gauges(conn)
+        texto = m.texto().decode()
         assert "d2_event_log_cerca_retidos 1.0" in texto
-        atraso = bus.cerca(conn, handler.TIPO_ENTRADA).atraso_s
+        atraso = bus.fence(conn, handler.TIPO_ENTRADA).atraso_s
         assert atraso >= 0.2
         estado = status.status(conn)["cursor"]
         assert estado["retidos"] == 1 and estado["atraso_retidos_s"] >= 0.2
         longa.rollback()
     assert [e.event_id for e in bus.ler_desde(conn, handler.TIPO_ENTRADA, 0)] == [esperado]
-    metricas.atualizar_gauges(conn)
-    assert "d2_event_log_cerca_retidos 0.0" in metricas.texto().decode()
-    assert bus.cerca(conn, handler.TIPO_ENTRADA) == bus.Fence(0, 0.0)
+    m.atualizar_gauges(conn)
+    assert "d2_event_log_cerca_retidos 0.0" in m.texto().decode()
+    assert bus.fence(conn, handler.TIPO_ENTRADA) == bus.Fence(0, 0.0)

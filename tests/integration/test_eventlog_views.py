@@ -122,7 +122,7 @@ def test_definer_reads__serve_d2_types_as_the_worker(
 ) -> None:
     eventos = bus.ler_desde(como_worker, "demanda.normalizada", 0)
     assert [e.tipo for e in eventos] == ["demanda.normalizada"]
-    assert bus.cerca(como_worker, "demanda.normalizada").retidos == 0
+    assert bus.fence(como_worker, "demanda.normalizada").retidos == 0
 
 
 # --- publishing -------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def test_dead_letters__another_consumers_are_invisible_and_untouchable(
             como_worker.execute(comando.encode())
     dead_letters.registrar(
         como_worker,
-        consumidor="D-2",
+        consumer="D-2",
         event_id=uuid.uuid4(),
         tipo="demanda.normalizada",
         sequence_number=None,
@@ -217,17 +217,17 @@ def test_dead_letters__d2_and_its_stages_record_count_and_mark_theirs(
     conn: Conn, como_worker: Conn
 ) -> None:
     event_id = uuid.uuid4()
-    for consumidor in ("D-2", "D-2/territorio"):
+    for consumer in ("D-2", "D-2/territorio"):
         for _ in range(2):  # the second time counts one more try (ON CONFLICT through the view)
             dead_letters.registrar(
                 como_worker,
-                consumidor=consumidor,
+                consumer=consumer,
                 event_id=event_id,
                 tipo="demanda.normalizada",
                 sequence_number=None,
                 erro="ruim",
             )
-    dead_letters.marcar(como_worker, event_id, "descartado", consumidor="D-2/territorio")
+    dead_letters.marcar(como_worker, event_id, "descartado", consumer="D-2/territorio")
     rows = conn.execute(
         "SELECT consumidor, tentativas, status FROM core.dead_letter_queue"
         " WHERE event_id = %(id)s ORDER BY consumidor",

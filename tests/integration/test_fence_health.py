@@ -25,13 +25,13 @@ from d2.handler import handler
 from d2.ops import status
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
-from tests.support import Conn, healthz, metrica, papel_de_login, porta_livre, semear_cursor
+from tests.support import Conn, healthz, metric, papel_de_login, porta_livre, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada
 from tests.support.territorio import Territorio
 
 
 @pytest.fixture
-def cerca_presa(conn: Conn, pg_server: Server) -> Iterator[Conn]:
+def fence_presa(conn: Conn, pg_server: Server) -> Iterator[Conn]:
     """A login with no grants, connected to another database of the cluster, in an open
     transaction that took an id: the oldest in the cluster, so the readers' fence."""
     with papel_de_login(conn, pg_server, "atacante", senha="x") as (nome, _):
@@ -54,11 +54,11 @@ def _tratado(conn: Conn) -> bool:
 
 
 def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
-    conn: Conn, db_url: str, tmp_path: Path, cerca_presa: Conn
+    conn: Conn, db_url: str, tmp_path: Path, fence_presa: Conn
 ) -> None:
     Territorio(conn)
     semear_cursor(conn)
-    pid = int(cerca_presa.info.backend_pid)
+    pid = int(fence_presa.info.backend_pid)
     porta = porta_livre()
     worker = ProcessoWorker(
         db_url, tmp_path / "w.log", D2_METRICS_PORT=str(porta), D2_FENCE_MAX_SECONDS="1"
@@ -76,10 +76,10 @@ def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
             "postgres",
             "cerca-presa",
         )
-        assert sessao["usuario"] == cerca_presa.info.user
+        assert sessao["usuario"] == fence_presa.info.user
         assert corpo["cerca"]["retidos"] == 1 and corpo["cerca"]["retidos_s"] >= 1  # rounded
         assert f"pid {pid} " in corpo["motivo"] and "pg_terminate_backend" in corpo["motivo"]
-        assert metrica(porta, "d2_event_log_cerca_pid") == pid
+        assert metric(porta, "d2_event_log_cerca_pid") == pid
         esperar(lambda: "Cerca do log de eventos retida" in worker.texto(), timeout_s=5)
         linha = next(json.loads(x) for x in worker.texto().splitlines() if "Cerca do log" in x)
         assert linha["level"] == "warning" and linha["sessao"]["pid"] == pid
@@ -92,23 +92,23 @@ def test_healthz__a_transaction_in_another_database_holding_the_fence_is_named(
         conn.execute("SELECT pg_terminate_backend(%s)", [pid])
         esperar(lambda: _tratado(conn), timeout_s=20)
         esperar(lambda: healthz(porta)[0] == 200, timeout_s=10)
-        assert metrica(porta, "d2_event_log_cerca_pid") == 0
+        assert metric(porta, "d2_event_log_cerca_pid") == 0
     finally:
         worker.terminar()
         matar_restantes()
 
 
-def test_cerca_sessao__the_worker_role_sees_who_holds_the_fence(
-    conn: Conn, como_worker: Conn, cerca_presa: Conn
+def test_fence_holder__the_worker_role_sees_who_holds_the_fence(
+    conn: Conn, como_worker: Conn, fence_presa: Conn
 ) -> None:
     """What d2_worker sees of another role's session in another database, with no
     pg_read_all_stats: pid, role, database, application (not how long it has been open),
     enough to name it; so the worker needs no privilege beyond its own."""
     semear_cursor(conn)
     inserir_evento(conn, payload_normalizada(-27.0, -49.0))
-    assert bus.cerca(como_worker, handler.TIPO_ENTRADA).retidos == 1
-    sessao = bus.cerca_sessao(como_worker)
+    assert bus.fence(como_worker, handler.TIPO_ENTRADA).retidos == 1
+    sessao = bus.fence_holder(como_worker)
     assert sessao is not None
-    assert sessao["pid"] == cerca_presa.info.backend_pid
-    assert (sessao["usuario"], sessao["banco"]) == (cerca_presa.info.user, "postgres")
+    assert sessao["pid"] == fence_presa.info.backend_pid
+    assert (sessao["usuario"], sessao["banco"]) == (fence_presa.info.user, "postgres")
     assert sessao["aplicacao"] == "cerca-presa" and sessao["transacao_s"] is None

@@ -25,8 +25,8 @@ from psycopg.rows import dict_row
 
 from d2 import db
 from tests.support import Conn, drenar, semear_cursor
-from tests.support.events import inserir_evento, payload_normalizada, submeter_desenho
-from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.events import inserir_evento, payload_normalizada, submeter_drawing
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_mirror
 
 # A point inside município B of the test territory (no bairros there), and a square
 # around it that a writer adds as a new bairro.
@@ -153,7 +153,7 @@ def test_territorio_health__follows_the_change_up_first(
 
 
 @pytest.fixture
-def trava_dos_aplicadores(db_url: str) -> Iterator[None]:
+def appliers_lock(db_url: str) -> Iterator[None]:
     """Another session holds the appliers' lock (a stuck `d2 mirror sync`, say)."""
     with db.connect(db_url, autocommit=True) as outra, outra.transaction():
         outra.execute(db.q("mirror_lock"))  # held until this transaction ends
@@ -161,7 +161,7 @@ def trava_dos_aplicadores(db_url: str) -> Iterator[None]:
 
 
 def test_resolve__lock_held_answers_within_the_bound_and_says_what_waits(
-    conn: Conn, db_url: str, territorio: Territorio, trava_dos_aplicadores: None
+    conn: Conn, db_url: str, territorio: Territorio, appliers_lock: None
 ) -> None:
     escrever_bairro(conn, territorio)
 
@@ -214,18 +214,18 @@ def test_psql__the_resolver_warns_once_per_statement_while_changes_wait(
         "CROSS JOIN LATERAL d2.resolver_territorio(-27 + g / 10000.0, %s) r"
     )
     assert len(_avisos(db_url, lateral, [-43.0])) == 1
-    lote = (
+    batch = (
         "SELECT * FROM d2.resolver_territorios("
         "array_fill(%s::float8, ARRAY[500]), array_fill(%s::float8, ARRAY[500]))"
     )
-    assert len(_avisos(db_url, lote, list(PONTO))) == 1
+    assert len(_avisos(db_url, batch, list(PONTO))) == 1
     # D-2's own sessions apply the changes themselves and are not warned.
     with db.connect(db_url, autocommit=True) as propria:
         vistos: list[str] = []
         propria.add_notice_handler(lambda d: vistos.append(str(d.message_primary)))
         propria.execute(um, list(PONTO)).fetchall()
     assert vistos == []
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _avisos(db_url, um, list(PONTO)) == []
 
 
@@ -271,13 +271,13 @@ def test_territorio_consume__judges_a_drawing_against_the_polygons_written_since
     """Found looking for the same defect (item 4): a drawing must lie inside a município
     of the mirror; one drawn inside a município just written was refused as outside."""
     escrever_municipio(conn, territorio)
-    desenho = submeter_desenho(conn, poligono(quadrado(-20.01, -27.01, -19.99, -26.99)))
+    drawing = submeter_drawing(conn, poligono(quadrado(-20.01, -27.01, -19.99, -26.99)))
 
     feito = d2(db_url, "territorio", "consume", "--drain", "--log-level", "ERROR")
 
     assert feito.returncode == 0, feito.stderr
     assert "applied 1 change(s)" in feito.stderr
     decisao = conn.execute(
-        "SELECT decisao, motivo FROM d2.territorio_submissoes WHERE event_id = %s", [desenho]
+        "SELECT decisao, motivo FROM d2.territorio_submissoes WHERE event_id = %s", [drawing]
     ).fetchone()
     assert decisao is not None and decisao["decisao"] == "nova", decisao

@@ -365,15 +365,15 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
     medidas = geocoding.GeocodingMetrics(registro)
     geocodificador = nominatim.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
     est = geocoding.GeocodingStage(
-        settings, address.AddressPath(settings, geocodificador), metricas=medidas
+        settings, address.AddressPath(settings, geocodificador), metrics=medidas
     )
-    servico = handler.Handler(settings)
+    handler_ = handler.Handler(settings)
 
     def rodar(conn: Conn, *enderecos: str) -> None:
         for endereco in enderecos:
             _publicar(conn, {"endereco": endereco})
-        lidos = bus.ler_desde(conn, handler.TIPO_ENTRADA, servico.cursor(conn), 100)
-        loop.processar(servico, conn, lidos)  # the handler parks them
+        lidos = bus.ler_desde(conn, handler.TIPO_ENTRADA, handler_.cursor(conn), 100)
+        loop.processar(handler_, conn, lidos)  # the handler parks them
         est.drenar(conn)
 
     casa = "Rua das Palmeiras, 123, Vila Aurora"

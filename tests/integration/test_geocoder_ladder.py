@@ -296,7 +296,7 @@ def test_ladder__a_cep_contradicting_the_text_is_set_aside_and_counted(
         sem_contradicao = _publicar(conn, {"endereco": "Rua Hayel Bon Faker, 2000, Dourados"})
         worker = loop.Worker(settings, url=settings.database_url)
         registro = prometheus_client.CollectorRegistry()
-        worker._metricas_geo = geocoding.GeocodingMetrics(registro)
+        worker._metrics_geo = geocoding.GeocodingMetrics(registro)
         worker.executar(drain=True)
         assert registro.get_sample_value("d2_geocodificacao_ceps_contraditorios_total") == 1
         g = _geocodificacao(conn, event_id)

@@ -86,12 +86,12 @@ def test_geocoder_retry__a_retried_address_does_not_block_the_head_of_the_round(
     """One address per round: the one due longest goes first, not the oldest event."""
     monkeypatch.setenv("D2_GEOCODER_BATCH", "1")
     settings = config.load()
-    servico = handler.Handler(settings)
+    handler_ = handler.Handler(settings)
     with psycopg.connect(geocoder_falso_url, autocommit=True, row_factory=dict_row) as conn:
         veneno = _publicar(conn, "Rua do VENENO, 10, Vila Aurora")
         boas = [_publicar(conn, f"Rua das Palmeiras, {n}, Vila Aurora") for n in (1, 2)]
-        lidos = bus.ler_desde(conn, handler.TIPO_ENTRADA, servico.cursor(conn), 100)
-        loop.processar(servico, conn, lidos)  # the handler parks them, no stage yet
+        lidos = bus.ler_desde(conn, handler.TIPO_ENTRADA, handler_.cursor(conn), 100)
+        loop.processar(handler_, conn, lidos)  # the handler parks them, no stage yet
         # The poisoned one (the oldest event) failed once and falls due again after the
         # others were parked: they are due longer and come first.
         conn.execute(

@@ -11,7 +11,7 @@ import pytest
 
 from d2 import config, errors
 from d2.eventlog import bus, registry
-from d2.handler import handler
+from d2.handler.handler import Handler
 from d2.worker import loop
 from tests.support import Conn, drenar, semear_cursor
 from tests.support.events import JsonBruto, inserir_evento, payload_normalizada, saidas
@@ -103,9 +103,9 @@ def test_t2__seed_never_overwrites_an_existing_cursor(
 ) -> None:
     semear_cursor(conn, apos=0, mover=True)
     inserir_evento(conn, payload_normalizada())
-    servico = handler.Handler(settings)
+    handler = Handler(settings)
     with psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row) as c:
-        assert servico.iniciar(c) == bus.Position(0, 0)
+        assert handler.iniciar(c) == bus.Position(0, 0)
 
 
 def test_t3__boot_with_lost_events_replays_them(
@@ -231,16 +231,16 @@ def test_t9__publish_failure_keeps_resolution_and_holds_cursor(
         """
     )
     inserir_evento(conn, payload_normalizada())
-    servico = handler.Handler(settings)
+    handler = Handler(settings)
     with psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row) as c:
-        servico.iniciar(c)
+        handler.iniciar(c)
         eventos = bus.ler_desde(c, "demanda.normalizada", 0, 10)
         with pytest.raises(Exception) as caught:
-            loop.processar(servico, c, eventos)
+            loop.processar(handler, c, eventos)
         assert "gave up after 4 tries" in str(caught.value)
         # A second pass fails again: the same incident, the same record, one more try.
         with pytest.raises(errors.PublishError):
-            loop.processar(servico, c, bus.ler_desde(c, "demanda.normalizada", 0, 10))
+            loop.processar(handler, c, bus.ler_desde(c, "demanda.normalizada", 0, 10))
     assert contar(conn, "d2.resolucoes_geo") == 1
     assert cursor(conn) == 0 and contar(conn, "d2.eventos_processados") == 0
     cartas = conn.execute(

@@ -39,16 +39,16 @@ def valor(m: metrics.Metrics, nome: str, **labels: str) -> float:
     return amostras(m)[(nome, tuple(sorted(labels.items())))]
 
 
-def lote(contagem: dict[str, int], hits: int = 0, sql: int = 0) -> handler.Result:
+def batch(contagem: dict[str, int], hits: int = 0, sql: int = 0) -> handler.Result:
     return handler.Result(contagem=Counter(contagem), cache_hits=hits, resolvidos_sql=sql)
 
 
-def test_observar_lote__counts_outcomes_levels_cache_and_duration() -> None:
+def test_observar_batch__counts_outcomes_levels_cache_and_duration() -> None:
     m = metrics.Metrics()
-    primeiro = lote({"georreferenciada": 3, "revisao_pendente": 1}, hits=1, sql=3)
+    primeiro = batch({"georreferenciada": 3, "revisao_pendente": 1}, hits=1, sql=3)
     primeiro.por_nivel = Counter({2: 2, 4: 1})  # type: ignore[attr-defined]
-    m.observar_lote(primeiro, 0.004)
-    m.observar_lote(lote({"dead_letter": 2, "sem_coordenadas": 1}, hits=3, sql=0), None)
+    m.observar_batch(primeiro, 0.004)
+    m.observar_batch(batch({"dead_letter": 2, "sem_coordenadas": 1}, hits=3, sql=0), None)
 
     assert valor(m, "d2_eventos_processados_total", desfecho="georreferenciada") == 3
     assert valor(m, "d2_eventos_processados_total", desfecho="dead_letter") == 2
@@ -69,9 +69,9 @@ def test_observar_lote__counts_outcomes_levels_cache_and_duration() -> None:
     assert nomes <= {"nivel", "desfecho", "le"}
 
 
-def test_metricas__each_instance_has_its_own_registry() -> None:
+def test_metrics__each_instance_has_its_own_registry() -> None:
     a, b = metrics.Metrics(), metrics.Metrics()
-    a.observar_lote(lote({"georreferenciada": 5}), None)
+    a.observar_batch(batch({"georreferenciada": 5}), None)
     assert valor(b, "d2_eventos_processados_total", desfecho="georreferenciada") == 0
 
 
@@ -89,7 +89,7 @@ def test_atualizar_gauges__lag_dead_letters_reviews_from_the_database(conn: Conn
         for _ in range(2):
             dead_letters.registrar(
                 conn,
-                consumidor=handler.CONSUMIDOR,
+                consumer=handler.CONSUMER,
                 event_id=uuid.uuid4(),
                 tipo=handler.TIPO_ENTRADA,
                 sequence_number=None,
@@ -120,7 +120,7 @@ def test_metrics__wired_to_a_real_worker_batch(
     inserir_evento(conn, payload_normalizada(-27.0, -20.0))  # outside: review
     m = metrics.Metrics()
     w = loop.Worker(
-        config.load(), url=db_url, batch_size=1, on_batch=lambda r: m.observar_lote(r, None)
+        config.load(), url=db_url, batch_size=1, on_batch=lambda r: m.observar_batch(r, None)
     )
     w.executar(drain=True)
     m.atualizar_gauges(conn)
@@ -138,7 +138,7 @@ def servidor() -> Iterator[tuple[metrics_http.Server, health.State, metrics.Metr
     estado = health.State()
     m = metrics.Metrics()
     srv = metrics_http.iniciar_servidor(
-        porta_livre(), lambda: estado, metricas=m, host="127.0.0.1", limite_vivo_s=5.0
+        porta_livre(), lambda: estado, metrics=m, host="127.0.0.1", limite_vivo_s=5.0
     )
     assert srv is not None
     try:
@@ -160,7 +160,7 @@ def test_http__metrics_endpoint_serves_the_exposition(
     servidor: tuple[metrics_http.Server, health.State, metrics.Metrics],
 ) -> None:
     srv, _, m = servidor
-    m.observar_lote(lote({"georreferenciada": 2}), 0.01)
+    m.observar_batch(batch({"georreferenciada": 2}), 0.01)
     codigo, tipo, corpo = get(srv, "/metrics")
     assert codigo == 200 and tipo.startswith("text/plain")
     assert 'd2_eventos_processados_total{desfecho="georreferenciada"} 2.0' in corpo
@@ -196,7 +196,7 @@ def test_worker__serves_metrics_and_health_on_d2_metrics_port(
     monkeypatch.setenv("D2_METRICS_PORT", str(porta))
     monkeypatch.setenv("D2_POLL_INTERVAL", "0.2")
     w = loop.Worker(config.load(), url=db_url)
-    if not hasattr(w, "metricas"):
+    if not hasattr(w, "metrics"):
         pytest.skip("the worker does not start the metrics endpoint yet")
 
     def pedir(caminho: str) -> tuple[int, str]:

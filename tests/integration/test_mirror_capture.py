@@ -23,7 +23,7 @@ from d2.ops import status
 from d2.territorio import mirror
 from d2.worker import loop
 from tests.support import Conn
-from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_mirror
 
 
 def _versao(conn: Conn) -> int:
@@ -32,7 +32,7 @@ def _versao(conn: Conn) -> int:
     return int(row["versao"])
 
 
-def _no_espelho(conn: Conn) -> int:
+def _no_mirror(conn: Conn) -> int:
     row = conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone()
     assert row is not None
     return int(row["n"])
@@ -54,7 +54,7 @@ def test_captura__the_writer_records_ids_and_nothing_else(conn: Conn) -> None:
     with conn.transaction():
         uc = _inserir_sem_aplicar(conn, "M", 0)
         # Inside the writer's transaction: no mirror row, no chain, no version move.
-        assert _no_espelho(conn) == 0
+        assert _no_mirror(conn) == 0
         assert conn.execute("SELECT count(*) AS n FROM d2.mirror_cadeias").fetchone() == {"n": 0}
     assert _versao(conn) == versao and _resolve(conn, 0.5, 0.5) is None
     rows = conn.execute("SELECT unidade_civica_id FROM d2.mirror_mudancas").fetchall()
@@ -64,14 +64,14 @@ def test_captura__the_writer_records_ids_and_nothing_else(conn: Conn) -> None:
     assert "1 changes of core.uc_polygons waiting" in status.formatar_status(estado)
 
     feito = mirror.aplicar(conn)
-    assert feito is not None and (feito.mudancas, feito.poligonos) == (1, 1)
+    assert feito is not None and (feito.changes, feito.poligonos) == (1, 1)
     assert feito.versao == versao + 1 == _versao(conn)
     assert _resolve(conn, 0.5, 0.5) == uc
     assert mirror.pendentes(conn) == 0
     assert "every change of core.uc_polygons applied" in status.formatar_status(status.status(conn))
     # Nothing recorded: nothing written, the version stays (the workers' caches too).
     again = mirror.aplicar(conn)
-    assert again is not None and again.mudancas == 0 and _versao(conn) == versao + 1
+    assert again is not None and again.changes == 0 and _versao(conn) == versao + 1
 
 
 def test_captura__update_delete_and_truncate_are_followed(conn: Conn) -> None:
@@ -82,23 +82,23 @@ def test_captura__update_delete_and_truncate_are_followed(conn: Conn) -> None:
     )
     # Insert and update before one apply: old and new ids recorded, the last state wins.
     assert mirror.pendentes(conn) == 3
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, 0.5, 0.5) is None and _resolve(conn, 0.5, 5.5) == uc
 
     conn.execute("UPDATE core.uc_polygons SET id = gen_random_uuid()")
-    sincronizar_espelho(conn)
-    assert _no_espelho(conn) == 1 and _resolve(conn, 0.5, 5.5) == uc
+    sincronizar_mirror(conn)
+    assert _no_mirror(conn) == 1 and _resolve(conn, 0.5, 5.5) == uc
 
     outro = _inserir_sem_aplicar(conn, "N", 10)
     conn.execute("DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc])
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, 0.5, 5.5) is None and _resolve(conn, 0.5, 10.5) == outro
 
     conn.execute("TRUNCATE core.uc_polygons")
     _inserir_sem_aplicar(conn, "depois do truncate", 20)
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, 0.5, 10.5) is None
-    assert _no_espelho(conn) == 1 and _resolve(conn, 0.5, 20.5) is not None
+    assert _no_mirror(conn) == 1 and _resolve(conn, 0.5, 20.5) is not None
     assert conn.execute("SELECT count(*) AS n FROM d2.mirror_cadeias").fetchone() == {"n": 1}
 
 
@@ -119,11 +119,11 @@ def test_aplicar__a_writer_committing_mid_apply_is_applied_whole_later(
 ) -> None:
     """Moving the border of A and B in one transaction that commits after the applier's
     snapshot: that apply keeps both old, the next one takes both; never one of them."""
-    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as aplicador:
-        with aplicador.transaction():
-            aplicador.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            aplicador.execute(db.q("mirror_lock"))  # the appliers' lock: no snapshot yet
-            aplicador.execute("SELECT 1")  # the snapshot is taken here
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as applier:
+        with applier.transaction():
+            applier.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            applier.execute(db.q("mirror_lock"))  # the appliers' lock: no snapshot yet
+            applier.execute("SELECT 1")  # the snapshot is taken here
             with conn.transaction():  # the writer: the border from -45 to -44
                 conn.execute(
                     "UPDATE core.uc_polygons SET geometria = %s::jsonb "
@@ -135,23 +135,23 @@ def test_aplicar__a_writer_committing_mid_apply_is_applied_whole_later(
                     "WHERE unidade_civica_id = %s",
                     [json.dumps(poligono(quadrado(-44, -30, -40, -25))), territorio.mun_b],
                 )
-            feito = aplicador.execute("SELECT * FROM d2.mirror_aplicar()").fetchone()
+            feito = applier.execute("SELECT * FROM d2.mirror_aplicar()").fetchone()
     assert feito is not None and feito["mudancas"] == 0
     # Between -45 and -44: still B (both old), not A and B at once, not nobody.
     assert _resolve(conn, -27.0, -44.5) == territorio.mun_b
     assert mirror.pendentes(conn) == 4
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, -27.0, -44.5) == territorio.mun_a
     assert _resolve(conn, -27.0, -43.5) == territorio.mun_b
 
 
 def test_captura__a_writer_never_waits_for_an_applier(conn: Conn, db_url: str) -> None:
     uc = _inserir_sem_aplicar(conn, "M", 0)
-    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as aplicador:
-        with aplicador.transaction():
-            aplicador.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            aplicador.execute(db.q("mirror_lock"))
-            aplicador.execute("SELECT * FROM d2.mirror_aplicar()")
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as applier:
+        with applier.transaction():
+            applier.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            applier.execute(db.q("mirror_lock"))
+            applier.execute("SELECT * FROM d2.mirror_aplicar()")
             # The applier's transaction is open, holding what it took: writers go on.
             with psycopg.connect(db_url, autocommit=True) as escritor:
                 escritor.execute("SET lock_timeout = '500ms'")
@@ -161,7 +161,7 @@ def test_captura__a_writer_never_waits_for_an_applier(conn: Conn, db_url: str) -
                 )
                 inserir_uc(escritor, 4, "N", poligono(quadrado(3, 0, 4, 1)), sincronizar=False)
                 escritor.execute("DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc])
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _resolve(conn, 0.5, 0.5) is None and _resolve(conn, 0.5, 3.5) is not None
 
 
@@ -170,7 +170,7 @@ def test_aplicar__an_open_writer_does_not_hold_the_applier(conn: Conn, db_url: s
         _inserir_sem_aplicar(escritor, "não commitado", 0)  # type: ignore[arg-type]
         conn.execute("SET lock_timeout = '500ms'")
         feito = mirror.aplicar(conn)
-        assert feito is not None and feito.mudancas == 0
+        assert feito is not None and feito.changes == 0
         escritor.commit()
     assert mirror.pendentes(conn) == 1
 

@@ -132,7 +132,7 @@ def test_the_worker_applies_but_cannot_write_the_mirror_or_forge_changes(
     with papel("GRANT d2_worker TO {}") as trabalhador:
         assert mirror.pendentes(trabalhador) == 1
         feito = mirror.aplicar(trabalhador)
-        assert feito is not None and feito.mudancas == 1
+        assert feito is not None and feito.changes == 1
         for abuso in (
             "INSERT INTO d2.mirror_mudancas (uc_polygon_id) VALUES (NULL)",
             "DELETE FROM d2.mirror_mudancas",

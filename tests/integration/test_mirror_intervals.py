@@ -21,9 +21,9 @@ from tests.support.territorio import (
     inserir_uc,
     poligono,
     quadrado,
+    resolver_batch,
     resolver_ingenuo,
-    resolver_lote,
-    sincronizar_espelho,
+    sincronizar_mirror,
 )
 
 ESCALA = 128  # = d2.faixas_por_grau()
@@ -37,7 +37,7 @@ def _um(conn: Conn, lat: float, lng: float) -> tuple[Any, ...] | None:
 def assert_concordam(conn: Conn, pontos: list[tuple[float, float]]) -> None:
     """The batch resolver and the one-point resolver (one definition, the clean intervals
     first) give every point exactly the plain predicate's answer (resolver_ingenuo)."""
-    lote = resolver_lote(conn, pontos)
+    batch = resolver_batch(conn, pontos)
     rows = conn.execute(
         """
         SELECT p.ordem::integer AS ordem, r.unidade_civica_id, r.nivel_minimo_resolvido,
@@ -53,9 +53,9 @@ def assert_concordam(conn: Conn, pontos: list[tuple[float, float]]) -> None:
     }
     verdade = resolver_ingenuo(conn, pontos)
     divergentes = [
-        (lat, lng, lote.get(i), um_a_um.get(i), verdade.get(i))
+        (lat, lng, batch.get(i), um_a_um.get(i), verdade.get(i))
         for i, (lat, lng) in enumerate(pontos, start=1)
-        if not lote.get(i) == um_a_um.get(i) == verdade.get(i)
+        if not batch.get(i) == um_a_um.get(i) == verdade.get(i)
     ]
     assert divergentes == []
 
@@ -155,25 +155,25 @@ def test_faixas__follow_updates_deletes_and_truncate(conn: Conn, territorio: Ter
         "UPDATE core.uc_polygons SET geometria = %s::jsonb WHERE unidade_civica_id = %s",
         [psycopg.types.json.Jsonb(poligono(quadrado(-44, -30, -40, -25))), territorio.mun_b],
     )
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _pendentes(conn) == 0
     de_b = [f for f in _faixas(conn) if f["unidade_civica_id"] == territorio.mun_b]
     assert de_b and min(f["x_inicio"] for f in de_b) > -44.0 - 1e-6
     faixa = [(-27.3, -44.5), (-27.3, -43.5), (-25.0, -44.0), (-30.0, -44.0)]
     assert_concordam(conn, faixa + _pontos_de_risco(conn))
-    assert resolver_lote(conn, [(-27.3, -44.5)])[1][1] == 5
+    assert resolver_batch(conn, [(-27.3, -44.5)])[1][1] == 5
 
     conn.execute(
         "DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [territorio.bairro_a1]
     )
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert not [f for f in _faixas(conn) if f["unidade_civica_id"] == territorio.bairro_a1]
     assert_concordam(conn, [(-27.3, -48.0), (-27.3, -47.5), *_pontos_de_risco(conn)])
 
     conn.execute("TRUNCATE core.uc_polygons")
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _faixas(conn) == [] and _pendentes(conn) == 0
-    assert resolver_lote(conn, [(-27.3, -48.0)]) == {}
+    assert resolver_batch(conn, [(-27.3, -48.0)]) == {}
 
 
 def test_faixas__levels_above_4_build_nothing(conn: Conn) -> None:
@@ -199,12 +199,12 @@ def test_faixas__rebuild_and_missing_intervals_are_only_slower(
     conn: Conn, territorio: Territorio
 ) -> None:
     pontos = [(-27.3, -48.0), (-27.3, -42.0), (-22.0, -42.0), (-15.0, -35.0), (0.0, 0.0)]
-    esperado = resolver_lote(conn, pontos)
+    esperado = resolver_batch(conn, pontos)
     conn.execute("DELETE FROM d2.mirror_faixas")
-    assert resolver_lote(conn, pontos) == esperado  # no intervals: the GIST tiers answer
+    assert resolver_batch(conn, pontos) == esperado  # no intervals: the GIST tiers answer
     mirror.reconstruir(conn)
     assert _faixas(conn) and _pendentes(conn) == 0
-    assert resolver_lote(conn, pontos) == esperado
+    assert resolver_batch(conn, pontos) == esperado
 
 
 def test_faixas__an_id_made_up_never_appears(conn: Conn, territorio: Territorio) -> None:
@@ -222,6 +222,6 @@ def test_faixas__a_writer_builds_nothing_and_the_applier_builds_once(conn: Conn)
         assert _faixas(conn) == [] and _pendentes(conn) == 0
         assert conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone() == {"n": 0}
     assert _faixas(conn) == []
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     assert _faixas(conn) and _pendentes(conn) == 0
     assert_concordam(conn, [(0.5, 0.5), (0.5, 1.5), (0.5, 3.5), (0.5, 1.0)])

@@ -33,13 +33,13 @@ from d2.ops import status
 from d2.territorio import mirror
 from tests.chaos.processes import ProcessoWorker, esperar, matar_restantes
 from tests.conftest import Server
-from tests.support import Conn, healthz, metrica, papel_de_login, porta_livre, semear_cursor
+from tests.support import Conn, healthz, metric, papel_de_login, porta_livre, semear_cursor
 from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado
 
 # The keys the appliers and the builder used (sql/queries/mirror.sql and four functions
 # before migration 20261204130000): an attacker still holds them, for nothing.
 CHAVES_ANTIGAS = (28202883109974642, 28202882993512819)
-TRAVAS = ("d2.mirror_aplicador", "d2.mirror_faixas_construtor")
+LOCKS = ("d2.mirror_aplicador", "d2.mirror_faixas_construtor")
 # A new município where the test territory has none, and a point inside it.
 NOVO = quadrado(-21.0, -28.0, -19.0, -26.0)
 PONTO = (-27.0, -20.0)
@@ -125,7 +125,7 @@ def test_mirror_locks__a_login_holding_the_old_advisory_keys_stalls_nothing(
 
 
 def test_mirror_locks__a_login_with_no_grants_cannot_take_them(atacante: Conn) -> None:
-    for tabela in TRAVAS:
+    for tabela in LOCKS:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
             with atacante.transaction():
                 atacante.execute(
@@ -145,7 +145,7 @@ def test_mirror_locks__a_reader_of_every_d2_table_blocks_no_applier(
     conn.execute(
         sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA d2 TO {}").format(sql.Identifier(papel))
     )
-    for tabela in TRAVAS:
+    for tabela in LOCKS:
         alvo = sql.Identifier(*tabela.split("."))
         for modo in ("ROW SHARE", "ROW EXCLUSIVE", "SHARE", "EXCLUSIVE", "ACCESS EXCLUSIVE"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -153,14 +153,14 @@ def test_mirror_locks__a_reader_of_every_d2_table_blocks_no_applier(
                     atacante.execute(sql.SQL("LOCK TABLE {} IN " + modo + " MODE").format(alvo))
     uc = _novo_municipio(conn, territorio)
     with atacante.transaction():
-        for tabela in TRAVAS:
+        for tabela in LOCKS:
             atacante.execute(
                 sql.SQL("LOCK TABLE {} IN ACCESS SHARE MODE").format(
                     sql.Identifier(*tabela.split("."))
                 )
             )
-        feito = mirror.aplicar(conn, trava_s=5)
-    assert feito is not None and feito.mudancas == 1 and _resolvido(conn) == uc
+        feito = mirror.aplicar(conn, lock_s=5)
+    assert feito is not None and feito.changes == 1 and _resolvido(conn) == uc
 
 
 def test_aplicar__an_applier_waiting_for_the_lock_sees_what_the_previous_one_committed(
@@ -181,19 +181,19 @@ def test_aplicar__an_applier_waiting_for_the_lock_sees_what_the_previous_one_com
             feito = primeiro.execute("SELECT * FROM d2.mirror_aplicar()").fetchone()
             assert feito is not None and feito["mudancas"] == 1
             fio = threading.Thread(
-                target=lambda: resultado.append(mirror.aplicar(segunda, trava_s=30))
+                target=lambda: resultado.append(mirror.aplicar(segunda, lock_s=30))
             )
             fio.start()
-            esperar(lambda: _esperando_trava(conn), timeout_s=10)
+            esperar(lambda: _esperando_lock(conn), timeout_s=10)
             assert fio.is_alive()
         # The first commits here; the second takes the lock, then its snapshot.
         fio.join(30)
     [segundo] = resultado
-    assert segundo is not None and segundo.mudancas == 0
+    assert segundo is not None and segundo.changes == 0
     assert _resolvido(conn) == uc
 
 
-def _esperando_trava(conn: Conn) -> bool:
+def _esperando_lock(conn: Conn) -> bool:
     row = conn.execute(
         "SELECT count(*) AS n FROM pg_locks WHERE NOT granted AND relation = "
         "'d2.mirror_aplicador'::regclass"
@@ -202,7 +202,7 @@ def _esperando_trava(conn: Conn) -> bool:
 
 
 @pytest.fixture
-def trava_presa(trabalhador: tuple[str, Conn]) -> Iterator[int]:
+def lock_presa(trabalhador: tuple[str, Conn]) -> Iterator[int]:
     """A session of d2_worker holding the appliers' lock, idle in its transaction: its pid."""
     _, sessao = trabalhador
     with sessao.transaction():
@@ -211,7 +211,7 @@ def trava_presa(trabalhador: tuple[str, Conn]) -> Iterator[int]:
 
 
 def test_mirror_sync_wait__a_lock_held_past_d2_lock_timeout_returns_naming_it(
-    conn: Conn, db_url: str, territorio: Territorio, trava_presa: int
+    conn: Conn, db_url: str, territorio: Territorio, lock_presa: int
 ) -> None:
     _novo_municipio(conn, territorio)
     inicio = time.monotonic()
@@ -223,7 +223,7 @@ def test_mirror_sync_wait__a_lock_held_past_d2_lock_timeout_returns_naming_it(
     assert feito.returncode == 1
     [linha] = feito.stderr.splitlines()
     assert linha.startswith("d2: error: a lock stayed held for 1 s (D2_LOCK_TIMEOUT)")
-    assert f"pid {trava_presa} " in linha and "'aplicador-preso'" in linha
+    assert f"pid {lock_presa} " in linha and "'aplicador-preso'" in linha
     assert "ExclusiveLock on d2.mirror_aplicador" in linha
     assert linha.endswith("nothing was applied; 1 change(s) of core.uc_polygons wait")
 
@@ -248,7 +248,7 @@ def test_mirror_rebuild__a_reader_in_the_way_is_named_after_the_bound(
 
 
 def test_import_ibge__a_lock_held_past_the_bound_says_the_import_is_in_and_who_holds_it(
-    conn: Conn, db_url: str, tmp_path: Path, trava_presa: int
+    conn: Conn, db_url: str, tmp_path: Path, lock_presa: int
 ) -> None:
     sample.write_sample(tmp_path / "ibge")
     try:
@@ -258,7 +258,7 @@ def test_import_ibge__a_lock_held_past_the_bound_says_the_import_is_in_and_who_h
     assert feito.returncode == 1
     [linha] = [x for x in feito.stderr.splitlines() if x.startswith("d2: error:")]
     assert linha.startswith("d2: error: the import is committed, but not yet in the mirror")
-    assert f"pid {trava_presa} " in linha and "d2 mirror sync --wait" in linha
+    assert f"pid {lock_presa} " in linha and "d2 mirror sync --wait" in linha
     assert conn.execute("SELECT count(*) AS n FROM core.uc_polygons").fetchone() == {"n": 19}
     assert mirror.pendentes(conn) == 19
 
@@ -284,8 +284,8 @@ def test_healthz__changes_waiting_past_d2_mirror_max_seconds_name_the_lock_holde
             assert (quem["pid"], quem["aplicacao"]) == (_pid(sessao), "aplicador-preso")
             assert quem["tabela"] == "d2.mirror_aplicador"
             assert f"pid {_pid(sessao)} " in corpo["motivo"]
-            assert metrica(porta, "d2_mirror_lock_pid") == _pid(sessao)
-            assert (metrica(porta, "d2_mirror_atraso_segundos") or 0) > 1
+            assert metric(porta, "d2_mirror_lock_pid") == _pid(sessao)
+            assert (metric(porta, "d2_mirror_atraso_segundos") or 0) > 1
             assert "Espelho: mudanças de core.uc_polygons sem aplicar além do limite" in (
                 worker.texto()
             )
@@ -296,7 +296,7 @@ def test_healthz__changes_waiting_past_d2_mirror_max_seconds_name_the_lock_holde
         # The lock goes: the worker applies at its next poll, and is healthy again.
         esperar(lambda: healthz(porta)[0] == 200, timeout_s=20)
         assert _resolvido(conn) == uc and mirror.pendentes(conn) == 0
-        assert metrica(porta, "d2_mirror_lock_pid") == 0
+        assert metric(porta, "d2_mirror_lock_pid") == 0
     finally:
         worker.terminar()
         matar_restantes()

@@ -75,8 +75,8 @@ def test_multi_worker__three_workers_handle_each_event_exactly_once(
     ]
     try:
         # More events arrive while they run.
-        for rodada in range(5):
-            backlog(conn, 40, seed=100 + rodada)
+        for vez in range(5):
+            backlog(conn, 40, seed=100 + vez)
             time.sleep(0.2)
         esperar(lambda: lag(conn) == 0, timeout_s=120)
     finally:
@@ -227,8 +227,8 @@ def test_leadership__a_cursor_moved_by_a_leader_that_lost_its_lock_is_refused(
         escrita.execute("SELECT set_config('d2.lideranca_pid', %s, false)", [str(pid)])
         with pytest.raises(psycopg.Error, match="liderança perdida") as recusa:
             escrita.execute("UPDATE d2.consumer_offset SET last_sequence = 2")
-    assert recusa.value.sqlstate == db.LIDERANCA_PERDIDA  # transient, never dead-lettered
-    assert db.is_transient(recusa.value) and db.lideranca_perdida(recusa.value)
+    assert recusa.value.sqlstate == db.LEADERSHIP_LOST  # transient, never dead-lettered
+    assert db.is_transient(recusa.value) and db.leadership_lost(recusa.value)
     assert conn.execute("SELECT last_sequence FROM d2.consumer_offset").fetchone() == {
         "last_sequence": 1
     }

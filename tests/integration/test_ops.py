@@ -19,7 +19,7 @@ from d2.ops import regeo, revisoes, status
 from d2.worker import loop
 from tests.support import Conn, drenar, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada, saidas
-from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_mirror
 
 FORA = (-27.0, -20.0)  # (lat, lng): east of Brasil [-50,-30]..[-30,-10], in no polygon
 LONGE = (-5.0, -25.0)  # also outside everything, and outside the polygon added later
@@ -125,7 +125,7 @@ def test_reprocessar_revisoes__new_polygon_resolves_and_publishes_once(
     mun_c = inserir_uc(
         conn, 4, "Município C", poligono(quadrado(-22, -29, -18, -25)), territorio.uf
     )
-    relatorio = revisoes.reprocessar(conn, settings, lote=2)
+    relatorio = revisoes.reprocessar(conn, settings, batch=2)
 
     assert relatorio["examinadas"] == 3
     assert relatorio["resolvidas"] == 2 and relatorio["continuam_pendentes"] == 1
@@ -251,7 +251,7 @@ def test_regeorreferenciar__rewrites_keeps_history_publishes_and_is_idempotent(
         conn, 2, "Bairro B1", poligono(quadrado(-45, -30, -42.5, -25)), territorio.mun_b
     )
     antes = len(saidas(conn))
-    relatorio = regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False, lote=2)
+    relatorio = regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False, batch=2)
     assert relatorio["alteradas"] == 2 and relatorio["publicadas"] == 2
     assert relatorio["lotes"] == 3
 
@@ -335,11 +335,11 @@ def test_regeorreferenciar__interrupted_run_resumes_without_duplicates(
 
     monkeypatch.setattr(bus, "publicar", cai_na_segunda)
     with pytest.raises(errors.InvalidEvent):
-        regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False, lote=1)
+        regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False, batch=1)
     monkeypatch.undo()
     assert len(historico(conn)) == 1  # the first chunk committed, the second rolled back
 
-    resto = regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False, lote=1)
+    resto = regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False, batch=1)
     assert resto["alteradas"] == 3
     hist = historico(conn)
     assert sorted(str(h["demanda_id"]) for h in hist) == sorted(em_municipio_b)
@@ -352,7 +352,7 @@ def test_regeorreferenciar__a_point_left_outside_every_polygon_is_kept(
     conn: Conn, settings: config.Settings, territorio: Territorio, em_municipio_b: list[str]
 ) -> None:
     conn.execute("DELETE FROM core.uc_polygons WHERE nivel >= 4")
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     relatorio = regeo.regeorreferenciar(conn, settings, uc=None, desde=None, dry_run=False)
     assert relatorio["sem_poligono_hoje"] == 4
     # The A1 demand still resolves to bairro A1, its chain now partial (parent gone).
@@ -382,15 +382,15 @@ def test_reprocessar_revisoes__while_the_worker_runs_every_demand_ends_once(
 
     try:
         with psycopg.connect(db_url, autocommit=True) as produtor:
-            for rodada in range(6):
-                if rodada == 3:  # the polygon arrives while demands keep coming
+            for vez in range(6):
+                if vez == 3:  # the polygon arrives while demands keep coming
                     esperar_processados(30)
                     inserir_uc(produtor, 4, "Município C", poligono(quadrado(-22, -29, -18, -25)))
                 for i in range(10):
                     # Odd ones fall in the future Município C, even ones in no polygon ever.
                     lng = -20.0 - 0.1 * i if i % 2 else -10.0 - 0.1 * i
-                    demandas.append(publicar(produtor, -27.0 + 0.01 * rodada, lng)[1])
-                pela_fila += revisoes.reprocessar(conn, settings, lote=3)["resolvidas"]
+                    demandas.append(publicar(produtor, -27.0 + 0.01 * vez, lng)[1])
+                pela_fila += revisoes.reprocessar(conn, settings, batch=3)["resolvidas"]
         esperar_processados(len(demandas))
     finally:
         w.parar.set()

@@ -28,10 +28,10 @@ from tests.conftest import Server
 from tests.support import SENHA_WORKER as SENHA
 from tests.support import Conn, invariants, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada
-from tests.support.territorio import Territorio, sincronizar_espelho
+from tests.support.territorio import Territorio, sincronizar_mirror
 
 
-def _backlog_de_todos_os_desfechos(conn: Conn) -> dict[str, uuid.UUID]:
+def _backlog_de_todos_os_outcomes(conn: Conn) -> dict[str, uuid.UUID]:
     repetida = uuid.uuid4()
     return {
         "georreferenciada": inserir_evento(conn, payload_normalizada(-27.0, -49.0)),
@@ -85,7 +85,7 @@ def test_worker_role__drain_handles_every_outcome_including_dlq_and_review(
 ) -> None:
     Territorio(conn)
     semear_cursor(conn)
-    eventos = _backlog_de_todos_os_desfechos(conn)
+    eventos = _backlog_de_todos_os_outcomes(conn)
     usuario = como_worker.execute("SELECT current_user AS u").fetchone()
     assert usuario is not None and usuario["u"].startswith("d2_app_")
 
@@ -113,7 +113,7 @@ def test_worker_role__replay_from_zero_republishes_without_new_rows(
 ) -> None:
     Territorio(conn)
     semear_cursor(conn)
-    _backlog_de_todos_os_desfechos(conn)
+    _backlog_de_todos_os_outcomes(conn)
     loop.Worker(config.load(), url=login_url).executar(drain=True)
     antes = _contagens(conn)
     conn.execute("UPDATE d2.consumer_offset SET last_sequence = 0")
@@ -262,7 +262,7 @@ def test_logs__database_password_never_appears(
 ) -> None:
     Territorio(conn)
     semear_cursor(conn)
-    _backlog_de_todos_os_desfechos(conn)
+    _backlog_de_todos_os_outcomes(conn)
     log = tmp_path / "worker.log"
     assert _rodar_worker(login_url, log, "--drain", "--log-level", "DEBUG") == 0
     # Unreachable (wrong port) and wrong database: the worker retries / fails, and says so.
@@ -437,8 +437,8 @@ def test_definer_functions__neither_d2_worker_nor_an_ordinary_role_may_call_any(
                         sessao.execute(chamada)
     finally:
         conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(comum)))
-    espelho = conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone()
-    assert espelho is not None and espelho["n"] > 0
+    mirror = conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone()
+    assert mirror is not None and mirror["n"] > 0
 
 
 def test_definer_functions__writers_of_uc_polygons_need_no_execute_grant(
@@ -460,7 +460,7 @@ def test_definer_functions__writers_of_uc_polygons_need_no_execute_grant(
             with como_escritor.transaction():  # the writer cannot apply the mirror: D-2 does
                 Territorio(como_escritor)
             como_escritor.execute("UPDATE core.uc_polygons SET nome = nome || ' 2'")
-        sincronizar_espelho(conn)
+        sincronizar_mirror(conn)
         row = conn.execute(
             "SELECT (SELECT count(*) FROM core.uc_polygons) AS fonte, "
             "(SELECT count(*) FROM d2.mirror_uc) + (SELECT count(*) FROM d2.mirror_rejected) "

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from tests.support import Conn
-from tests.support.territorio import inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.territorio import inserir_uc, poligono, quadrado, sincronizar_mirror
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def territorio_grande(conn: Conn) -> Conn:
             for j in range(30):
                 inserir_uc(conn, 4, f"M{i}-{j}", poligono(quadrado(i / 3, j / 3, (i + 1) / 3,
                                                                    (j + 1) / 3)), pais)  # fmt: skip
-    sincronizar_espelho(conn)  # the transaction's inserts, applied once
+    sincronizar_mirror(conn)  # the transaction's inserts, applied once
     conn.execute("ANALYZE d2.mirror_pieces")
     conn.execute("ANALYZE d2.mirror_cadeias")
     return conn

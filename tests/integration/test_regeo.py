@@ -16,7 +16,7 @@ from d2.territorio import mirror
 from d2.worker import loop
 from tests.support import Conn
 from tests.support.events import inserir_evento
-from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_espelho
+from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_mirror
 
 
 def guardar(conn: Conn, pontos: list[tuple[float, float]]) -> None:
@@ -102,7 +102,7 @@ def test_regeo__removing_and_moving_polygons_follows_both_old_and_new_areas(
     conn.execute(
         "DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [territorio.bairro_a1]
     )
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     relatorio = regeo.acompanhar(conn)
 
     agora = respostas(conn)
@@ -116,7 +116,7 @@ def test_regeo__removing_and_moving_polygons_follows_both_old_and_new_areas(
         "UPDATE core.uc_polygons SET geometria = %s::jsonb WHERE unidade_civica_id = %s",
         [wire.json_texto(poligono(quadrado(-46.25, -30, -45, -25))), territorio.bairro_a2],
     )
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     relatorio = regeo.acompanhar(conn)
 
     agora = respostas(conn)
@@ -177,12 +177,12 @@ def test_regeo__an_interrupted_follow_up_resumes_without_doubling(
 
     monkeypatch.setattr(regeo, "_aplicar", cai_na_segunda)
     with pytest.raises(RuntimeError):
-        regeo.acompanhar(conn, lote=10)
+        regeo.acompanhar(conn, batch=10)
     assert contar(conn, "SELECT count(*) AS n FROM d2.resolucoes_geo_historico") == 10
     assert regeo.pendencias(conn)["resolucoes"] == len(dentro) - 10
 
     monkeypatch.setattr(regeo, "_aplicar", original)
-    relatorio = regeo.acompanhar(conn, lote=10)
+    relatorio = regeo.acompanhar(conn, batch=10)
 
     assert relatorio["alteradas"] == len(dentro) - 10
     assert {respostas(conn)[p] for p in dentro} == {bairro}
@@ -200,11 +200,11 @@ def test_regeo__a_time_slice_leaves_the_rest_queued(conn: Conn, territorio: Terr
         conn, 2, "Bairro B1", poligono(quadrado(-44.6, -29.6, -43.4, -28.4)), territorio.mun_b
     )
 
-    fatia = regeo.acompanhar(conn, lote=5, prazo_s=0.0)
+    fatia = regeo.acompanhar(conn, batch=5, prazo_s=0.0)
 
     assert fatia["examinadas"] == 5
     assert regeo.pendencias(conn)["resolucoes"] == len(dentro) - 5
-    assert regeo.acompanhar(conn, lote=5)["examinadas"] == len(dentro) - 5
+    assert regeo.acompanhar(conn, batch=5)["examinadas"] == len(dentro) - 5
 
 
 def test_regeo__a_mirror_rebuild_reexamines_everything(conn: Conn, territorio: Territorio) -> None:

@@ -20,7 +20,7 @@ from d2.importers import ibge, sample
 from d2.territorio import replica
 from tests.support import Conn, drenar
 from tests.support.events import inserir_evento, inserir_evento_importador
-from tests.support.territorio import poligono, quadrado, resolver_lote
+from tests.support.territorio import poligono, quadrado, resolver_batch
 
 ESCALA = 128  # = d2.faixas_por_grau(): points exactly on band edges
 
@@ -56,7 +56,7 @@ def _pontos(
 def _equivalentes(conn: Conn, settings: config.Settings, pontos_n: tuple[int, int]) -> None:
     assert replica.fonte(conn) == "core"
     pontos = _pontos(conn, *pontos_n)
-    de_core = resolver_lote(conn, pontos)
+    de_core = resolver_batch(conn, pontos)
     feito = replica.definir_fonte(conn, settings, "eventos")
     assert feito["replica"]["dead_letters"] == 0
     assert replica.fonte(conn) == "eventos"
@@ -67,7 +67,7 @@ def _equivalentes(conn: Conn, settings: config.Settings, pontos_n: tuple[int, in
         " AS espelho"
     ).fetchone()
     assert contagem is not None and contagem["core"] == contagem["replica"] == contagem["espelho"]
-    de_eventos = resolver_lote(conn, pontos)
+    de_eventos = resolver_batch(conn, pontos)
     assert sum(1 for r in de_core.values() if r[0] is not None) > len(pontos) // 3
     diferentes = [
         (pontos[i - 1], de_core[i], de_eventos.get(i))
@@ -166,7 +166,7 @@ def test_replica__from_empty_catches_up_and_follows_each_kind_of_event(
     db_url: str, conn: Conn
 ) -> None:
     a, uc_a, b, uc_b = _dois_vizinhos_por_eventos(conn, db_url)
-    assert resolver_lote(conn, [(-19.5, -49.5), (-19.5, -48.5)]) == {
+    assert resolver_batch(conn, [(-19.5, -49.5), (-19.5, -48.5)]) == {
         1: (uc_a, 4, [uc_a]),
         2: (uc_b, 4, [uc_b]),
     }
@@ -179,11 +179,11 @@ def test_replica__from_empty_catches_up_and_follows_each_kind_of_event(
     _uc_evento(conn, "uc.poligono_removido", a, uc_a, None)
     _uc_evento(conn, "uc.poligono_removido", uuid.uuid4(), uuid.uuid4(), None)  # never seen
     drenar(db_url)
-    assert resolver_lote(conn, [(-19.5, -49.75), (-19.5, -49.25)]) == {2: (uc_b, 4, [uc_b])}
-    desfechos = conn.execute(
+    assert resolver_batch(conn, [(-19.5, -49.75), (-19.5, -49.25)]) == {2: (uc_b, 4, [uc_b])}
+    outcomes = conn.execute(
         "SELECT desfecho, count(*) AS n FROM d2.replica_eventos GROUP BY desfecho ORDER BY 1"
     ).fetchall()
-    assert {r["desfecho"]: r["n"] for r in desfechos} == {
+    assert {r["desfecho"]: r["n"] for r in outcomes} == {
         "aplicado": 3,
         "ausente": 1,
         "removido": 1,
@@ -233,9 +233,9 @@ def test_replica__hostile_events_are_dead_lettered_and_the_drain_goes_on(
     replica.definir_fonte(conn, settings, "eventos")
     quadrado_ok = poligono(quadrado(-50, -20, -49, -19))
     ids = {}
-    for nome, mudanca in HOSTIS.items():
+    for nome, change in HOSTIS.items():
         ids[nome] = _uc_evento(
-            conn, "uc.poligono_adicionado", uuid.uuid4(), uuid.uuid4(), quadrado_ok, **mudanca
+            conn, "uc.poligono_adicionado", uuid.uuid4(), uuid.uuid4(), quadrado_ok, **change
         )
     ids["not_json_object"] = inserir_evento(
         conn, [1, 2], tipo="uc.poligono_adicionado", versao="1.0.0", origem="D-2"
@@ -264,15 +264,15 @@ def test_replica__hostile_events_are_dead_lettered_and_the_drain_goes_on(
     ).fetchall()
     assert {c["event_id"] for c in cartas} == set(ids.values())
     assert all("\n" not in c["erro"] for c in cartas)
-    assert feito.por_desfecho["aplicado"] == 2
+    assert feito.por_outcome["aplicado"] == 2
     # A replay applies nothing twice.
     conn.execute(
         "UPDATE d2.consumer_offset SET last_sequence = 0 WHERE tipo_evento = 'uc.poligono_*'"
     )
     conn.execute("DELETE FROM d2.consumer_offset_transacao WHERE tipo_evento = 'uc.poligono_*'")
     de_novo = replica.drenar(conn, pequeno)
-    assert de_novo.por_desfecho["aplicado"] == 0
-    assert de_novo.por_desfecho["repetido"] == 2
+    assert de_novo.por_outcome["aplicado"] == 0
+    assert de_novo.por_outcome["repetido"] == 2
     linha = conn.execute(
         "SELECT count(*) AS n FROM d2.replica_eventos WHERE event_id = %s", [repetido]
     ).fetchone()

@@ -28,8 +28,8 @@ from tests.integration.test_replica_security import (
     _territorio_e_respostas,
 )
 from tests.support import Conn, drenar
-from tests.support.events import inserir_evento_importador, submeter_desenho
-from tests.support.territorio import TerritorioDesenhos, micro_areas, quadrado_em
+from tests.support.events import inserir_evento_importador, submeter_drawing
+from tests.support.territorio import TerritorioDrawings, micro_areas, quadrado_em
 
 # What a terminal would act on: ESC/CSI (clear screen), CR/LF (a forged line), OSC, a
 # C1 control, the right-to-left override, a zero-width joiner.
@@ -167,7 +167,7 @@ def test_replica__hostile_names_are_stored_cleaned(
 
 
 def test_replica__d2s_own_drawings_flow_unattended_a_micro_area_inside_a_new_bairro(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     """The drawings' events are proposals too, and flow as they did: a bairro and a
     micro-area inside it, drawn and published in one round, are both applied by the next
@@ -175,14 +175,14 @@ def test_replica__d2s_own_drawings_flow_unattended_a_micro_area_inside_a_new_bai
     with conn.transaction():
         replica.publicar_estado(conn)  # the territory, as the importers publish it
     replica.definir_fonte(conn, settings, "eventos")
-    bairro = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
-    micro = submeter_desenho(conn, quadrado_em(-54.948, -22.048, lado=0.002), nivel=1, nome="Vila")
+    bairro = submeter_drawing(conn, quadrado_em(-54.95, -22.05))
+    micro = submeter_drawing(conn, quadrado_em(-54.948, -22.048, lado=0.002), nivel=1, nome="Vila")
     assert comunitario.drenar(conn, settings).por_decisao["nova"] == 2
 
     feito = replica.drenar(conn, settings)
     mirror.aplicar(conn)
 
-    assert (feito.por_desfecho["aplicado"], feito.dead_letters, feito.parada) == (2, 0, None)
+    assert (feito.por_outcome["aplicado"], feito.dead_letters, feito.parada) == (2, 0, None)
     ucs = {
         e: conn.execute(
             "SELECT alvo_uc_id FROM d2.territorio_submissoes WHERE event_id = %(e)s", {"e": e}
@@ -191,4 +191,4 @@ def test_replica__d2s_own_drawings_flow_unattended_a_micro_area_inside_a_new_bai
     }
     resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.047, -54.947)").fetchone()
     assert resolvido is not None
-    assert resolvido["cadeia_ucs"][:3] == [ucs[micro], ucs[bairro], territorio_desenhos.municipio]
+    assert resolvido["cadeia_ucs"][:3] == [ucs[micro], ucs[bairro], territorio_drawings.municipio]

@@ -273,12 +273,12 @@ def test_replica__mass_removals_stop_the_replica_until_an_operator_resumes(
     novo = _municipios_por_eventos(conn, 1)
     drenar(login_url)
     assert conn.execute("SELECT count(*) AS n FROM d2.mirror_uc").fetchone() == {"n": 10}
-    desfechos = conn.execute(
+    outcomes = conn.execute(
         "SELECT desfecho, count(*) AS n FROM d2.replica_eventos"
         " WHERE event_id = ANY(%(ids)s) GROUP BY 1",
         {"ids": forjados},
     ).fetchall()
-    assert {r["desfecho"]: r["n"] for r in desfechos} == {"removido": 5, "descartado": 7}
+    assert {r["desfecho"]: r["n"] for r in outcomes} == {"removido": 5, "descartado": 7}
     assert status.status(conn)["replica"]["parada"] is None
 
     # Resumed without dropping, what it held is applied, and the count starts again.
@@ -335,7 +335,7 @@ def test_replica__the_importers_own_removals_never_trip_the_breaker(
     with conn.transaction():
         assert replica.publicar_estado(conn)["removidos"] == 13
     feito = replica.drenar(conn, config.load())
-    assert feito.por_desfecho["removido"] == 13 and feito.dead_letters == 0
+    assert feito.por_outcome["removido"] == 13 and feito.dead_letters == 0
     assert status.status(conn)["replica"]["parada"] is None
 
 

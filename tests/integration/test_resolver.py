@@ -12,7 +12,7 @@ from tests.support.territorio import (
     multipoligono,
     poligono,
     quadrado,
-    sincronizar_espelho,
+    sincronizar_mirror,
 )
 
 
@@ -165,11 +165,11 @@ def test_resolver__changing_a_polygon_changes_the_next_answer(
         "UPDATE core.uc_polygons SET geometria = %s::jsonb WHERE unidade_civica_id = %s",
         ['{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}', novo],
     )
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     [moved] = resolver(conn, -27.0, -42.0)
     assert moved["unidade_civica_id"] == territorio.mun_b
     conn.execute("DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [territorio.mun_b])
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     [gone] = resolver(conn, -27.0, -42.0)
     assert gone["unidade_civica_id"] == territorio.uf
 

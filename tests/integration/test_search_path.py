@@ -23,7 +23,7 @@ from d2 import errors, migrations, verify
 from d2.territorio import mirror
 from tests.conftest import Server
 from tests.support import Conn, papel_de_login
-from tests.support.territorio import Territorio, sincronizar_espelho
+from tests.support.territorio import Territorio, sincronizar_mirror
 
 # Each one is a better match than PostGIS's or pg_catalog's for a call as it was written
 # in D-2's functions before the fix (integer literals, polymorphic built-ins, implicit
@@ -128,7 +128,7 @@ def test_search_path__planted_overloads_never_run_in_definer_functions(
     conn.execute("UPDATE core.uc_polygons SET nome = nome || ' x'")
     conn.execute("UPDATE core.uc_polygons SET parent_uc_id = NULL WHERE nivel = 4")
     conn.execute("DELETE FROM core.uc_polygons WHERE nivel = 5")
-    sincronizar_espelho(conn)  # d2.mirror_aplicar, the worker's path
+    sincronizar_mirror(conn)  # d2.mirror_aplicar, the worker's path
     mirror.reconstruir(conn)
     conn.execute("SELECT d2.mirror_cadeias_rebuild()")
     conn.execute("SELECT d2.mirror_faixas_construir()")

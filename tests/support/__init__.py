@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import random
 import socket
 import urllib.error
@@ -28,7 +29,7 @@ from d2 import config, db
 from d2.handler import handler
 from d2.worker import loop
 from tests.support.events import inserir_evento, payload_normalizada
-from tests.support.territorio import Territorio, TerritorioDesenhos
+from tests.support.territorio import Territorio, TerritorioDrawings
 
 Conn = db.Connection
 """An autocommit connection with dict rows, as the `conn` fixture gives."""
@@ -54,7 +55,7 @@ def healthz(porta: int) -> tuple[int, dict[str, Any]]:
         return 0, {}
 
 
-def metrica(porta: int, nome: str) -> float | None:
+def metric(porta: int, nome: str) -> float | None:
     """The value of an unlabelled metric on a worker's /metrics, None when absent."""
     with urllib.request.urlopen(f"http://127.0.0.1:{porta}/metrics", timeout=5) as r:
         for linha in r.read().decode().splitlines():
@@ -195,6 +196,18 @@ def colonia(conn: Conn, pg_server: Any) -> Iterator[Conn]:
             yield c
 
 
+@pytest.fixture(autouse=True)
+def _d2_logs_restored() -> Iterator[None]:
+    """A command run in process sends d2's logs to a handler of its own and stops their
+    propagation (logs.configure): put the logger back, so a later test's caplog sees them."""
+    registrador = logging.getLogger("d2")
+    handlers, nivel, propaga = registrador.handlers[:], registrador.level, registrador.propagate
+    yield
+    registrador.handlers[:] = handlers
+    registrador.setLevel(nivel)
+    registrador.propagate = propaga
+
+
 @pytest.fixture
 def settings() -> config.Settings:
     """The settings from this test's environment (monkeypatch D2_* before asking)."""
@@ -208,9 +221,9 @@ def territorio(conn: Conn) -> Territorio:
 
 
 @pytest.fixture
-def territorio_desenhos(conn: Conn) -> TerritorioDesenhos:
+def territorio_drawings(conn: Conn) -> TerritorioDrawings:
     """Where the tests draw citizens' polygons (tests/support/territorio.py), all of it IBGE."""
-    return TerritorioDesenhos(conn)
+    return TerritorioDrawings(conn)
 
 
 # --- the worker's login: a LOGIN role holding d2_worker and nothing else ----------------

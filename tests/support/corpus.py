@@ -32,7 +32,7 @@ CONFLITO = "conflito"
 DEAD_LETTER = "dead_letter"
 REFUSED_BY_EVENT_LOG = "refused_by_event_log"
 
-DESFECHOS = (
+OUTCOMES = (
     GEORREFERENCIADA,
     SEM_COORDENADAS,
     COORDENADAS_INVALIDAS,
@@ -694,4 +694,4 @@ def texto(caso: Caso) -> str:
 
 # A case name is its kind: no two alike.
 assert len({c.nome for c in CASOS}) == len(CASOS)
-assert all(c.esperado in DESFECHOS for c in CASOS)
+assert all(c.esperado in OUTCOMES for c in CASOS)

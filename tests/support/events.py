@@ -35,7 +35,7 @@ def payload_normalizada(
     return payload
 
 
-def payload_georreferenciada(**mudancas: Any) -> dict[str, Any]:
+def payload_georreferenciada(**changes: Any) -> dict[str, Any]:
     """A valid demanda.georreferenciada payload (spec 3.2), a bairro with its município."""
     uc = str(uuid.uuid4())
     payload: dict[str, Any] = {
@@ -48,7 +48,7 @@ def payload_georreferenciada(**mudancas: Any) -> dict[str, Any]:
         "coordenadas_lat": -27.5,
         "coordenadas_lng": -48.5,
     }
-    payload.update(mudancas)
+    payload.update(changes)
     return payload
 
 
@@ -110,7 +110,7 @@ def saidas(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
     ).fetchall()
 
 
-def submeter_desenho(
+def submeter_drawing(
     conn: psycopg.Connection[Any],
     geometria: Any,
     *,

@@ -61,11 +61,11 @@ def inserir_uc(
         },
     )
     if sincronizar:
-        sincronizar_espelho(conn)
+        sincronizar_mirror(conn)
     return uc
 
 
-def sincronizar_espelho(conn: psycopg.Connection[Any]) -> None:
+def sincronizar_mirror(conn: psycopg.Connection[Any]) -> None:
     """Apply what was written to core.uc_polygons to the mirror (autocommit only: inside
     a transaction the writes are not committed yet, and the caller syncs after it)."""
     if conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
@@ -139,7 +139,7 @@ def resolver_ingenuo(
     return {r["ordem"]: (r["unidade_civica_id"], r["nivel"], r["cadeia"]) for r in rows}
 
 
-def resolver_lote(
+def resolver_batch(
     conn: psycopg.Connection[Any], pontos: list[tuple[float, float]]
 ) -> dict[int, tuple[Any, ...]]:
     """d2.resolver_territorios over pontos: {1-based position: (unidade_civica_id, nivel,
@@ -161,7 +161,7 @@ N = (-54.9, -22.1, -54.8, -22.0)
 LADO = 0.01  # a drawn bairro: ~1 km², inside the bounds of level 2
 
 
-class TerritorioDesenhos:
+class TerritorioDrawings:
     """País ⊃ região ⊃ UF ⊃ {município M with an IBGE bairro, município N}, all IBGE."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:

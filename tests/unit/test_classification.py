@@ -104,7 +104,7 @@ def _payload(**extra: Any) -> dict[str, Any]:
 
 def _plano(evento: bus.Evento) -> tuple[Any, ...]:
     plano = classification.classificar(evento, CONFIG)
-    return (plano.desfecho, plano.motivo, plano.demanda_id, plano.lat, plano.lng)
+    return (plano.outcome, plano.motivo, plano.demanda_id, plano.lat, plano.lng)
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ def test_size_check__message_gives_the_encoded_size() -> None:
     payload = _payload(lixo="é" * 140_000)
     exato = len(json.dumps(payload, ensure_ascii=False).encode())
     plano = classification.classificar(_evento(payload, exato + 500), CONFIG)
-    assert plano.desfecho == classification.Outcome.DEAD_LETTER
+    assert plano.outcome == classification.Outcome.DEAD_LETTER
     assert plano.motivo == f"payload of {exato} bytes exceeds {CONFIG.max_payload_bytes}"
 
 
@@ -158,12 +158,12 @@ def test_origem__only_the_listed_producers_publish_demands() -> None:
     dead letter, named in one line, before anything of its payload is looked at."""
     evento = dataclasses.replace(_evento(_payload()), origem="D-4")
     plano = classification.classificar(evento, CONFIG)
-    assert plano.desfecho == classification.Outcome.DEAD_LETTER
+    assert plano.outcome == classification.Outcome.DEAD_LETTER
     assert plano.motivo == (
         "origem 'D-4' may not publish demanda.normalizada (D2_DEMANDA_ORIGENS: D-1b)"
     )
     outros = dataclasses.replace(CONFIG, demanda_origens=("D-1b", "D-4"))
-    assert classification.classificar(evento, outros).desfecho is None
+    assert classification.classificar(evento, outros).outcome is None
 
 
 def test_conteudo__a_retry_is_the_same_demand_another_place_is_not() -> None:
@@ -178,13 +178,13 @@ def test_conteudo__a_retry_is_the_same_demand_another_place_is_not() -> None:
         assert classification.conteudo(outro) != classification.conteudo(base)
 
 
-def test_lote__same_demanda_twice_in_a_batch_is_a_retry_or_a_conflict() -> None:
+def test_batch__same_demanda_twice_in_a_batch_is_a_retry_or_a_conflict() -> None:
     demanda = str(uuid.uuid4())
     primeiro = _evento(_payload(demanda_id=demanda))
     retry = _evento(_payload(demanda_id=demanda))
     outro = _evento(_payload(demanda_id=demanda, coordenadas_validadas={"lat": 1, "lng": 1}))
-    planos = classification.classificar_lote([primeiro, retry, outro], {}, CONFIG)
-    assert [p.desfecho for p in planos] == [
+    planos = classification.classificar_batch([primeiro, retry, outro], {}, CONFIG)
+    assert [p.outcome for p in planos] == [
         None,
         classification.Outcome.DEAD_LETTER,
         classification.Outcome.CONFLITO,
@@ -197,7 +197,7 @@ ENDERECO = {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"}
 
 
 @pytest.mark.parametrize(
-    ("lat", "lng", "sem_posicao"),
+    ("lat", "lng", "sem_position"),
     [
         (0, 0, True),  # many phones without a fix
         (0.0, -0.0, True),
@@ -209,7 +209,7 @@ ENDERECO = {"endereco": "Rua Antônio Maria Coelho, 1500, Campo Grande - MS"}
     ],
 )
 def test_no_fix__with_an_address_the_text_decides(
-    lat: float, lng: float, sem_posicao: bool
+    lat: float, lng: float, sem_position: bool
 ) -> None:
     """A no-fix value is no position: with an address it goes to the address path; a
     real point stays GPS, which always wins over the text."""
@@ -217,12 +217,12 @@ def test_no_fix__with_an_address_the_text_decides(
     plano = classification.classificar(
         _evento(_payload(coordenadas_validadas=coordenadas, entidades_extraidas=ENDERECO)), CONFIG
     )
-    if sem_posicao:
-        assert plano.desfecho == classification.Outcome.GEOCODIFICACAO_PENDENTE
+    if sem_position:
+        assert plano.outcome == classification.Outcome.GEOCODIFICACAO_PENDENTE
         assert (plano.lat, plano.lng) == (None, None)
         assert plano.endereco is not None
     else:
-        assert plano.desfecho is None
+        assert plano.outcome is None
         assert (plano.lat, plano.lng) == (lat, lng)
 
 
@@ -234,8 +234,8 @@ def test_no_fix__without_an_address_it_stays_a_point(lat: float, lng: float) -> 
     sem_texto = classification.classificar(
         _evento(_payload(coordenadas_validadas=coordenadas)), CONFIG
     )
-    assert (sem_texto.desfecho, sem_texto.lat, sem_texto.lng) == (None, lat, lng)
+    assert (sem_texto.outcome, sem_texto.lat, sem_texto.lng) == (None, lat, lng)
     desligado = dataclasses.replace(CONFIG, geocoder_ativo=False)
     evento = _evento(_payload(coordenadas_validadas=coordenadas, entidades_extraidas=ENDERECO))
     plano = classification.classificar(evento, desligado)
-    assert (plano.desfecho, plano.lat, plano.lng) == (None, lat, lng)
+    assert (plano.outcome, plano.lat, plano.lng) == (None, lat, lng)

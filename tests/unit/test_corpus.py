@@ -10,12 +10,12 @@ from tests.support import corpus
 
 def test_corpus__has_at_least_50_kinds_covering_every_outcome() -> None:
     assert len(corpus.CASOS) >= 50
-    assert {c.esperado for c in corpus.CASOS} == set(corpus.DESFECHOS)
+    assert {c.esperado for c in corpus.CASOS} == set(corpus.OUTCOMES)
     assert all(c.motivo for c in corpus.CASOS if c.esperado == corpus.DEAD_LETTER)
 
 
-def test_service__desfecho_values_match_the_corpus_outcomes() -> None:
+def test_service__outcome_values_match_the_corpus_outcomes() -> None:
     # The address outcomes have their own cases in test_geocoder.py.
     enderecos = {"geocodificacao_pendente", "endereco_nao_resolvido"}
     handler = {str(d) for d in classification.Outcome} - {"republicada"} - enderecos
-    assert handler == set(corpus.DESFECHOS) - {corpus.REFUSED_BY_EVENT_LOG}
+    assert handler == set(corpus.OUTCOMES) - {corpus.REFUSED_BY_EVENT_LOG}

@@ -23,15 +23,15 @@ EXIGIDA = re.compile(r"\$\{(?P<var>[A-Z0-9_]+):\?[^}]+\}")
 LOOPBACK = ("127.0.0.1", "[::1]", "::1")
 
 
-def _servicos() -> dict[str, dict[str, Any]]:
-    servicos: dict[str, dict[str, Any]] = {}
+def _services() -> dict[str, dict[str, Any]]:
+    services: dict[str, dict[str, Any]] = {}
     for nome in COMPOSES:
-        servicos |= yaml.safe_load((RAIZ / nome).read_text(encoding="utf-8"))["services"]
-    return servicos
+        services |= yaml.safe_load((RAIZ / nome).read_text(encoding="utf-8"))["services"]
+    return services
 
 
-def _ambiente(servico: dict[str, Any]) -> dict[str, str]:
-    env = servico.get("environment") or {}
+def _ambiente(service: dict[str, Any]) -> dict[str, str]:
+    env = service.get("environment") or {}
     if isinstance(env, list):
         env = dict(item.split("=", 1) for item in env)
     return {str(k): str(v) for k, v in env.items()}
@@ -39,14 +39,14 @@ def _ambiente(servico: dict[str, Any]) -> dict[str, str]:
 
 def test_compose__every_password_is_required_never_defaulted() -> None:
     senhas = {
-        (servico, chave): valor
-        for servico, definicao in _servicos().items()
+        (service, chave): valor
+        for service, definicao in _services().items()
         for chave, valor in _ambiente(definicao).items()
         if "PASSWORD" in chave
     }
     assert {c for _, c in senhas} >= {"POSTGRES_PASSWORD", "PGPASSWORD", "NOMINATIM_PASSWORD"}
-    for (servico, chave), valor in senhas.items():
-        assert EXIGIDA.fullmatch(valor), f"{servico}.{chave} = {valor!r}: use ${{VAR:?…}}"
+    for (service, chave), valor in senhas.items():
+        assert EXIGIDA.fullmatch(valor), f"{service}.{chave} = {valor!r}: use ${{VAR:?…}}"
     for nome in COMPOSES:
         texto = (RAIZ / nome).read_text(encoding="utf-8")
         # No fallback anywhere for a variable holding a password (`:-`, `-`, `:+`, `+`).
@@ -55,15 +55,15 @@ def test_compose__every_password_is_required_never_defaulted() -> None:
 
 
 def test_compose__no_password_inside_a_url() -> None:
-    for servico, definicao in _servicos().items():
+    for service, definicao in _services().items():
         for chave, valor in _ambiente(definicao).items():
             # user:password@host: a password would need URL quoting and shows in `ps`.
-            assert not re.search(r"://[^/@\s]+:[^/@\s]+@", valor), f"{servico}.{chave}"
+            assert not re.search(r"://[^/@\s]+:[^/@\s]+@", valor), f"{service}.{chave}"
 
 
 def test_compose__ports_only_on_the_host_loopback() -> None:
     publicadas = 0
-    for servico, definicao in _servicos().items():
+    for service, definicao in _services().items():
         for porta in definicao.get("ports") or []:
             publicadas += 1
             if isinstance(porta, dict):  # long syntax
@@ -71,21 +71,21 @@ def test_compose__ports_only_on_the_host_loopback() -> None:
             else:  # "host_ip:published:target"; without host_ip it binds 0.0.0.0
                 partes = str(porta).rsplit(":", 2)
                 host = partes[0] if len(partes) == 3 else ""
-            assert host in LOOPBACK, f"{servico} publishes {porta!r} beyond the loopback"
+            assert host in LOOPBACK, f"{service} publishes {porta!r} beyond the loopback"
     assert publicadas >= 1
 
 
 def test_compose__the_worker_has_a_healthcheck_on_its_metrics_port() -> None:
-    worker = _servicos()["worker"]
+    worker = _services()["worker"]
     porta = _ambiente(worker).get("D2_METRICS_PORT", "")
     assert porta.isdigit() and int(porta) > 0, "the worker serves /healthz on D2_METRICS_PORT"
-    saude = worker.get("healthcheck") or {}
-    teste = saude.get("test")
-    assert isinstance(teste, list) and teste[0] in ("CMD", "CMD-SHELL"), saude
+    health = worker.get("healthcheck") or {}
+    teste = health.get("test")
+    assert isinstance(teste, list) and teste[0] in ("CMD", "CMD-SHELL"), health
     comando = " ".join(teste[1:])
     assert "/healthz" in comando
     assert "D2_METRICS_PORT" in comando or f":{porta}/" in comando
-    assert saude.get("start_period") and saude.get("interval") and saude.get("retries")
+    assert health.get("start_period") and health.get("interval") and health.get("retries")
 
 
 def _instrucoes() -> list[tuple[str, str]]:

@@ -42,13 +42,13 @@ def test_locks__each_is_an_empty_table_of_its_own_taken_in_one_mode() -> None:
     for texto in _fontes().values():
         for tabela, modo in _TOMADA.findall(_sem_comentarios(texto)):
             modos.setdefault(tabela.lower(), set()).add(modo.upper())
-    travas = {t: m for t, m in modos.items() if t not in _TABELAS_DE_DADOS}
-    assert set(travas) == {
+    locks = {t: m for t, m in modos.items() if t not in _TABELAS_DE_DADOS}
+    assert set(locks) == {
         "d2.mirror_aplicador",
         "d2.mirror_faixas_construtor",
         "d2.worker_lideranca",
     }
-    for tabela, modo in travas.items():
+    for tabela, modo in locks.items():
         assert modo == {"EXCLUSIVE"}, tabela
         definicao = (db.sql_dir() / "tables" / f"{tabela.split('.')[1]}.sql").read_text()
         assert f"CREATE TABLE {tabela} ();" in definicao, "a lock table has no columns"

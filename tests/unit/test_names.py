@@ -88,6 +88,10 @@ INGLES = {
     "failover", "replication", "connection", "lost",
     # The names of places and streets an address is read against (d2/geocoder/gazetteer.py).
     "gazetteer",
+    # The worker's stage that runs every geometry step: drawings, replica, mirror, follow-up.
+    "geometry",
+    # The names test for Python identifiers (tests/unit/test_identifier_names.py).
+    "identifier",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES

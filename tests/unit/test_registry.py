@@ -19,14 +19,14 @@ GEO = "demanda.georreferenciada"
 NORM = "demanda.normalizada"
 
 
-def normalizada(**mudancas: Any) -> dict[str, Any]:
+def normalizada(**changes: Any) -> dict[str, Any]:
     """A demanda.normalizada with every optional field the contract names filled in."""
     completo: dict[str, Any] = {
         "confianca_normalizacao": 0.87,
         "origem_normalizacao": "hibrido",
         "entidades_extraidas": {"endereco": "Rua A, 10", "cep": "88000-000", "nomeRua": "Rua A"},
     }
-    return payload_normalizada(-27.59, -48.55, **(completo | mudancas))
+    return payload_normalizada(-27.59, -48.55, **(completo | changes))
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,7 @@ def test_registry__older_versions_refuse_fields_added_later(reg: registry.Regist
 
 
 @pytest.mark.parametrize(
-    ("mudanca", "campo"),
+    ("change", "campo"),
     [
         ({"demanda_id": "123"}, "demanda_id"),
         ({"demanda_id": "12345678123456781234567812345678"}, "demanda_id"),  # no hyphens
@@ -111,10 +111,10 @@ def test_registry__older_versions_refuse_fields_added_later(reg: registry.Regist
     ],
 )
 def test_registry__invalid_georreferenciada_names_the_field(
-    reg: registry.Registry, mudanca: dict[str, Any], campo: str
+    reg: registry.Registry, change: dict[str, Any], campo: str
 ) -> None:
     with pytest.raises(errors.InvalidEvent) as info:
-        reg.validar(GEO, payload_georreferenciada(**mudanca))
+        reg.validar(GEO, payload_georreferenciada(**change))
     mensagem = str(info.value)
     assert mensagem.startswith("invalid demanda.georreferenciada 1.0.0 payload: ")
     assert f"'{campo}'" in mensagem

@@ -131,8 +131,8 @@ class Gerador:
             lista = sorted(por_uc[uc], key=lambda r: r.nome)
             # Streets of one CEP bairro side by side (its suburb node among them).
             lista.sort(key=lambda r: text.dobrar(r.bairro))
-            posicoes = street.posicoes(area, ancora, len(lista))
-            for rua, (x, y) in zip(lista, posicoes, strict=False):
+            origens = street.origens(area, ancora, len(lista))
+            for rua, (x, y) in zip(lista, origens, strict=False):
                 rua.uc, rua.x0, rua.y = uc, x, y
                 assert self.uc_do_ponto(codigo, rua.ponto()) == uc, rua.nome
                 self.ruas.append(rua)

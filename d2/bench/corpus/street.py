@@ -67,7 +67,7 @@ def nome_de_lugar(rua: str, lugares: set[str]) -> bool:
     return text.dobrar(rua.split(" ", 1)[1]) in lugares
 
 
-def posicoes(area: BaseGeometry, ancora: tuple[float, float], n: int) -> list[tuple[float, float]]:
+def origens(area: BaseGeometry, ancora: tuple[float, float], n: int) -> list[tuple[float, float]]:
     """Up to n street origins on a fixed grid inside area, nearest the anchor first."""
     if area.is_empty or n == 0:
         return []

@@ -1,5 +1,6 @@
-"""`d2 territorio …`: citizen-drawn polygons for moderators (list, show, accept, reject,
-health) and the consumer of lugar.cadastrado (consumir)."""
+"""`d2 territorio …` (the command keeps its name; the module is named after what it acts on):
+citizen-drawn polygons for moderators (list, show, accept, reject, health) and the consumer
+of lugar.cadastrado (consumir)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ COLUNAS_LISTA = (
     "submissao_id", "decisao", "nivel", "nome", "uc_nome", "sobreposicao", "moderacao",
     "canonica", "criado_em",
 )  # fmt: skip
-COLUNAS_SAUDE = (
+COLUNAS_HEALTH = (
     "unidade_civica_id", "nome", "nivel", "suspeita", "demandas_dentro", "revisoes_perto",
     "resolvidas_fora_perto", "confirmacoes", "alternativas",
 )  # fmt: skip
@@ -51,7 +52,7 @@ def _texto_moderacao(acao: str, efeito: dict[str, Any]) -> str:
     )
 
 
-def _texto_submissao(s: dict[str, Any]) -> str:
+def _texto_drawing(s: dict[str, Any]) -> str:
     """One submission for a moderator (--json: the data, with its GeoJSON)."""
     linhas = [
         f"submission {s['submissao_id']}: {s['decisao']}"
@@ -95,14 +96,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
-        emitir(args, comunitario.mostrar(conn, uuid_arg(args.submissao)), _texto_submissao)
+        emitir(args, comunitario.mostrar(conn, uuid_arg(args.drawing)), _texto_drawing)
     return 0
 
 
 def cmd_moderar(args: argparse.Namespace) -> int:
     logs.configure(args.log_level)
     with db.connect(database_url.url(), autocommit=True) as conn:
-        efeito = comunitario.moderar(conn, uuid_arg(args.submissao), args.acao, args.by)
+        efeito = comunitario.moderar(conn, uuid_arg(args.drawing), args.acao, args.by)
     emitir(args, efeito, lambda e: _texto_moderacao(args.acao, e))
     return 0
 
@@ -110,8 +111,8 @@ def cmd_moderar(args: argparse.Namespace) -> int:
 def cmd_health(args: argparse.Namespace) -> int:
     with db.connect(database_url.url(), autocommit=True) as conn:
         em_dia(conn, seguir=True)
-        linhas = comunitario.saude(conn, args.limit)
-    emitir(args, linhas, lambda ls: tabela(ls, COLUNAS_SAUDE))
+        linhas = comunitario.health(conn, args.limit)
+    emitir(args, linhas, lambda ls: tabela(ls, COLUNAS_HEALTH))
     return 0
 
 
@@ -160,14 +161,14 @@ def registrar(sub: Any) -> None:
         json_flag=True,
         help="one submission: decision, the UC's versions (--json: with its GeoJSON)",
     )
-    p_show.add_argument("submissao", metavar="SUBMISSAO_ID")
+    p_show.add_argument("drawing", metavar="SUBMISSAO_ID")
 
     for acao, ajuda in (
         ("aceitar", "make a version the UC's canonical geometry (community UCs only)"),
         ("rejeitar", "drop a version from the consensus, or remove the UC a drawing created"),
     ):
         p_acao = comando(t, acao, cmd_moderar, json_flag=True, help=ajuda)
-        p_acao.add_argument("submissao", metavar="SUBMISSAO_ID")
+        p_acao.add_argument("drawing", metavar="SUBMISSAO_ID")
         flag(p_acao, "--by", "--por", required=True, help="who decides (recorded)")
         p_acao.add_argument("--log-level", default="INFO")
         p_acao.set_defaults(acao=acao)

@@ -26,20 +26,20 @@ from d2.eventlog import bus
 from d2.ops import dlq
 from d2.territorio import comunitario
 from tests.support import Conn
-from tests.support.events import submeter_desenho
+from tests.support.events import submeter_drawing
 from tests.support.territorio import (
     LADO,
-    TerritorioDesenhos,
+    TerritorioDrawings,
     iou,
     mesma_forma,
     poligono,
     quadrado,
     quadrado_em,
-    sincronizar_espelho,
+    sincronizar_mirror,
 )
 
 
-def submissao(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
+def drawing_row(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
     row = conn.execute(
         "SELECT * FROM d2.territorio_submissoes WHERE event_id = %s", [event_id]
     ).fetchone()
@@ -56,18 +56,18 @@ def publicados(conn: Conn, tipo: str) -> list[dict[str, Any]]:
     ]
 
 
-def test_territorio__new_bairro_becomes_a_community_uc_that_resolves(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__new_bairro_becomes_a_community_uc_that_resolves(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
-    desenho = quadrado_em(-54.95, -22.05)
-    evento = submeter_desenho(conn, desenho, nome="  Jardim das Flores  ")
+    drawing = quadrado_em(-54.95, -22.05)
+    evento = submeter_drawing(conn, drawing, nome="  Jardim das Flores  ")
 
     resultado = comunitario.drenar(conn, settings)
 
     assert resultado.por_decisao["nova"] == 1
-    s = submissao(conn, evento)
+    s = drawing_row(conn, evento)
     uc = s["alvo_uc_id"]
-    assert (s["decisao"], s["parent_uc_id"]) == ("nova", territorio_desenhos.municipio)
+    assert (s["decisao"], s["parent_uc_id"]) == ("nova", territorio_drawings.municipio)
     [uc_polygon] = [
         r["uc_polygon_id"]
         for r in conn.execute(
@@ -82,19 +82,19 @@ def test_territorio__new_bairro_becomes_a_community_uc_that_resolves(
     assert linha == {
         "id": uc_polygon,
         "nivel": 2,
-        "parent_uc_id": territorio_desenhos.municipio,
+        "parent_uc_id": territorio_drawings.municipio,
         "nome": "Jardim das Flores",
         "fonte": "comunitario",
     }
     [adicionado] = publicados(conn, "uc.poligono_adicionado")
     assert adicionado["unidade_civica_id"] == str(uc)
-    assert mesma_forma(adicionado["geometria"], desenho)
+    assert mesma_forma(adicionado["geometria"], drawing)
 
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.045, -54.945)").fetchone()
     assert resolvido is not None
     assert resolvido["unidade_civica_id"] == uc
-    assert resolvido["cadeia_ucs"][:2] == [uc, territorio_desenhos.municipio]
+    assert resolvido["cadeia_ucs"][:2] == [uc, territorio_drawings.municipio]
     assert comunitario.cursor(conn).sequencia == max(
         r["sequence_number"]
         for r in conn.execute(
@@ -124,24 +124,24 @@ def _deslocamento(sobreposicao: float) -> float:
         (0.04, "nova"),
     ],
 )
-def test_territorio__consensus_thresholds_around_80_and_50_percent(
+def test_drawings__consensus_thresholds_around_80_and_50_percent(
     conn: Conn,
-    territorio_desenhos: TerritorioDesenhos,
+    territorio_drawings: TerritorioDrawings,
     settings: config.Settings,
     alvo: float,
     esperada: str,
 ) -> None:
     original = quadrado_em(-54.95, -22.05)
-    primeiro = submeter_desenho(conn, original)
+    primeiro = submeter_drawing(conn, original)
     outro = quadrado_em(-54.95 + _deslocamento(alvo) * LADO, -22.05)
-    segundo = submeter_desenho(conn, outro)
+    segundo = submeter_drawing(conn, outro)
 
     comunitario.drenar(conn, settings)
 
-    s = submissao(conn, segundo)
+    s = drawing_row(conn, segundo)
     assert s["decisao"] == esperada
     assert s["sobreposicao"] == pytest.approx(iou(original, outro), abs=1e-6)
-    uc_original = submissao(conn, primeiro)["alvo_uc_id"]
+    uc_original = drawing_row(conn, primeiro)["alvo_uc_id"]
     if esperada == "nova":
         assert s["alvo_uc_id"] not in (None, uc_original)
     elif esperada == "retida":
@@ -151,71 +151,71 @@ def test_territorio__consensus_thresholds_around_80_and_50_percent(
         assert s["moderacao"] == ("pendente" if esperada == "alternativa" else None)
 
 
-def test_territorio__drawing_over_an_ibge_bairro_confirms_it_and_never_rewrites_it(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__drawing_over_an_ibge_bairro_confirms_it_and_never_rewrites_it(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     antes = conn.execute(
         "SELECT geometria FROM core.uc_polygons WHERE unidade_civica_id = %s",
-        [territorio_desenhos.bairro_ibge],
+        [territorio_drawings.bairro_ibge],
     ).fetchone()
-    confirma = submeter_desenho(conn, poligono(quadrado(-54.9899, -22.09, -54.98, -22.08)))
-    alternativa = submeter_desenho(conn, poligono(quadrado(-54.987, -22.09, -54.977, -22.08)))
+    confirma = submeter_drawing(conn, poligono(quadrado(-54.9899, -22.09, -54.98, -22.08)))
+    alternativa = submeter_drawing(conn, poligono(quadrado(-54.987, -22.09, -54.977, -22.08)))
 
     comunitario.drenar(conn, settings)
 
-    assert submissao(conn, confirma)["decisao"] == "confirmacao"
-    alt = submissao(conn, alternativa)
-    assert (alt["decisao"], alt["alvo_uc_id"]) == ("alternativa", territorio_desenhos.bairro_ibge)
+    assert drawing_row(conn, confirma)["decisao"] == "confirmacao"
+    alt = drawing_row(conn, alternativa)
+    assert (alt["decisao"], alt["alvo_uc_id"]) == ("alternativa", territorio_drawings.bairro_ibge)
     with pytest.raises(errors.InvalidInput, match="não é comunitária"):
         comunitario.moderar(conn, alt["id"], "aceitar", "moderadora")
     depois = conn.execute(
         "SELECT geometria FROM core.uc_polygons WHERE unidade_civica_id = %s",
-        [territorio_desenhos.bairro_ibge],
+        [territorio_drawings.bairro_ibge],
     ).fetchone()
     assert depois == antes
     assert publicados(conn, "uc.poligono_atualizado") == []
 
 
-def test_territorio__canonical_is_the_version_with_most_intersection_with_the_others(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__canonical_is_the_version_with_most_intersection_with_the_others(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     original = quadrado_em(-54.95, -22.05)
     # Two later drawings agree with each other more than with the first one.
     b = quadrado_em(-54.95 + 0.3 * LADO, -22.05)
     c = quadrado_em(-54.95 + 0.32 * LADO, -22.05)
-    ids = [submeter_desenho(conn, g) for g in (original, b, c)]
+    ids = [submeter_drawing(conn, g) for g in (original, b, c)]
 
     comunitario.drenar(conn, settings)
 
-    desenhos = dict(zip(ids, (original, b, c), strict=True))
+    drawings = dict(zip(ids, (original, b, c), strict=True))
     total = {
-        e: sum(shape(g).intersection(shape(h)).area for f, h in desenhos.items() if f != e)
-        for e, g in desenhos.items()
+        e: sum(shape(g).intersection(shape(h)).area for f, h in drawings.items() if f != e)
+        for e, g in drawings.items()
     }
     esperado = max(total, key=lambda e: total[e])
     assert esperado != ids[0]
-    uc = submissao(conn, ids[0])["alvo_uc_id"]
+    uc = drawing_row(conn, ids[0])["alvo_uc_id"]
     atual = conn.execute(
         "SELECT t.submissao_canonica, p.geometria FROM d2.territorio_ucs t "
         "JOIN core.uc_polygons p USING (unidade_civica_id) WHERE t.unidade_civica_id = %s",
         [uc],
     ).fetchone()
     assert atual is not None
-    assert atual["submissao_canonica"] == submissao(conn, esperado)["id"]
-    assert mesma_forma(atual["geometria"], desenhos[esperado])
+    assert atual["submissao_canonica"] == drawing_row(conn, esperado)["id"]
+    assert mesma_forma(atual["geometria"], drawings[esperado])
     atualizados = publicados(conn, "uc.poligono_atualizado")
-    assert atualizados[-1]["submissao_id"] == str(submissao(conn, esperado)["id"])
+    assert atualizados[-1]["submissao_id"] == str(drawing_row(conn, esperado)["id"])
     assert atualizados[-1]["motivo"] == "consenso"
 
 
-def test_territorio__every_n_conflicting_drawings_raise_one_moderation_alert(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__every_n_conflicting_drawings_raise_one_moderation_alert(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
-    submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+    submeter_drawing(conn, quadrado_em(-54.95, -22.05))
     # Shifted a quarter of a side each way and once diagonally: each overlaps the first
     # drawing by 0.57-0.6, and the first keeps the most intersection with all of them.
     for dx, dy in ((0.25, 0), (-0.25, 0), (0, 0.25), (0, -0.25), (0.15, 0.15)):
-        submeter_desenho(conn, quadrado_em(-54.95 + dx * LADO, -22.05 + dy * LADO))
+        submeter_drawing(conn, quadrado_em(-54.95 + dx * LADO, -22.05 + dy * LADO))
 
     resultado = comunitario.drenar(conn, dataclasses.replace(settings, territorio_alerta_a_cada=2))
 
@@ -223,7 +223,7 @@ def test_territorio__every_n_conflicting_drawings_raise_one_moderation_alert(
     alertas = publicados(conn, "uc.moderacao_solicitada")
     assert [a["submissoes_conflitantes"] for a in alertas] == [2, 4]
     assert resultado.alertas == 2
-    assert alertas[0]["municipio_uc_id"] == str(territorio_desenhos.municipio)
+    assert alertas[0]["municipio_uc_id"] == str(territorio_drawings.municipio)
     assert [r["decisao"] for r in comunitario.listar(conn)] == ["alternativa"] * 5
 
 
@@ -268,18 +268,18 @@ def _antimeridiano() -> dict[str, Any]:
         "outside", "straddling", "antimeridian", "latitude-out-of-range",
     ],
 )  # fmt: skip
-def test_territorio__invalid_and_hostile_geometry_is_refused_with_its_reason(
+def test_drawings__invalid_and_hostile_geometry_is_refused_with_its_reason(
     conn: Conn,
-    territorio_desenhos: TerritorioDesenhos,
+    territorio_drawings: TerritorioDrawings,
     settings: config.Settings,
     geometria: Any,
     motivo: str,
 ) -> None:
-    evento = submeter_desenho(conn, geometria)
+    evento = submeter_drawing(conn, geometria)
 
     resultado = comunitario.drenar(conn, settings)
 
-    s = submissao(conn, evento)
+    s = drawing_row(conn, evento)
     assert s["decisao"] == "rejeitada"
     assert s["motivo"]
     assert re.search(motivo, s["motivo"]), s["motivo"]
@@ -289,18 +289,18 @@ def test_territorio__invalid_and_hostile_geometry_is_refused_with_its_reason(
     ).fetchone() == {"n": 0}
 
 
-def test_territorio__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
-    torcido = submeter_desenho(conn, _espinho_torcido())
+    torcido = submeter_drawing(conn, _espinho_torcido())
     horario = quadrado(-54.93, -22.03, -54.92, -22.02)[::-1]  # clockwise exterior ring
-    sentido = submeter_desenho(conn, poligono(horario), nome="Horário")
+    sentido = submeter_drawing(conn, poligono(horario), nome="Horário")
 
     comunitario.drenar(conn, settings)
 
-    s = submissao(conn, torcido)
+    s = drawing_row(conn, torcido)
     assert (s["decisao"], s["reparada"]) == ("nova", True)
-    h = submissao(conn, sentido)
+    h = drawing_row(conn, sentido)
     assert h["decisao"] == "nova"
     assert h["area_m2"] == pytest.approx(
         conn.execute(
@@ -314,8 +314,8 @@ def test_territorio__a_faithful_repair_is_kept_and_ring_order_does_not_matter(
     ).fetchone() == {"ccw": True}
 
 
-def test_territorio__too_many_vertices_are_refused_and_huge_payloads_dead_lettered(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__too_many_vertices_are_refused_and_huge_payloads_dead_lettered(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     def circulo(n: int) -> dict[str, Any]:
         pontos = [
@@ -325,23 +325,23 @@ def test_territorio__too_many_vertices_are_refused_and_huge_payloads_dead_letter
         ]  # fmt: skip
         return poligono([*pontos, pontos[0]])
 
-    muitos = submeter_desenho(conn, circulo(25_000))
-    enorme = submeter_desenho(conn, circulo(1_000_000))
+    muitos = submeter_drawing(conn, circulo(25_000))
+    enorme = submeter_drawing(conn, circulo(1_000_000))
     permitido = dataclasses.replace(settings, max_payload_bytes=4 * 1024 * 1024)
 
     resultado = comunitario.drenar(conn, permitido)
 
-    s = submissao(conn, muitos)
+    s = drawing_row(conn, muitos)
     assert s["decisao"] == "rejeitada"
     assert "vértices" in s["motivo"]
     assert resultado.dead_letters == 1
-    cartas = dlq.listar(conn, consumidor=comunitario.CONSUMIDOR)
+    cartas = dlq.listar(conn, consumer=comunitario.CONSUMER)
     assert [d["event_id"] for d in cartas] == [enorme]
     assert "exceeds" in cartas[0]["erro"]
 
 
-def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__malformed_events_are_dead_lettered_and_the_drain_goes_on(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     with conn.transaction():
         ruim = uuid.uuid4()
@@ -350,8 +350,8 @@ def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
             "VALUES (%s, 'lugar.cadastrado', '1.0.0', 'L-1', %s::jsonb)",
             [ruim, '{"lugar_id": "not-a-uuid", "tipo_lugar": "poligono_uc"}'],
         )
-    outro_tipo = submeter_desenho(conn, None, tipo_lugar="farmacia")
-    bom = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+    outro_tipo = submeter_drawing(conn, None, tipo_lugar="farmacia")
+    bom = submeter_drawing(conn, quadrado_em(-54.95, -22.05))
 
     resultado = comunitario.drenar(conn, settings)
 
@@ -360,19 +360,19 @@ def test_territorio__malformed_events_are_dead_lettered_and_the_drain_goes_on(
         1,
         1,
     )
-    [carta] = dlq.listar(conn, consumidor=comunitario.CONSUMIDOR)
+    [carta] = dlq.listar(conn, consumer=comunitario.CONSUMER)
     assert carta["event_id"] == ruim
-    assert submissao(conn, bom)["decisao"] == "nova"
+    assert drawing_row(conn, bom)["decisao"] == "nova"
     assert conn.execute(
         "SELECT count(*) AS n FROM d2.territorio_submissoes WHERE event_id = %s", [outro_tipo]
     ).fetchone() == {"n": 0}
 
 
-def test_territorio__replay_from_zero_changes_nothing_and_publishes_nothing(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__replay_from_zero_changes_nothing_and_publishes_nothing(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
-    submeter_desenho(conn, quadrado_em(-54.95, -22.05))
-    submeter_desenho(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
+    submeter_drawing(conn, quadrado_em(-54.95, -22.05))
+    submeter_drawing(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
     comunitario.drenar(conn, settings)
     antes = conn.execute("SELECT count(*) AS n FROM core.event_log").fetchone()
 
@@ -389,13 +389,13 @@ def test_territorio__replay_from_zero_changes_nothing_and_publishes_nothing(
     ).fetchone() == {"n": 1}
 
 
-def test_territorio__a_failure_while_publishing_leaves_no_trace_and_the_next_drain_completes(
+def test_drawings__a_failure_while_publishing_leaves_no_trace_and_the_next_drain_completes(
     conn: Conn,
-    territorio_desenhos: TerritorioDesenhos,
+    territorio_drawings: TerritorioDrawings,
     settings: config.Settings,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    evento = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+    evento = submeter_drawing(conn, quadrado_em(-54.95, -22.05))
     original = bus.publicar
 
     def cai(*args: Any, **kwargs: Any) -> list[uuid.UUID]:
@@ -414,45 +414,45 @@ def test_territorio__a_failure_while_publishing_leaves_no_trace_and_the_next_dra
     resultado = comunitario.drenar(conn, settings)
 
     assert resultado.por_decisao["nova"] == 1
-    assert submissao(conn, evento)["decisao"] == "nova"
+    assert drawing_row(conn, evento)["decisao"] == "nova"
     assert len(publicados(conn, "uc.poligono_adicionado")) == 1
 
 
-def test_territorio__micro_area_inside_a_community_bairro_has_it_as_parent(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__micro_area_inside_a_community_bairro_has_it_as_parent(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
-    bairro = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
-    micro = submeter_desenho(conn, quadrado_em(-54.948, -22.048, lado=0.002), nivel=1, nome="Vila")
+    bairro = submeter_drawing(conn, quadrado_em(-54.95, -22.05))
+    micro = submeter_drawing(conn, quadrado_em(-54.948, -22.048, lado=0.002), nivel=1, nome="Vila")
 
     comunitario.drenar(conn, settings)
 
-    b = submissao(conn, bairro)
-    m = submissao(conn, micro)
+    b = drawing_row(conn, bairro)
+    m = drawing_row(conn, micro)
     assert (m["decisao"], m["parent_uc_id"]) == ("nova", b["alvo_uc_id"])
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.047, -54.947)").fetchone()
     assert resolvido is not None
     assert resolvido["cadeia_ucs"][:3] == [
         m["alvo_uc_id"],
         b["alvo_uc_id"],
-        territorio_desenhos.municipio,
+        territorio_drawings.municipio,
     ]
 
 
-def test_territorio__moderators_accept_a_version_and_remove_vandalism(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__moderators_accept_a_version_and_remove_vandalism(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
-    original = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+    original = submeter_drawing(conn, quadrado_em(-54.95, -22.05))
     alternativa_g = quadrado_em(-54.95 + 0.3 * LADO, -22.05)
-    alternativa = submeter_desenho(conn, alternativa_g)
-    vandalismo = submeter_desenho(conn, quadrado_em(-54.93, -22.03), nome="Bairro do Spam")
+    alternativa = submeter_drawing(conn, alternativa_g)
+    vandalismo = submeter_drawing(conn, quadrado_em(-54.93, -22.03), nome="Bairro do Spam")
     comunitario.drenar(conn, settings)
-    alt = submissao(conn, alternativa)
+    alt = drawing_row(conn, alternativa)
 
     aceito = comunitario.moderar(conn, alt["id"], "aceitar", "moderadora")
 
     assert aceito["efeito"] == "canonica"
-    uc = submissao(conn, original)["alvo_uc_id"]
+    uc = drawing_row(conn, original)["alvo_uc_id"]
     geometria = conn.execute(
         "SELECT geometria FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc]
     ).fetchone()
@@ -460,10 +460,10 @@ def test_territorio__moderators_accept_a_version_and_remove_vandalism(
     assert mesma_forma(geometria["geometria"], alternativa_g)
     assert publicados(conn, "uc.poligono_atualizado")[-1]["motivo"] == "moderacao"
 
-    removida = comunitario.moderar(conn, submissao(conn, vandalismo)["id"], "rejeitar", "mod")
+    removida = comunitario.moderar(conn, drawing_row(conn, vandalismo)["id"], "rejeitar", "mod")
 
     assert removida["efeito"] == "removida"
-    uc_spam = submissao(conn, vandalismo)["alvo_uc_id"]
+    uc_spam = drawing_row(conn, vandalismo)["alvo_uc_id"]
     assert conn.execute(
         "SELECT count(*) AS n FROM core.uc_polygons WHERE unidade_civica_id = %s", [uc_spam]
     ).fetchone() == {"n": 0}
@@ -473,14 +473,14 @@ def test_territorio__moderators_accept_a_version_and_remove_vandalism(
         comunitario.moderar(conn, uuid.uuid4(), "aceitar", "mod")
 
 
-def test_territorio__health_ranks_a_misplaced_polygon_first(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+def test_drawings__health_ranks_a_misplaced_polygon_first(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
-    certo = submeter_desenho(conn, quadrado_em(-54.95, -22.05), nome="Certo")
-    errado = submeter_desenho(conn, quadrado_em(-54.93, -22.03), nome="Deslocado")
+    certo = submeter_drawing(conn, quadrado_em(-54.95, -22.05), nome="Certo")
+    errado = submeter_drawing(conn, quadrado_em(-54.93, -22.03), nome="Deslocado")
     comunitario.drenar(conn, settings)
-    uc_certo = submissao(conn, certo)["alvo_uc_id"]
-    uc_errado = submissao(conn, errado)["alvo_uc_id"]
+    uc_certo = drawing_row(conn, certo)["alvo_uc_id"]
+    uc_errado = drawing_row(conn, errado)["alvo_uc_id"]
     for i in range(3):  # demands that landed inside the right one
         conn.execute(
             "INSERT INTO d2.resolucoes_geo (id, demanda_id, unidade_civica_id, "
@@ -497,15 +497,15 @@ def test_territorio__health_ranks_a_misplaced_polygon_first(
             [-22.0305 + i * 0.001, -54.9195],
         )
 
-    saude = comunitario.saude(conn)
+    health = comunitario.health(conn)
 
-    assert [r["unidade_civica_id"] for r in saude] == [uc_errado, uc_certo]
-    assert (saude[0]["revisoes_perto"], saude[0]["demandas_dentro"]) == (4, 0)
-    assert (saude[1]["revisoes_perto"], saude[1]["demandas_dentro"]) == (0, 3)
+    assert [r["unidade_civica_id"] for r in health] == [uc_errado, uc_certo]
+    assert (health[0]["revisoes_perto"], health[0]["demandas_dentro"]) == (4, 0)
+    assert (health[1]["revisoes_perto"], health[1]["demandas_dentro"]) == (0, 3)
 
 
-def test_territorio__the_worker_role_names_an_event_and_nothing_else(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, db_url: str
+def test_drawings__the_worker_role_names_an_event_and_nothing_else(
+    conn: Conn, territorio_drawings: TerritorioDrawings, db_url: str
 ) -> None:
     """The definer functions take only an event's id: the worker's role
     chooses no geometry, no level and no id, may not write core.uc_polygons nor moderate,
@@ -513,7 +513,7 @@ def test_territorio__the_worker_role_names_an_event_and_nothing_else(
     conn.execute("CREATE ROLE territorio_worker_login LOGIN IN ROLE d2_worker")
     conn.execute("CREATE ROLE territorio_qualquer LOGIN")
     try:
-        evento = submeter_desenho(conn, quadrado_em(-54.95, -22.05))
+        evento = submeter_drawing(conn, quadrado_em(-54.95, -22.05))
         args = {"event_id": evento, "alerta_a_cada": 5}
         with psycopg.connect(db_url, user="territorio_worker_login", autocommit=True) as w:
             row = w.execute(db.q("territorio_submeter"), args).fetchone()
@@ -525,7 +525,7 @@ def test_territorio__the_worker_role_names_an_event_and_nothing_else(
             # A UF's id, or any event that is not a drawing, gets it nothing.
             with pytest.raises(psycopg.errors.NoDataFound):
                 w.execute(
-                    db.q("territorio_submeter"), {**args, "event_id": territorio_desenhos.municipio}
+                    db.q("territorio_submeter"), {**args, "event_id": territorio_drawings.municipio}
                 )
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 w.execute(
@@ -544,18 +544,18 @@ def test_territorio__the_worker_role_names_an_event_and_nothing_else(
         conn.execute("DROP ROLE territorio_worker_login, territorio_qualquer")
 
 
-def test_territorio__two_consumers_at_once_handle_each_drawing_once(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings, db_url: str
+def test_drawings__two_consumers_at_once_handle_each_drawing_once(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings, db_url: str
 ) -> None:
     eventos = [
-        submeter_desenho(conn, quadrado_em(-54.99 + 0.012 * (i % 7), -22.06 + 0.012 * (i // 7)))
+        submeter_drawing(conn, quadrado_em(-54.99 + 0.012 * (i % 7), -22.06 + 0.012 * (i // 7)))
         for i in range(14)
     ]
     resultados: list[comunitario.Result] = []
 
     def consumir() -> None:
         with db.connect(db_url, autocommit=True) as propria:
-            resultados.append(comunitario.drenar(propria, settings, lote=3))
+            resultados.append(comunitario.drenar(propria, settings, batch=3))
 
     threads = [threading.Thread(target=consumir) for _ in range(2)]
     for t in threads:
@@ -571,12 +571,12 @@ def test_territorio__two_consumers_at_once_handle_each_drawing_once(
     ).fetchone() == {"n": len(eventos), "d": len(eventos)}
 
 
-def test_territorio__cli_consumes_lists_and_refuses_with_one_line(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, db_url: str
+def test_drawings__cli_consumes_lists_and_refuses_with_one_line(
+    conn: Conn, territorio_drawings: TerritorioDrawings, db_url: str
 ) -> None:
     env = {**os.environ, "DATABASE_URL": db_url}
-    submeter_desenho(conn, quadrado_em(-54.95, -22.05))
-    alternativa = submeter_desenho(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
+    submeter_drawing(conn, quadrado_em(-54.95, -22.05))
+    alternativa = submeter_drawing(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
     d2 = [sys.executable, "-m", "d2.cli", "territorio"]
 
     consumido = subprocess.run(
@@ -593,23 +593,23 @@ def test_territorio__cli_consumes_lists_and_refuses_with_one_line(
 
     assert json.loads(consumido.stdout)["nova"] == 1
     [pendente] = json.loads(listado.stdout)
-    assert pendente["submissao_id"] == str(submissao(conn, alternativa)["id"])
+    assert pendente["submissao_id"] == str(drawing_row(conn, alternativa)["id"])
     assert recusado.returncode == 2
     assert recusado.stderr.strip().count("\n") == 0
     assert "not a UUID" in recusado.stderr
 
 
-def test_territorio__cli_shows_and_moderates_in_sentences_for_people(
+def test_drawings__cli_shows_and_moderates_in_sentences_for_people(
     conn: Conn,
     db_url: str,
-    territorio_desenhos: TerritorioDesenhos,
+    territorio_drawings: TerritorioDrawings,
     settings: config.Settings,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    submeter_desenho(conn, quadrado_em(-54.95, -22.05))
-    alternativa = submeter_desenho(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
+    submeter_drawing(conn, quadrado_em(-54.95, -22.05))
+    alternativa = submeter_drawing(conn, quadrado_em(-54.95 + 0.3 * LADO, -22.05))
     comunitario.drenar(conn, settings)
-    alt = str(submissao(conn, alternativa)["id"])
+    alt = str(drawing_row(conn, alternativa)["id"])
 
     assert cli.main(["territorio", "show", alt]) == 0
     texto = capsys.readouterr().out
@@ -623,5 +623,5 @@ def test_territorio__cli_shows_and_moderates_in_sentences_for_people(
 
     args = ["territorio", "aceitar", alt, "--by", "moderadora", "--log-level", "ERROR"]
     assert cli.main(args) == 0
-    uc = submissao(conn, alternativa)["alvo_uc_id"]
+    uc = drawing_row(conn, alternativa)["alvo_uc_id"]
     assert capsys.readouterr().out == f"aceitar: now the UC's canonical geometry (UC {uc})\n"

@@ -17,14 +17,14 @@ import pytest
 from d2 import config
 from d2.territorio import comunitario, mirror
 from tests.support import Conn, drenar, semear_cursor
-from tests.support.events import inserir_evento, payload_normalizada, submeter_desenho
+from tests.support.events import inserir_evento, payload_normalizada, submeter_drawing
 from tests.support.territorio import (
-    TerritorioDesenhos,
+    TerritorioDrawings,
     inserir_uc,
     poligono,
     quadrado,
     quadrado_em,
-    sincronizar_espelho,
+    sincronizar_mirror,
 )
 
 # An official bairro of município M large enough to hold the grid (~18 km²).
@@ -75,7 +75,7 @@ def _decisoes(conn: Conn, eventos: list[uuid.UUID]) -> list[str]:
 @pytest.mark.parametrize("autores", ["one", "sixteen"])
 def test_budget__a_grid_of_sub_threshold_micro_areas_makes_only_the_first_few_units(
     conn: Conn,
-    territorio_desenhos: TerritorioDesenhos,
+    territorio_drawings: TerritorioDrawings,
     settings: config.Settings,
     db_url: str,
     autores: str,
@@ -85,7 +85,7 @@ def test_budget__a_grid_of_sub_threshold_micro_areas_makes_only_the_first_few_un
     area and the answers taken without a moderator are summed per município and window:
     past the budget every drawing there waits, whoever claims to have drawn it."""
     bairro = inserir_uc(
-        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_desenhos.municipio,
+        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_drawings.municipio,
         fonte="ibge",
     )  # fmt: skip
     _respostas(conn, db_url)
@@ -94,7 +94,7 @@ def test_budget__a_grid_of_sub_threshold_micro_areas_makes_only_the_first_few_un
 
     um_autor = uuid.uuid4()
     eventos = [
-        submeter_desenho(
+        submeter_drawing(
             conn,
             _micro(i, j),
             nivel=1,
@@ -105,7 +105,7 @@ def test_budget__a_grid_of_sub_threshold_micro_areas_makes_only_the_first_few_un
         for j in range(GRADE)
     ]
     comunitario.drenar(conn, settings)
-    sincronizar_espelho(conn)
+    sincronizar_mirror(conn)
     drenar(db_url)  # the follow-up moves whatever the new units took
 
     decisoes = _decisoes(conn, eventos)
@@ -128,18 +128,18 @@ def test_budget__a_grid_of_sub_threshold_micro_areas_makes_only_the_first_few_un
 
 
 def test_budget__a_drawing_named_like_the_official_uc_it_lies_in_waits(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     """Before: a micro-area named "Jardim Grande" inside IBGE's Jardim Grande became a
     unit, and every list showed two places of the same name. Now it waits; the name is
     compared as searches compare it (case, accents and spacing aside)."""
     inserir_uc(
-        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_desenhos.municipio,
+        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_drawings.municipio,
         fonte="ibge",
     )  # fmt: skip
-    igual = submeter_desenho(conn, _micro(0, 0), nivel=1, nome="  JARDIM   grande ")
-    municipio = submeter_desenho(conn, _micro(2, 2), nivel=1, nome="Município M")
-    outro = submeter_desenho(conn, _micro(3, 0), nivel=1, nome="Vila do Córrego")
+    igual = submeter_drawing(conn, _micro(0, 0), nivel=1, nome="  JARDIM   grande ")
+    municipio = submeter_drawing(conn, _micro(2, 2), nivel=1, nome="Município M")
+    outro = submeter_drawing(conn, _micro(3, 0), nivel=1, nome="Vila do Córrego")
     comunitario.drenar(conn, settings)
     assert _decisoes(conn, [igual, municipio, outro]) == ["retida", "retida", "nova"]
     motivo = conn.execute(
@@ -149,12 +149,12 @@ def test_budget__a_drawing_named_like_the_official_uc_it_lies_in_waits(
 
 
 def test_budget__a_level_2_drawing_where_there_are_no_bairros_is_bounded_too(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     """Município N has no official bairro: drawings just under the level's moderation area
     (a few km² each) all became units. Now the município's area budget holds them."""
     eventos = [
-        submeter_desenho(conn, quadrado_em(-54.895 + 0.024 * i, -22.095, 0.022), nome=f"B{i}")
+        submeter_drawing(conn, quadrado_em(-54.895 + 0.024 * i, -22.095, 0.022), nome=f"B{i}")
         for i in range(4)
     ]
     comunitario.drenar(conn, settings)
@@ -163,7 +163,7 @@ def test_budget__a_level_2_drawing_where_there_are_no_bairros_is_bounded_too(
 
 
 def test_budget__a_small_drawing_where_no_unit_is_applies_unattended_within_seconds(
-    conn: Conn, territorio_desenhos: TerritorioDesenhos, settings: config.Settings
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     """The legitimate path: from the drawing's event to the resolver answering with the new
     unit (consume, then the mirror's apply, as the worker's stages do), no moderator."""
@@ -171,7 +171,7 @@ def test_budget__a_small_drawing_where_no_unit_is_applies_unattended_within_seco
     for k in range(11):
         x, y = -54.895 + 0.008 * k, -22.02 - 0.03 * (k % 2)
         inicio = time.perf_counter()
-        evento = submeter_desenho(conn, quadrado_em(x, y, 0.004), nivel=2, nome=f"Vila {k}")
+        evento = submeter_drawing(conn, quadrado_em(x, y, 0.004), nivel=2, nome=f"Vila {k}")
         comunitario.drenar(conn, settings)
         mirror.aplicar(conn)
         r = conn.execute(

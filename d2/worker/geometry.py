@@ -1,4 +1,4 @@
-"""The territory stage: every geometry step of the territory, on a thread and a database
+"""The geometry stage: every geometry step of the territory, on a thread and a database
 connection of its own while this worker leads, never in the demand loop.
 
 Citizen drawings (d2/territorio/comunitario.py), the event-synced replica's events
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 FATIA_ACOMPANHAMENTO_S = 0.25
 
 
-class TerritorioStage:
+class GeometryStage:
     """One round at a time: drawings, the replica, the mirror, a slice of the follow-up."""
 
     def __init__(self, settings: config.Settings, parar: threading.Event) -> None:
@@ -42,7 +42,7 @@ class TerritorioStage:
     def acordar(self) -> None:
         self._acordar.set()
 
-    def rodada(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
+    def round(self, conn: db.Connection, *, fatia_s: float | None) -> bool:
         """One round; True when follow-up work is left for the next one. conn must be in
         autocommit mode."""
         comunitario.drenar(conn, self.settings)
@@ -65,7 +65,7 @@ class TerritorioStage:
     def drenar(self, conn: db.Connection) -> None:
         """Every round's work until none is left (d2 worker --drain), on the caller's
         thread and connection."""
-        while self.rodada(conn, fatia_s=None):
+        while self.round(conn, fatia_s=None):
             pass
 
     def executar(self, url: str) -> None:
@@ -80,7 +80,7 @@ class TerritorioStage:
                 ):
                     espera = 0.5
                     while not self.parar.is_set():
-                        resta = self.rodada(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
+                        resta = self.round(conn, fatia_s=FATIA_ACOMPANHAMENTO_S)
                         if not resta:
                             self._acordar.wait(self.settings.poll_interval_s)
                             self._acordar.clear()
