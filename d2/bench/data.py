@@ -126,6 +126,7 @@ def repiece(url: str, cap: int) -> dict[str, Any]:
         conn.execute("UPDATE d2.mirror_state SET max_vertices = %(cap)s", {"cap": cap})
         conn.execute(db.q("bench_split_clear"))
         conn.execute(db.q("bench_split"), {"cap": cap})
+        conn.execute(db.q("bench_split_index"))
         conn.execute("VACUUM ANALYZE d2.mirror_pieces")
         row = conn.execute(db.q("bench_pieces_stats")).fetchone()
     assert row is not None
