@@ -133,6 +133,19 @@ def repiece(url: str, cap: int) -> dict[str, Any]:
     return dict(row)
 
 
+def tamanho(url: str, nome: str) -> dict[str, Any]:
+    """The mirror's size on disk (and so in shared buffers once read), indexes included."""
+    with common.connect(url) as conn:
+        row = conn.execute(db.q("bench_mirror_size")).fetchone()
+    assert row is not None
+    return {
+        "bench": "setup",
+        "figure": f"mirror size, {nome} (d2.mirror_uc, _pieces, _cadeias, _faixas, indexes)",
+        "value": round(float(row["mb"]), 1),
+        "unit": "MB",
+    }
+
+
 def faixas(url: str) -> dict[str, Any]:
     """Build the pending bands of d2.mirror_faixas (after a change that bypassed
     core.uc_polygons, like densify); returns bands built, intervals and seconds."""
