@@ -152,6 +152,7 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
         cap = data.cap(url)  # the migrated one: pip.caps tries others, then it comes back
         yield from pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS, cap)
         data.repiece(url, cap)
+        yield data.tamanho(url, "shared")
         yield from pip.medir(url, "shared", pts, vezes=2, contains_n=_PONTOS[i] // 4)
     with common.scratch_db(srv, "denso", template=template) as url:
         inicio = time.perf_counter()
@@ -179,6 +180,7 @@ def _pip(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:
             for f in pip.caps(url, pts, pip.CAPS_RAPIDO if i else pip.CAPS[1:], cap)
         )
         data.repiece(url, cap)
+        yield data.tamanho(url, "dense")
         yield from pip.medir(url, "dense", pts, vezes=2, contains_n=_PONTOS[i] // 10)
 
 

@@ -126,10 +126,24 @@ def repiece(url: str, cap: int) -> dict[str, Any]:
         conn.execute("UPDATE d2.mirror_state SET max_vertices = %(cap)s", {"cap": cap})
         conn.execute(db.q("bench_split_clear"))
         conn.execute(db.q("bench_split"), {"cap": cap})
+        conn.execute(db.q("bench_split_index"))
         conn.execute("VACUUM ANALYZE d2.mirror_pieces")
         row = conn.execute(db.q("bench_pieces_stats")).fetchone()
     assert row is not None
     return dict(row)
+
+
+def tamanho(url: str, nome: str) -> dict[str, Any]:
+    """The mirror's size on disk (and so in shared buffers once read), indexes included."""
+    with common.connect(url) as conn:
+        row = conn.execute(db.q("bench_mirror_size")).fetchone()
+    assert row is not None
+    return {
+        "bench": "setup",
+        "figure": f"mirror size, {nome} (d2.mirror_uc, _pieces, _cadeias, _faixas, indexes)",
+        "value": round(float(row["mb"]), 1),
+        "unit": "MB",
+    }
 
 
 def faixas(url: str) -> dict[str, Any]:

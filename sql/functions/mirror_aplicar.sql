@@ -33,6 +33,7 @@ DECLARE
     ids uuid[];
     ucs uuid[];
     tudo boolean;
+    sincronizados bigint;
 BEGIN
     IF current_setting('transaction_isolation') NOT IN ('repeatable read', 'serializable') THEN
         RAISE EXCEPTION 'd2.mirror_aplicar() needs REPEATABLE READ (use `d2 mirror sync`)'
@@ -107,6 +108,18 @@ BEGIN
     -- are built again after the commit (d2.mirror_faixas_construir, d2/mirror.py): a
     -- missing interval only sends its points to the GIST tiers, so the new polygons are
     -- in force without waiting for that build.
+
+    -- The resolver's index after many inserts (an import, a re-import) is built again,
+    -- as its CREATE left it (sql/tables/mirror_pieces.sql). Last, because REINDEX holds
+    -- the index against every reader until this transaction ends (~0.3 s for Brazil).
+    UPDATE d2.mirror_state s
+    SET sincronizados_desde_indice = s.sincronizados_desde_indice
+                                     + pg_catalog.cardinality(ids)
+    RETURNING s.sincronizados_desde_indice INTO sincronizados;
+    IF sincronizados * 10 >= (SELECT count(*) FROM d2.mirror_uc) THEN
+        REINDEX INDEX d2.mirror_pieces_geom_mun_sub_idx;
+        UPDATE d2.mirror_state SET sincronizados_desde_indice = 0;
+    END IF;
 
     RETURN QUERY
         UPDATE d2.mirror_state s

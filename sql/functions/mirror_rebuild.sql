@@ -27,8 +27,13 @@ BEGIN
         FROM (SELECT d2.mirror_sync(u.id) AS estado FROM d2.uc_fonte u) s
         GROUP BY s.estado
         ORDER BY s.estado;
+    -- Rows inserted one polygon at a time fill the pages of the resolver's index; built
+    -- again, as its CREATE left it (sql/tables/mirror_pieces.sql). The TRUNCATE already
+    -- holds the table against readers until the end.
+    REINDEX INDEX d2.mirror_pieces_geom_mun_sub_idx;
     PERFORM d2.mirror_cadeias_rebuild();
     PERFORM d2.mirror_faixas_construir();
-    UPDATE d2.mirror_state SET versao = versao + 1, alterado_em = clock_timestamp();
+    UPDATE d2.mirror_state
+    SET versao = versao + 1, alterado_em = clock_timestamp(), sincronizados_desde_indice = 0;
 END
 $$;

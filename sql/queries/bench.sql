@@ -61,6 +61,17 @@ FROM d2.mirror_uc m
 CROSS JOIN LATERAL (SELECT (ST_Dump(ST_Subdivide(m.geom, %(cap)s))).geom AS geom) pedaco
 WHERE GeometryType(pedaco.geom) = 'POLYGON';
 
+-- name: bench_split_index
+-- Build the resolver's index again after the cut, as d2.mirror_rebuild does: inserts
+-- fill the pages its build leaves nine tenths empty (sql/tables/mirror_pieces.sql).
+REINDEX INDEX d2.mirror_pieces_geom_mun_sub_idx;
+
+-- name: bench_mirror_size
+-- What the resolver reads, in MB, indexes included: polygons, pieces, chains, intervals.
+SELECT sum(pg_total_relation_size(t)) / 1048576.0 AS mb
+FROM unnest(ARRAY['d2.mirror_uc', 'd2.mirror_pieces', 'd2.mirror_cadeias',
+                  'd2.mirror_faixas']::regclass[]) t;
+
 -- name: bench_bands_build
 -- Build the bands the mirror's triggers left pending (d2.mirror_faixas).
 SELECT d2.mirror_faixas_construir() AS faixas;

@@ -16,6 +16,10 @@ CREATE TABLE d2.mirror_state (
     -- (d2.mirror_rejected): GEOS cannot be interrupted, and repairing a self-crossing
     -- ring costs more than n² (a 201-vertex star: 0.5 s; 401: 3.6 s).
     max_vertices_reparo INTEGER NOT NULL DEFAULT 200,
+    -- Polygons synced since the resolver's index d2.mirror_pieces_geom_mun_sub_idx was
+    -- last built: past a tenth of the mirror, d2.mirror_aplicar builds it again (inserts
+    -- fill the pages its build left nine tenths empty; sql/tables/mirror_pieces.sql).
+    sincronizados_desde_indice BIGINT NOT NULL DEFAULT 0,
     CONSTRAINT mirror_state_id_check CHECK (id),
     CONSTRAINT mirror_state_max_vertices_check CHECK (max_vertices >= 5),
     CONSTRAINT mirror_state_fonte_check CHECK (fonte IN ('core', 'eventos')),

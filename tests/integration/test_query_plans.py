@@ -108,11 +108,7 @@ def test_plan__resolver_territorios_batch_uses_the_gist_tiers(territorio_grande:
     nodes = [n for p in corpo for n in _nodes(p["Plan"])]
     _assert_gist_only(conn, nodes)
     used = {n["Index Name"] for n in nodes if n.get("Relation Name") == "mirror_pieces"}
-    assert used == {
-        "mirror_pieces_geom_sub_idx",
-        "mirror_pieces_geom_mun_idx",
-        "mirror_pieces_geom_sup_idx",
-    }
+    assert used == {"mirror_pieces_geom_mun_sub_idx", "mirror_pieces_geom_sup_idx"}
     # The clean intervals come first, one B-tree probe per point, never a scan.
     faixas = [n for n in nodes if n.get("Relation Name") == "mirror_faixas"]
     assert faixas, "the batch resolver does not read d2.mirror_faixas"
@@ -125,8 +121,7 @@ def test_plan__gist_index_names_exist(conn: Conn) -> None:
     kinds = _index_kinds(conn)
     for name in (
         "mirror_pieces_geom_idx",
-        "mirror_pieces_geom_sub_idx",
-        "mirror_pieces_geom_mun_idx",
+        "mirror_pieces_geom_mun_sub_idx",
         "mirror_pieces_geom_sup_idx",
     ):
         assert kinds[name] == "gist"
