@@ -52,7 +52,7 @@ class Candidate:
     segmento: int
     inicio: int
     fim: int
-    exato: bool = True  # False: a misspelling's trigram match
+    exato: bool = True  # False: a misspelling proposed by d2.geocoder.names
 
 
 @dataclass
