@@ -150,38 +150,30 @@ class Nomes:
         return saida
 
     def bairros_propostos(self, municipio: str, segmentos: list[str]) -> list[Candidate]:
-        """The bairro UCs of a município a text's place segments may misspell: runs of
-        words that are no name themselves (a bairro's name holds words that are names:
-        Jardim, Vila)."""
+        """The bairro UCs of a município a text's place segments may misspell: a whole
+        segment of up to 6 words that is no name itself (a word of it may be one:
+        Jardim, Vila, Mata). Not a part of a segment: "Núcleo Habitacional
+        Universitárias" is not the bairro Universitário."""
         nomes = self.bairros.get(municipio)
         if not nomes:
             return []
         saida = []
         for j, s in enumerate(segmentos):
-            for i, f, termo in _runs(gazetteer.palavras(s)):
-                if len(termo.replace(" ", "")) < _MINIMO or termo in self.por_nome:
-                    continue
-                for nome, _, _ in process.extract(
-                    termo,
-                    nomes,
-                    scorer=Indel.normalized_similarity,
-                    score_cutoff=_INDEL,
-                    limit=None,
-                ):
-                    for lg in self.por_nome[nome]:
-                        if lg.nivel == BAIRRO and municipio in lg.cadeia_ucs:
-                            saida.append(
-                                Candidate(
-                                    lg.unidade_civica_id,
-                                    BAIRRO,
-                                    lg.nome,
-                                    lg.cadeia_ucs,
-                                    j,
-                                    i,
-                                    f,
-                                    False,
-                                )
-                            )
+            w = gazetteer.palavras(s)
+            termo = " ".join(w)
+            if not w or len(w) > _RUN or len(termo.replace(" ", "")) < _MINIMO:
+                continue
+            if termo in self.por_nome:
+                continue
+            achados = process.extract(
+                termo, nomes, scorer=Indel.normalized_similarity, score_cutoff=_INDEL, limit=None
+            )
+            saida += [
+                Candidate(lg.unidade_civica_id, BAIRRO, lg.nome, lg.cadeia_ucs, j, 1, len(w), False)
+                for nome, _, _ in achados
+                for lg in self.por_nome[nome]
+                if lg.nivel == BAIRRO and municipio in lg.cadeia_ucs
+            ]
         return saida
 
     def bairro_aproximado(

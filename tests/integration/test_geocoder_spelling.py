@@ -117,6 +117,14 @@ def test_a_misspelt_bairro_is_read_within_its_municipio(
     assert ctx.municipio.unidade_civica_id in ctx.bairro.cadeia_ucs
 
 
+def test_a_word_of_a_longer_bairro_name_is_not_a_misspelt_bairro(ler: Ler) -> None:
+    # Universitárias is one edit or two from the bairro Universitário, but the segment
+    # names Núcleo Habitacional Universitárias: not that bairro.
+    ctx = ler("Rua Bahia, 100, Núcleo Habitacional Universitárias, Campo Grande - MS")
+    assert ctx.municipio is not None and ctx.municipio.nome == "Campo Grande"
+    assert ctx.bairro is None
+
+
 def test_a_misspelling_never_stands_against_a_name_written_exactly(ler: Ler) -> None:
     # Itaporã written exactly: the near Dourados is no second município.
     ctx = ler("Rua Bahia, 100, Duorados, Itaporã - MS")
