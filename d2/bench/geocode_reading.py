@@ -3,8 +3,10 @@ national run (its environment: the whole territory and every CEP): the reading o
 d2.geocoder.places.contextos (the names held in the process, the round's two SQL
 statements, the rules), before any geocoder is asked.
 
-* one text at a time (the corpus's texts, a seeded sample of every form): p50 and p99
-  milliseconds, against the target of 2 ms at p99;
+* one text at a time (the corpus's texts, a seeded sample of every form, each read three
+  times in a row): p50 and p99 milliseconds of the first reading, against the target of
+  2 ms at p99, and of the fastest of the three (what the text costs, without the noise
+  of a shared machine);
 * the same texts in rounds of 100, texts/s, against one text at a time;
 * the names the process holds for misspellings (d2.geocoder.names): their memory, and
   what loading them took.
@@ -24,6 +26,7 @@ from d2.geocoder import fields, names, places, text
 ALVO_MS = 2.0  # one text alone, p99
 AMOSTRA = 600
 RODADA = 100
+VEZES = 3  # readings of each text alone
 
 
 def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[dict[str, Any]]:
@@ -41,13 +44,18 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
         carga, nomes = common.timed(lambda: names.carregar(conn))
         for e in entendidos[:50]:  # the session's plans, the names' cache
             places.contextos(conn, [e])
-        ms = []
+        ms: list[float] = []
+        minimos: list[float] = []  # the fastest of 3 readings: the text's cost, not the noise
         inicio = time.perf_counter()
         for e in entendidos:
-            t = time.perf_counter()
-            places.contextos(conn, [e])
-            ms.append((time.perf_counter() - t) * 1000)
-        sozinhos = len(entendidos) / (time.perf_counter() - inicio)
+            vezes = []
+            for _ in range(VEZES):
+                t = time.perf_counter()
+                places.contextos(conn, [e])
+                vezes.append((time.perf_counter() - t) * 1000)
+            ms.append(vezes[0])
+            minimos.append(min(vezes))
+        sozinhos = len(entendidos) * VEZES / (time.perf_counter() - inicio)
         inicio = time.perf_counter()
         for i in range(0, len(entendidos), RODADA):
             places.contextos(conn, entendidos[i : i + RODADA])
@@ -56,7 +64,9 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
     yield common.figure(
         "geocode-quality", "one address text read against the gazetteer, alone, p99",
         common.percentile(ms, 99), "ms", ALVO_MS, "target p99", higher_is_better=False,
-        p50_ms=round(common.percentile(ms, 50), 3), **base,
+        p50_ms=round(common.percentile(ms, 50), 3),
+        fastest_of_3_p50_ms=round(common.percentile(minimos, 50), 3),
+        fastest_of_3_p99_ms=round(common.percentile(minimos, 99), 3), **base,
     )  # fmt: skip
     yield common.figure(
         "geocode-quality", f"address texts read in rounds of {RODADA}", rodadas, "texts/s",
