@@ -101,8 +101,8 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
     with db.mapped_errors():
         nomes = names.carregar(conn)
     # The misspelt municípios and UFs each address may name (none of a level it writes
-    # exactly): d2.cep_nomes is read for the municípios among them too.
-    candidatos = [nomes.propostos(e.lugares) for e in entendidos]
+    # exactly), ranked: d2.cep_nomes is read for the municípios among them too.
+    candidatos = [gazetteer.aproximados(nomes.propostos(e.lugares), e.lugares) for e in entendidos]
     aproximados = [
         (i, c.unidade_civica_id, c.nome)
         for i, achados in enumerate(candidatos)
