@@ -74,6 +74,9 @@ GRANT EXECUTE
                 d2.consumer_posicao(varchar),
                 d2.regeo_comparar(uuid[]),
                 d2.candidatos_territorio(integer[], integer[], text[]),
+                d2.lugares_lidos(integer[], text[], integer[], integer[], integer[], integer[],
+                                 bpchar[], integer[], text[], integer[], uuid[], text[]),
+                d2.ceps_lidos(bpchar[]),
                 d2.nome_busca(text),
                 -- SECURITY DEFINER: the worker applies what writers of core.uc_polygons
                 -- recorded (d2/territorio/mirror.py); it may not write the mirror itself.

@@ -25,7 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from d2 import errors
-from d2.bench import address_corpus_national, common, geocode_quality_national_run
+from d2.bench import (
+    address_corpus_national,
+    common,
+    geocode_quality_national_run,
+    geocode_reading,
+)
 
 ALVO_CERTOS = 0.97
 ALVO_ERRADOS_INFERENCIA = 0.005
@@ -213,6 +218,12 @@ def medir(srv: common.Server, selecao: Selecao, *, falhas: bool = True) -> Itera
             "nominatim": "none" if amb.nominatim_url is None else "one that knows no street",
             "cep_import": amb.cep_import,
         }
+        # Read-only, before any clone of the template is made (a clone needs it idle).
+        yield from geocode_reading.medir(
+            common.with_dbname(srv.admin_url, amb.template),
+            escolhidos,
+            "whole" if ufs is None else ", ".join(ufs),
+        )
         av = avaliar(amb, escolhidos)
     yield from relatorio(av, falhas=falhas)
     yield {

@@ -11,21 +11,22 @@
   bairro UC of it). Between homonyms (Rio Branco, AC and MT), the one that has the
   bairro or street named is taken only when the others have bairros or streets in
   d2.ceps at all (a town CEP Aberto knows by one general CEP says nothing by lacking it).
-* A misspelt name (a segment with no exact name, matched by trigrams in SQL) is ranked
-  by Damerau-Levenshtein similarity (transpositions are one edit) with Jaro-Winkler's
-  check, and kept only when clearly ahead of the next name; it never stands against a
-  name written exactly.
+* A misspelt name (a run of words that is no name, proposed in the process by
+  d2.geocoder.names) is ranked by the Damerau-Levenshtein similarity of those words
+  (transpositions are one edit) with Jaro-Winkler's check, and kept only when clearly
+  ahead of the next name; it never stands against a name written exactly.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import enderecobr
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
-from d2.geocoder import text
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # The segment index of the address's street in d2.cep_nomes's matches, and that of a
@@ -35,9 +36,12 @@ RUA = -1
 CAUDA = 1000
 # A misspelt name is read only this similar (1 - edits / length) and this far ahead of
 # the next different name; Jaro-Winkler must agree it is close.
-_SEMELHANCA = 0.75
+SEMELHANCA = 0.75
 _MARGEM = 0.1
 _JARO_WINKLER = 0.85
+# The apostrophes d2.nome_busca drops (straight, grave, acute, right quotation mark).
+_APOSTROFOS = re.compile("['`\u00b4\u2019]")
+_OUTROS = re.compile(r"[^a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -181,10 +185,19 @@ def homonimo_provado(
     return escolhido
 
 
+def palavras(texto: str) -> list[str]:
+    """A text's words as core.uc_polygons.nome_busca and d2.candidatos_territorio write
+    them (lower case, no accents, apostrophes dropped, anything else not a letter or a
+    digit a space), the first 24."""
+    sem_acento = unicodedata.normalize("NFKD", texto[:300].lower())
+    sem_acento = "".join(c for c in sem_acento if not unicodedata.combining(c))
+    return _OUTROS.sub(" ", _APOSTROFOS.sub("", sem_acento)).split()[:24]
+
+
 def aproximados(candidatos: list[Candidate], segmentos: list[str]) -> list[Candidate]:
     """The candidates with the misspelt ones ranked: none where a name of its level is
-    written exactly; per segment, only the name clearly most similar to what was written
-    (and its homonyms)."""
+    written exactly; per segment, only the name clearly most similar to the words it was
+    proposed for (and its homonyms, proposed for the same words)."""
     exatos = {c.nivel for c in candidatos if c.exato}
     saida = [c for c in candidatos if c.exato]
     por_segmento: dict[int, list[Candidate]] = {}
@@ -192,19 +205,24 @@ def aproximados(candidatos: list[Candidate], segmentos: list[str]) -> list[Candi
         if not c.exato and c.nivel not in exatos:
             por_segmento.setdefault(c.segmento, []).append(c)
     for seg, grupo in por_segmento.items():
-        escrito = text.normalizar(segmentos[seg]) if 0 <= seg < len(segmentos) else ""
-        notas: dict[str, float] = {}
+        w = palavras(segmentos[seg]) if 0 <= seg < len(segmentos) else []
+        notas: dict[int, float] = {}  # id(candidate) → its similarity
         for c in grupo:
-            nome = text.normalizar(c.nome)
+            escrito = " ".join(w[c.inicio - 1 : c.fim])
+            nome = " ".join(palavras(c.nome))
             if JaroWinkler.normalized_similarity(escrito, nome) >= _JARO_WINKLER:
-                notas[nome] = DamerauLevenshtein.normalized_similarity(escrito, nome)
+                notas[id(c)] = DamerauLevenshtein.normalized_similarity(escrito, nome)
         if not notas:
             continue
-        ordem = sorted(notas.values(), reverse=True)
-        melhor = max(notas, key=lambda n: notas[n])
+        por_nome: dict[str, float] = {}
+        for c in grupo:
+            if id(c) in notas:
+                nome = " ".join(palavras(c.nome))
+                por_nome[nome] = max(por_nome.get(nome, 0.0), notas[id(c)])
+        ordem = sorted(por_nome.values(), reverse=True)
         segunda = ordem[1] if len(ordem) > 1 else 0.0
-        if ordem[0] >= _SEMELHANCA and ordem[0] - segunda >= _MARGEM:
-            saida += [c for c in grupo if text.normalizar(c.nome) == melhor]
+        if ordem[0] >= SEMELHANCA and ordem[0] - segunda >= _MARGEM:
+            saida += [c for c in grupo if notas.get(id(c)) == ordem[0]]
     return saida
 
 

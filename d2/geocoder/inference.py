@@ -31,7 +31,7 @@ class Candidate:
     segmento: int
     inicio: int
     fim: int
-    exato: bool = True  # False: a misspelling's trigram match
+    exato: bool = True  # False: a misspelling proposed by d2.geocoder.names
 
 
 def dentro_de_outro(c: Candidate, todos: list[Candidate]) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from psycopg.rows import dict_row
 
 from d2 import db
-from d2.geocoder import fields, gazetteer, inference, text
+from d2.geocoder import fields, gazetteer, inference, names, text
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
 
 # The segment index of a street's name read as a possible place ("Rua X Centro Campo
@@ -96,16 +96,24 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
     mapa = [(i, j, k) for k, t in enumerate(textos) for i, j in onde[t]]
     com_cep = [(i, e.cep) for i, e in enumerate(entendidos) if e.cep]
     com_rua = [(i, e.logradouro) for i, e in enumerate(entendidos) if e.logradouro]
-    candidatos: list[list[Candidate]] = [[] for _ in entendidos]
     lidos = [gazetteer.Gazetteer([], set()) for _ in entendidos]
     dados: set[tuple[str, str]] = set()
+    with db.mapped_errors():
+        nomes = names.carregar(conn)
+    # The misspelt municípios and UFs each address may name (none of a level it writes
+    # exactly), ranked: d2.cep_nomes is read for the municípios among them too.
+    candidatos = [gazetteer.aproximados(nomes.propostos(e.lugares), e.lugares) for e in entendidos]
+    aproximados = [
+        (i, c.unidade_civica_id, c.nome)
+        for i, achados in enumerate(candidatos)
+        for c in {c.unidade_civica_id: c for c in achados if c.nivel == MUNICIPIO}.values()
+    ]
     with db.mapped_errors(), conn.cursor(row_factory=dict_row) as cur:
         if textos or com_cep:
             for linha in cur.execute(
                 db.q("geocoder_places"),
                 {
                     "ordens": list(range(len(textos))),
-                    "segmentos": [0] * len(textos),
                     "textos": textos,
                     "enderecos": [m[0] for m in mapa],
                     "lugares": [m[1] for m in mapa],
@@ -114,6 +122,9 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
                     "ceps": [c[1] for c in com_cep],
                     "rua_enderecos": [r[0] for r in com_rua],
                     "ruas": [r[1] for r in com_rua],
+                    "aproximados_enderecos": [a[0] for a in aproximados],
+                    "aproximados": [a[1] for a in aproximados],
+                    "aproximados_nomes": [a[2] for a in aproximados],
                 },
             ):
                 if linha["fonte"] == "dados":
@@ -141,6 +152,8 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
     for e, achados, g in zip(entendidos, candidatos, lidos, strict=True):
         g.dados = dados
         contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None, g)
+        if contexto.municipio is not None and contexto.bairro is None:
+            contexto.bairro = nomes.bairro_aproximado(contexto.municipio, achados, e.lugares)
         if e.cep and (e.cep not in ceps or ceps[e.cep].faixa):
             contexto.cep_desconhecido = e.cep
         saida.append(contexto)

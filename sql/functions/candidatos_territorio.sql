@@ -6,22 +6,20 @@
 --   * Each segment is normalised exactly as core.uc_polygons.nome_busca is (lower case,
 --     unaccent, apostrophes dropped, other punctuation a space), cut to its first 24
 --     words, and every run of 1..6 consecutive words is compared with nome_busca
---     (equality, answered by the trigram GIN index uc_polygons_nome_busca_trgm_idx).
+--     (equality: one probe of the btree index uc_polygons_nome_busca_idx each).
 --   * A segment that is a single two-letter word may be a UF's sigla (metadados.sigla_uf).
---   * A segment of up to 6 words with no exact hit may still be a misspelt name: pg_trgm
---     similarity >= 0.6 over the whole segment (the index's % operator, then the
---     stricter threshold), flagged exato = false.
+--   * Names only as written: a misspelt name is proposed in the process
+--     (d2/geocoder/names.py: rapidfuzz over the names it holds); exato is always true.
 -- inicio/fim are the word span (1-based, inclusive) inside the segment, so the caller
 -- can drop a name found inside a longer one ("boreal" inside "nova boreal").
--- The chains come from d2.mirror_cadeias (d2.cadeia_ucs for a UC not precomputed), and
--- the trigram similarity is computed only for segments with no exact hit (migration
--- 20261204140200: the same answers at about a third of the cost; the address ladder
--- calls it for every round of the geocoding stage). Migration 20261205130100: each run of
--- words is one probe of the btree index uc_polygons_nome_busca_idx (the planner, misled
--- by generate_series's estimate, hashed the whole table: ~13 ms a call against the
--- national territory), the trigram index asked at the threshold kept, and the body is
--- PL/pgSQL so its plan is kept for the session (planning it cost ~10 ms a call); the
--- same answers.
+-- The chains come from d2.mirror_cadeias (d2.cadeia_ucs for a UC not precomputed).
+-- Migration 20261205130100: each run of words is one probe of the btree index
+-- uc_polygons_nome_busca_idx (the planner, misled by generate_series's estimate, hashed
+-- the whole table: ~13 ms a call against the national territory), and the body is
+-- PL/pgSQL so its plan is kept for the session (planning it cost ~10 ms a call).
+-- Migration 20261206110000: the trigram search for a segment with no exact name left
+-- for the process (it missed short misspellings under its 0.6 similarity, "duorados"
+-- for "dourados"), and one generic plan kept (a custom plan per call cost ~0.5 ms).
 CREATE OR REPLACE FUNCTION d2.candidatos_territorio(
     ordens integer[], segmentos integer[], textos text[]
 )
@@ -31,9 +29,9 @@ RETURNS TABLE (
 )
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, public
--- The index's % then keeps only what the 0.6 below keeps (the default 0.3 made it
--- recheck several times more rows): the same answers.
-SET pg_trgm.similarity_threshold = 0.6
+-- One generic plan for the session: its custom plans (the arrays' sizes known) cost as
+-- much to make as the probes cost to run.
+SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 BEGIN
@@ -72,35 +70,12 @@ BEGIN
           ON u.nivel = 5 AND lower(u.metadados ->> 'sigla_uf') = seg.w[1]
         WHERE cardinality(seg.w) = 1 AND length(seg.w[1]) = 2
     ),
-    sem_exato AS MATERIALIZED (
-        SELECT seg.ordem, seg.segmento, seg.w, array_to_string(seg.w, ' ') AS termo
-        FROM seg
-        WHERE cardinality(seg.w) BETWEEN 1 AND 6
-          AND length(array_to_string(seg.w, ' ')) >= 4
-          AND NOT EXISTS (
-              SELECT 1 FROM exatos e WHERE e.ordem = seg.ordem AND e.segmento = seg.segmento
-          )
-    ),
-    aproximados AS (
-        SELECT s.ordem, s.segmento, 1 AS inicio, cardinality(s.w) AS fim,
-               u.unidade_civica_id, u.nivel, u.nome
-        FROM sem_exato s
-        JOIN core.uc_polygons u
-          ON u.nome_busca % s.termo
-         AND similarity(u.nome_busca, s.termo) >= 0.6
-        WHERE u.nivel IN (2, 4, 5)
-    ),
-    todos AS (
-        SELECT e.*, true AS exato FROM exatos e
-        UNION ALL
-        SELECT a.*, false FROM aproximados a
-    ),
     unicos AS (
         SELECT DISTINCT ON (t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id)
                t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id, t.nivel, t.nome,
                t.exato
-        FROM todos t
-        ORDER BY t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id, t.exato DESC
+        FROM (SELECT e.*, true AS exato FROM exatos e) AS t
+        ORDER BY t.ordem, t.segmento, t.inicio, t.fim, t.unidade_civica_id
     )
     SELECT q.ordem, q.segmento, q.inicio, q.fim, q.unidade_civica_id, q.nivel, q.nome,
            coalesce(cad.cadeia_ucs, d2.cadeia_ucs(q.unidade_civica_id)), q.exato

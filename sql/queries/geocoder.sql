@@ -1,104 +1,31 @@
+-- name: geocoder_names_version
+-- What the names held in the process (d2/geocoder/names.py) are keyed by: the mirror's
+-- version and the database's identity.
+SELECT s.versao, d.oid::bigint AS base
+FROM d2.mirror_state s
+JOIN pg_catalog.pg_database d ON d.datname = current_database();
+
+-- name: geocoder_names
+-- Every bairro, município and UF name as d2.candidatos_territorio compares them
+-- (nome_busca), with its chain, for the misspellings read in the process
+-- (d2/geocoder/names.py); one row per UC.
+SELECT DISTINCT ON (u.unidade_civica_id) u.unidade_civica_id::text AS unidade_civica_id,
+       u.nivel, u.nome, u.nome_busca,
+       coalesce(cad.cadeia_ucs, d2.cadeia_ucs(u.unidade_civica_id))::text[] AS cadeia_ucs
+FROM core.uc_polygons u
+LEFT JOIN d2.mirror_cadeias cad ON cad.unidade_civica_id = u.unidade_civica_id
+WHERE u.nivel IN (2, 4, 5) AND u.nome_busca <> ''
+ORDER BY u.unidade_civica_id, u.nome_busca;
+
 -- name: geocoder_places
--- The address ladder's reading of a round (d2/geocoder/places.py), one statement: the
--- territory's names in each distinct place text (d2.candidatos_territorio; fonte
--- 'territorio'), then, against the municípios each address names (or its CEP's), the
--- names d2.cep_nomes gives them: every run of up to 8 words of each place text that is
--- a bairro or street of one of them, and the address's street (fonte 'cep', lugar -1);
--- and whether each of those municípios that has a homonym among them has bairros and
--- streets in d2.ceps at all (fonte 'dados': a name missing there says something only
--- when it has). Words are
--- counted as d2.candidatos_territorio counts them (inicio/fim).
-WITH c AS MATERIALIZED (
-    SELECT * FROM d2.candidatos_territorio(
-        %(ordens)s::integer[], %(segmentos)s::integer[], %(textos)s::text[])
-),
-onde AS (
-    SELECT o.endereco, o.lugar, o.texto
-    FROM unnest(%(enderecos)s::integer[], %(lugares)s::integer[], %(indices)s::integer[])
-        AS o (endereco, lugar, texto)
-),
-municipios AS MATERIALIZED (
-    SELECT DISTINCT o.endereco, c.unidade_civica_id AS municipio
-    FROM onde o
-    JOIN c ON c.ordem = o.texto
-    WHERE c.nivel = 4
-    UNION
-    SELECT p.endereco, l.municipio_uc_id
-    FROM unnest(%(cep_enderecos)s::integer[], %(ceps)s::bpchar[]) AS p (endereco, cep)
-    JOIN d2.ceps x ON x.cep = p.cep
-    JOIN d2.cep_localidades l ON l.id = x.localidade_id
-    WHERE l.municipio_uc_id IS NOT NULL
-),
-palavras AS MATERIALIZED (
-    SELECT t.ordem,
-           (string_to_array(btrim(regexp_replace(
-                regexp_replace(
-                    regexp_replace(lower(unaccent(left(t.texto, 300))), '[''`´’]', '', 'g'),
-                    '[^a-z0-9]+', ' ', 'g'),
-                '\s+', ' ', 'g')), ' '))[1:24] AS w
-    FROM unnest(%(ordens)s::integer[], %(textos)s::text[]) AS t (ordem, texto)
-),
-termos AS MATERIALIZED (
-    SELECT p.ordem, i AS inicio, f AS fim, array_to_string(p.w[i:f], ' ') AS termo
-    FROM palavras p
-    CROSS JOIN generate_series(1, coalesce(cardinality(p.w), 0)) AS i
-    CROSS JOIN generate_series(i, least(cardinality(p.w), i + 7)) AS f
-    WHERE p.w <> '{}' AND p.w <> '{""}'
-),
--- Each (município, words) pair one probe of the primary key (the LIMIT keeps the
--- planner from reading a município's every name to merge them).
-nomes AS (
-    SELECT o.endereco, o.lugar, t.inicio, t.fim, n.tipo, m.municipio AS municipio_uc_id,
-           n.ceps
-    FROM onde o
-    JOIN municipios m ON m.endereco = o.endereco
-    JOIN termos t ON t.ordem = o.texto
-    CROSS JOIN LATERAL (
-        SELECT x.tipo, x.ceps FROM d2.cep_nomes x
-        WHERE x.municipio_uc_id = m.municipio AND x.nome_busca = t.termo
-        LIMIT 2
-    ) AS n
-    UNION ALL
-    SELECT r.endereco, -1, 1, 1, n.tipo, n.municipio_uc_id, n.ceps
-    FROM unnest(%(rua_enderecos)s::integer[], %(ruas)s::text[]) AS r (endereco, rua)
-    JOIN municipios m ON m.endereco = r.endereco
-    JOIN d2.cep_nomes n
-      ON n.municipio_uc_id = m.municipio AND n.nome_busca = d2.nome_busca(r.rua)
-     AND n.tipo = 'logradouro'
-),
--- Only homonyms need it: a município whose name another município of the address has.
-homonimos AS (
-    SELECT DISTINCT o.endereco, c.unidade_civica_id AS municipio
-    FROM onde o
-    JOIN c ON c.ordem = o.texto AND c.nivel = 4
-    WHERE EXISTS (
-        SELECT 1 FROM onde o2 JOIN c c2 ON c2.ordem = o2.texto AND c2.nivel = 4
-        WHERE o2.endereco = o.endereco AND c2.nome = c.nome
-          AND c2.unidade_civica_id <> c.unidade_civica_id
-    )
-),
-dados AS (
-    SELECT DISTINCT m.municipio, k.tipo
-    FROM homonimos m
-    CROSS JOIN (VALUES ('bairro'), ('logradouro')) AS k (tipo)
-    CROSS JOIN LATERAL (
-        SELECT 1 FROM d2.cep_nomes n
-        WHERE n.municipio_uc_id = m.municipio AND n.tipo = k.tipo
-        LIMIT 1
-    ) AS tem
-)
-SELECT 'territorio' AS fonte, c.ordem, c.segmento AS lugar, c.inicio, c.fim,
-       c.unidade_civica_id::text AS unidade_civica_id, c.nivel, c.nome,
-       c.cadeia_ucs::text[] AS cadeia_ucs, c.exato, NULL AS tipo, NULL::integer AS ceps
-FROM c
-UNION ALL
-SELECT 'cep', n.endereco, n.lugar, n.inicio, n.fim, n.municipio_uc_id::text, NULL, NULL,
-       NULL, NULL, n.tipo, n.ceps
-FROM nomes n
-UNION ALL
-SELECT 'dados', NULL, NULL, NULL, NULL, d.municipio::text, NULL, NULL, NULL, NULL, d.tipo,
-       NULL
-FROM dados d;
+-- The address ladder's reading of a round (d2/geocoder/places.py), one statement: see
+-- the function.
+SELECT * FROM d2.lugares_lidos(
+    %(ordens)s::integer[], %(textos)s::text[], %(enderecos)s::integer[],
+    %(lugares)s::integer[], %(indices)s::integer[], %(cep_enderecos)s::integer[],
+    %(ceps)s::bpchar[], %(rua_enderecos)s::integer[], %(ruas)s::text[],
+    %(aproximados_enderecos)s::integer[], %(aproximados)s::uuid[],
+    %(aproximados_nomes)s::text[]);
 
 -- name: geocoder_points_on_surface
 -- A point inside each UC's polygon (the published point of a resolution by inference),

@@ -9,7 +9,7 @@ from pathlib import Path
 from d2 import db
 from d2.geocoder import fields, places, text
 from d2.importers import cep, sample, sample_cep
-from tests.support import Conn
+from tests.support import Conn, planos_aninhados
 
 
 def _contexto(conn: Conn, endereco: str) -> places.Contexto:
@@ -88,13 +88,14 @@ def test_geocoder_places__probes_the_names_by_municipio_and_name(
     conn: Conn, tmp_path: Path
 ) -> None:
     """Each (município, words) pair is one probe of d2.cep_nomes's primary key; a plan
-    that read a município's every name to merge them cost ~5 s a round nationally."""
+    that read a município's every name to merge them cost ~5 s a round nationally. The
+    statement runs inside d2.lugares_lidos (one generic plan per session): its plan is
+    read from auto_explain's nested-statement report."""
     sample.load_sample(conn.info.dsn)
     cep.importar(conn.info.dsn, sample_cep.write_dump(tmp_path / "d"))
     conn.execute("ANALYZE d2.cep_nomes")
     parametros = {
         "ordens": [0, 1],
-        "segmentos": [0, 0],
         "textos": ["JARDIM DAS FLORES", "VILA AURORA"],
         "enderecos": [0, 0],
         "lugares": [0, 1],
@@ -103,17 +104,13 @@ def test_geocoder_places__probes_the_names_by_municipio_and_name(
         "ceps": ["78010500"],
         "ruas": ["DAS PALMEIRAS"],
         "rua_enderecos": [0],
+        "aproximados_enderecos": [],
+        "aproximados": [],
+        "aproximados_nomes": [],
     }
-    with conn.transaction():
-        conn.execute("SET LOCAL enable_seqscan = off")
-        plano = conn.execute(
-            "EXPLAIN (FORMAT JSON) " + db.q("geocoder_places"), parametros
-        ).fetchone()
-    assert plano is not None
+    planos = planos_aninhados(conn, db.q("geocoder_places"), parametros)
     sondas = [
-        n.get("Index Cond", "")
-        for n in _nos(plano["QUERY PLAN"])
-        if n.get("Index Name") == "cep_nomes_pkey"
+        n.get("Index Cond", "") for n in _nos(planos) if n.get("Index Name") == "cep_nomes_pkey"
     ]
     assert sondas and all("nome_busca" in s for s in sondas if "tipo" not in s)
     linhas = conn.execute(db.q("geocoder_places"), parametros).fetchall()

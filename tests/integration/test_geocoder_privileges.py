@@ -98,6 +98,15 @@ def test_geocoder__an_ordinary_role_reads_no_address(conn: Conn) -> None:
             conn.execute(
                 "SELECT * FROM d2.candidatos_territorio(ARRAY[1], ARRAY[1], ARRAY['Centro'])"
             )
+        # Nor through the round's statements, nor the CEPs' (their functions, one generic
+        # plan each).
+        for chamada in (
+            "SELECT * FROM d2.ceps_lidos(ARRAY['79800000']::bpchar[])",
+            "SELECT * FROM d2.lugares_lidos(ARRAY[0], ARRAY['Centro'], ARRAY[0], ARRAY[0], "
+            "ARRAY[0], '{}', '{}', '{}', '{}', '{}', '{}', '{}')",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(chamada)
     finally:
         conn.execute("RESET ROLE")
         conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(nome)))

@@ -247,3 +247,30 @@ def como_worker(login_url: str) -> Iterator[Conn]:
     """A connection as that login, autocommit."""
     with psycopg.connect(login_url, autocommit=True, row_factory=dict_row) as c:
         yield c
+
+
+def planos_aninhados(conn: Conn, consulta: str, parametros: dict[str, Any]) -> list[Any]:
+    """The plans (EXPLAIN's JSON) of every statement a query runs, those inside the
+    PL/pgSQL functions it calls included (auto_explain's nested-statement report), run
+    once in a transaction of their own with sequential scans off: a function keeps one
+    generic plan for the session, which EXPLAIN of the call does not show."""
+    planos: list[Any] = []
+
+    def guardar(diag: psycopg.errors.Diagnostic) -> None:
+        texto = diag.message_primary or ""
+        if "plan:" in texto:
+            planos.append(json.loads(texto.split("plan:", 1)[1]))
+
+    conn.add_notice_handler(guardar)
+    try:
+        with conn.transaction():
+            conn.execute("LOAD 'auto_explain'")
+            conn.execute("SET LOCAL auto_explain.log_min_duration = 0")
+            conn.execute("SET LOCAL auto_explain.log_nested_statements = on")
+            conn.execute("SET LOCAL auto_explain.log_format = 'json'")
+            conn.execute("SET LOCAL client_min_messages = log")
+            conn.execute("SET LOCAL enable_seqscan = off")
+            conn.execute(consulta, parametros).fetchall()
+    finally:
+        conn.remove_notice_handler(guardar)
+    return planos
