@@ -25,7 +25,7 @@ from d2.geocoder import fields, names, places, text
 
 ALVO_MS = 2.0  # one text alone, p99
 AMOSTRA = 600
-RODADA = 100
+ROUND = 100
 VEZES = 3  # readings of each text alone
 
 
@@ -57,9 +57,9 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
             minimos.append(min(vezes))
         sozinhos = len(entendidos) * VEZES / (time.perf_counter() - inicio)
         inicio = time.perf_counter()
-        for i in range(0, len(entendidos), RODADA):
-            places.contextos(conn, entendidos[i : i + RODADA])
-        rodadas = len(entendidos) / (time.perf_counter() - inicio)
+        for i in range(0, len(entendidos), ROUND):
+            places.contextos(conn, entendidos[i : i + ROUND])
+        rounds = len(entendidos) / (time.perf_counter() - inicio)
     base: dict[str, Any] = {"corpus": "national", "territory": territorio, "texts": len(entendidos)}
     yield common.figure(
         "geocode-quality", "one address text read against the gazetteer, alone, p99",
@@ -69,7 +69,7 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
         fastest_of_3_p99_ms=round(common.percentile(minimos, 99), 3), **base,
     )  # fmt: skip
     yield common.figure(
-        "geocode-quality", f"address texts read in rounds of {RODADA}", rodadas, "texts/s",
+        "geocode-quality", f"address texts read in rounds of {ROUND}", rounds, "texts/s",
         sozinhos, "one text at a time", **base,
     )  # fmt: skip
     yield {
