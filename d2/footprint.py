@@ -56,9 +56,10 @@ OBJETOS: tuple[DbObject, ...] = (
     DbObject(
         "extension",
         "pg_trgm",
-        "territorial inference of textual addresses: names matched by trigram similarity",
+        "a misspelt street of an address matched to its município's CEP streets by trigram "
+        "similarity (d2.ceps)",
         "none (created only where missing)",
-        "`DROP EXTENSION pg_trgm` after the index below",
+        "`DROP EXTENSION pg_trgm` after schema d2",
     ),
     DbObject(
         "table",
@@ -129,13 +130,6 @@ OBJETOS: tuple[DbObject, ...] = (
         "the spec's index (§2.6)",
         "one B-tree entry per written row",
         "`DROP INDEX core.uc_polygons_nivel_idx`",
-    ),
-    DbObject(
-        "index",
-        "core.uc_polygons.uc_polygons_nome_busca_trgm_idx",
-        "GIN trigram index on nome_busca: a place named in an address, by similarity",
-        "one GIN entry per written name (pending list, merged by autovacuum)",
-        "`DROP INDEX core.uc_polygons_nome_busca_trgm_idx` (inference then scans the table)",
     ),
     DbObject(
         "index",

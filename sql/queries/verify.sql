@@ -10,9 +10,6 @@ UNION ALL
 SELECT 'function d2.candidatos_territorio(integer[], integer[], text[])',
        to_regprocedure('d2.candidatos_territorio(integer[], integer[], text[])') IS NOT NULL
 UNION ALL
-SELECT 'trigram index core.uc_polygons_nome_busca_trgm_idx',
-       to_regclass('core.uc_polygons_nome_busca_trgm_idx') IS NOT NULL
-UNION ALL
 SELECT 'function d2.resolver_territorio(double precision, double precision)',
        to_regprocedure('d2.resolver_territorio(double precision, double precision)') IS NOT NULL
 UNION ALL

@@ -41,13 +41,9 @@ CREATE TABLE core.uc_polygons (
 CREATE INDEX uc_polygons_unidade_civica_id_idx ON core.uc_polygons (unidade_civica_id);
 -- Polygons loaded level by level (the spec's index).
 CREATE INDEX uc_polygons_nivel_idx ON core.uc_polygons (nivel);
--- A place named in a textual address, exact or misspelt (d2.candidatos_territorio,
--- pg_trgm similarity). Added by migration 20261203130000.
-CREATE INDEX uc_polygons_nome_busca_trgm_idx ON core.uc_polygons
-    USING gin (nome_busca gin_trgm_ops);
--- A place named exactly, one probe per run of words (d2.candidatos_territorio; the
--- trigram index answers equality too, rechecking ~40 rows a probe). Added by migration
--- 20261205130100.
+-- A place named exactly, one probe per run of words (d2.candidatos_territorio). Added
+-- by migration 20261205130100. (The trigram index 20261203130000 added beside it was
+-- dropped by 20261206130000: misspellings are read in the worker's process.)
 CREATE INDEX uc_polygons_nome_busca_idx ON core.uc_polygons (nome_busca);
 
 -- The marker the downgrade reads: it drops the table only if D-2 created it.
