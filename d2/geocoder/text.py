@@ -1,5 +1,5 @@
-"""The address text of a demanda.normalizada and what is derived from it: the query
-sent to the geocoder, the segments the inference reads, the cache key."""
+"""The address text of a demanda.normalizada: its fields cleaned and bounded, the part of
+a long text that holds the address, and the clauses and anchors of a complaint."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ from typing import Any
 # an address does (the geocoder, the SQL inference and the stored column all see this).
 LIMITE = 300
 _CEP = re.compile(r"(?<!\d)(\d{5})[-.\s]?(\d{3})(?!\d)")
-_PALAVRA_CEP = re.compile(r"\bcep\b[:.]?", re.IGNORECASE)
 # Control characters, and the format/surrogate/private-use ones, become spaces.
 _CATEGORIAS_FORA = {"Cc", "Cf", "Cs", "Co", "Cn"}
-_SEPARADORES = re.compile("[,;/|()\\[\\]\\n]+|\\s[-\u2013\u2014]\\s")
 _ESPACOS = re.compile(r"\s+")
 # The label a citizen (or a form) writes before the address in a longer text ("... O
 # mato está alto. Endereço: Rua X, 10, Campo Grande"): the address is what follows the
@@ -40,18 +38,11 @@ _FRASE_MAX = 200  # how far back a sentence's start is looked for
 @dataclass(frozen=True)
 class Endereco:
     original: str  # what a resolution stores as endereco_original
-    consulta: str  # what the geocoder is asked
     cep: str | None  # "ddddd-ddd"
-    segmentos: tuple[str, ...]  # what the territorial inference reads
     # The payload's fields apart, cleaned (the address ladder reads them for what they
     # are: d2.geocoder.fields): entidades_extraidas.endereco and .nomeRua.
     texto: str | None = None  # what follows its label ("Endereço: ..."), when it has one
     rua: str | None = None
-
-    @property
-    def chave(self) -> str:
-        """The cache key: the query, case and accents folded, spaces collapsed."""
-        return normalizar(self.consulta)
 
 
 def limpar(texto: str) -> str:
@@ -209,8 +200,4 @@ def do_payload(payload: Any) -> Endereco | None:
         texto = limpar(f"{texto}, {cep}" if texto else cep)
     if not any(c.isalnum() for c in texto):
         return None
-    consulta = _ESPACOS.sub(" ", _PALAVRA_CEP.sub(" ", texto)).strip(" ,")
-    segmentos = tuple(s.strip() for s in _SEPARADORES.split(texto) if s.strip())
-    return Endereco(
-        texto, consulta or texto, cep, segmentos, campos.get("endereco"), campos.get("nomeRua")
-    )
+    return Endereco(texto, cep, campos.get("endereco"), campos.get("nomeRua"))

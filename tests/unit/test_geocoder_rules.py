@@ -20,7 +20,6 @@ def test_texto__fields_joined_cleaned_and_bounded() -> None:
     assert e is not None
     assert e.original == "Rua A, 10 - Centro, 78010-100"
     assert e.cep == "78010-100"
-    assert e.segmentos == ("Rua A", "10", "Centro", "78010-100")
     longo = text.do_payload({"entidades_extraidas": {"endereco": "x " * 100_000}})
     assert longo is not None and len(longo.original) <= text.LIMITE
 
@@ -31,11 +30,11 @@ def test_texto__nothing_usable_is_no_address() -> None:
     assert text.do_payload([]) is None
 
 
-def test_texto__the_word_cep_is_not_sent_and_the_key_folds_case_and_accents() -> None:
+def test_texto__the_cep_is_read_after_its_word_and_names_fold_case_and_accents() -> None:
     a = text.do_payload({"entidades_extraidas": {"endereco": "CEP: 78300-200"}})
-    b = text.do_payload({"entidades_extraidas": {"endereco": "cep 78300-200"}})
+    b = text.do_payload({"entidades_extraidas": {"endereco": "cep 78300200"}})
     assert a is not None and b is not None
-    assert a.consulta == b.consulta == "78300-200"
+    assert a.cep == b.cep == "78300-200"
     assert text.normalizar("São  JOÃO") == "sao joao"
 
 
