@@ -99,11 +99,11 @@ class GeocodingStage:
         enderecos: AddressPath,
         *,
         metrics: GeocodingMetrics | None = None,
-        parar: threading.Event | None = None,
     ) -> None:
         self.settings = settings
-        # Set when the worker stops: the address path then asks nothing more of Nominatim.
-        self.parar = parar or enderecos.parar
+        # The address path's stop signal, set when the worker stops: one signal, so the
+        # stage stops its rounds when the path stops asking Nominatim.
+        self.parar = enderecos.parar
         self.enderecos = enderecos
         self.metrics = metrics
         self.handler = handler.Handler(settings)
