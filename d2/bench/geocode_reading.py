@@ -1,7 +1,7 @@
 """How fast an address is read against the gazetteer, for `d2 bench geocode-quality`'s
 national run (its environment: the whole territory and every CEP): the reading of
-d2.geocoder.places.contextos (the names held in the process, the round's two SQL
-statements, the rules), before any geocoder is asked.
+d2.geocoder.places.contextos (the names held in the process, the round's one round trip
+to PostgreSQL, the rules), before any geocoder is asked.
 
 * one text at a time (the corpus's texts, a seeded sample of every form, each read three
   times in a row): p50 and p99 milliseconds of the first reading, against the target of

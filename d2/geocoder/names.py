@@ -230,16 +230,33 @@ _CACHE: dict[tuple[object, ...], Nomes] = {}
 _BASES = 4
 
 
-def carregar(conn: db.Connection) -> Nomes:
+def _base(conn: db.Connection) -> tuple[object, ...]:
+    return (conn.info.host, conn.info.port, conn.info.dbname)
+
+
+def chave(conn: db.Connection, versao: dict[str, object]) -> tuple[object, ...]:
+    """What names read from conn are keyed by, given the row of the query
+    geocoder_names_version: the database (its oid too: one dropped and created again
+    under the same name is another) and the mirror's version."""
+    return (*_base(conn), versao["base"], versao["versao"])
+
+
+def guardados(conn: db.Connection) -> Nomes | None:
+    """The names held for conn's database, at whatever version they were read (a caller
+    checks chave against the version it reads with its own statements), or None."""
+    return _CACHE.get(_base(conn))
+
+
+def carregar(conn: db.Connection, versao: dict[str, object] | None = None) -> Nomes:
     """The names of conn's database at its mirror's version: held from an earlier call,
-    or read now (one query; the version's is one more, per call)."""
-    versao = conn.execute(db.q("geocoder_names_version")).fetchone()
-    assert versao is not None
-    base = (conn.info.host, conn.info.port, conn.info.dbname, versao["base"])
-    chave = (*base, versao["versao"])
+    or read now (one query; the version's is one more, unless its row is given)."""
+    if versao is None:
+        versao = conn.execute(db.q("geocoder_names_version")).fetchone()
+        assert versao is not None
+    base, atual = _base(conn), chave(conn, versao)
     nomes = _CACHE.get(base)
-    if nomes is None or nomes.chave != chave:
-        nomes = Nomes.de_linhas(chave, conn.execute(db.q("geocoder_names")).fetchall())
+    if nomes is None or nomes.chave != atual:
+        nomes = Nomes.de_linhas(atual, conn.execute(db.q("geocoder_names")).fetchall())
         _CACHE.pop(base, None)
         while len(_CACHE) >= _BASES:
             _CACHE.pop(next(iter(_CACHE)))

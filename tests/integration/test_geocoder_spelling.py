@@ -143,3 +143,32 @@ def test_the_names_are_held_until_the_mirror_moves(nacional: str) -> None:
         conn.execute("UPDATE d2.mirror_state SET versao = versao + 1")
         depois = names.carregar(conn)
     assert depois is not antes and depois.escolhas == antes.escolhas
+
+
+def test_a_reading_after_the_territory_moved_proposes_from_the_names_read_again(
+    nacional: str, ler: Ler
+) -> None:
+    # The misspellings are proposed from the names held before the round's one round
+    # trip reads the mirror's version: held names of an older version that lack
+    # Dourados must be read again, and the names' statement with them.
+    with db.connect(nacional, autocommit=True) as conn:
+        atuais = names.carregar(conn)
+        linhas = [
+            r
+            for r in conn.execute(db.q("geocoder_names")).fetchall()
+            if r["nome_busca"] != "dourados"
+        ]
+        *base, versao = atuais.chave
+        assert isinstance(versao, int)
+        names._CACHE[tuple(base[:3])] = names.Nomes.de_linhas((*base, versao - 1), linhas)
+        ctx = ler("Rua Bahia, 100, Duorados MS")
+        assert ctx.municipio is not None and ctx.municipio.nome == "Dourados"
+        guardados = names.guardados(conn)
+        assert guardados is not None and guardados.chave == atuais.chave
+        # The same names held as current are believed: without Dourados, no Dourados.
+        names._CACHE[tuple(base[:3])] = names.Nomes.de_linhas(atuais.chave, linhas)
+        try:
+            sem = ler("Rua Bahia, 100, Duorados MS")
+            assert sem.municipio is None or sem.municipio.nome != "Dourados"
+        finally:
+            names._CACHE.pop(tuple(base[:3]), None)
