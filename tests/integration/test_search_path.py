@@ -175,3 +175,26 @@ def test_search_path__migrations_refuse_a_role_that_may_create_in_d2(
         with psycopg.connect(empty_db_url, autocommit=True) as c:
             c.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(nome)))
             c.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(nome)))
+
+
+def test_search_path__nome_busca_is_bound_when_created(conn: Conn) -> None:
+    """d2.nome_busca has no SET clause (so it is inlined where it is called): its names
+    were bound when it was created, and functions that would match better, first on the
+    caller's search_path, are never called, in a call or inlined in a query."""
+    conn.execute("CREATE SCHEMA armadilha")
+    for nome in ("lower", "unaccent", "btrim"):
+        conn.execute(
+            sql.SQL(
+                "CREATE FUNCTION armadilha.{}(text) RETURNS text LANGUAGE sql RETURN 'INVADIDO'"
+            ).format(sql.Identifier(nome))
+        )
+    conn.execute("SET search_path = armadilha, pg_catalog, public")
+    try:
+        linha = conn.execute(
+            "SELECT d2.nome_busca('Pingo-D''Água') AS um, "
+            "(SELECT array_agg(d2.nome_busca(n) ORDER BY d2.nome_busca(n)) "
+            " FROM (VALUES ('Água Clara'), ('São  José')) v (n)) AS varios"
+        ).fetchone()
+    finally:
+        conn.execute("RESET search_path")
+    assert linha == {"um": "pingo dagua", "varios": ["agua clara", "sao jose"]}

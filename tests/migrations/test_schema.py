@@ -127,6 +127,33 @@ def _corpo(texto: str) -> str:
     return texto[inicio : texto.index("$$", inicio)]
 
 
+class _Desfazer(Exception):
+    pass
+
+
+def _corpo_padrao(conn: Any, texto: str, esquema_: str, nome: str) -> bool:
+    """Whether a function with a SQL-standard body (RETURN, BEGIN ATOMIC: PostgreSQL keeps
+    it parsed, not as text) is what the file creates: the file's function created under
+    another name, in a transaction undone, and both bodies as PostgreSQL prints them."""
+    copia = f"{nome}__arquivo"
+    corpos = []
+    try:
+        with conn.transaction():
+            conn.execute(_FUNCAO.sub(f"CREATE OR REPLACE FUNCTION {esquema_}.{copia}(", texto, 1))
+            for n in (nome, copia):
+                linha = conn.execute(
+                    "SELECT pg_get_function_sqlbody(p.oid) AS corpo FROM pg_proc p"
+                    " JOIN pg_namespace s ON s.oid = p.pronamespace"
+                    " WHERE s.nspname = %s AND p.proname = %s",
+                    [esquema_, n],
+                ).fetchone()
+                corpos.append(linha["corpo"] if linha else None)
+            raise _Desfazer
+    except _Desfazer:
+        pass
+    return corpos[0] is not None and corpos[0] == corpos[1]
+
+
 def test_every_live_function_file_is_what_the_database_runs(conn: Any) -> None:
     divergentes, sem_arquivo = [], []
     arquivos: set[tuple[str, str]] = set()
@@ -136,6 +163,10 @@ def test_every_live_function_file_is_what_the_database_runs(conn: Any) -> None:
         assert achado is not None, arquivo.name
         esquema_, nome = achado.group(1), achado.group(2)
         arquivos.add((esquema_, nome))
+        if "$$" not in texto:
+            if _corpo_padrao(conn, texto, esquema_, nome) is False:
+                divergentes.append(arquivo.name)
+            continue
         rows = conn.execute(
             "SELECT p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
             " WHERE n.nspname = %s AND p.proname = %s",
