@@ -10,6 +10,7 @@ stage's (d2.worker.geocoding).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from d2 import config, db
 from d2.cache import LRUCache
@@ -33,7 +34,10 @@ class AddressPath:
     """How D-2 reads an address: one per worker, over its Nominatim (or none) and its
     cache. `parar` is the worker's stop signal: once set nothing more is asked of
     Nominatim, and what was not asked comes back unavailable (it waits for the next
-    worker), so a slow Nominatim cannot hold a shutdown longer than one block."""
+    worker), so a slow Nominatim cannot hold a shutdown longer than one block.
+    `reescolher`, given the round's connection, names a Nominatim again (None: still
+    none): it is asked when a path with none sees a new `d2 nominatim import` recorded,
+    so a worker started before the first import uses it from the next round."""
 
     def __init__(
         self,
@@ -42,8 +46,10 @@ class AddressPath:
         *,
         cache: AddressCache | None = None,
         parar: threading.Event | None = None,
+        reescolher: Callable[[db.Connection], nominatim.Geocoder | None] | None = None,
     ) -> None:
         self.geocodificador = geocodificador
+        self.reescolher = reescolher
         # Not `cache or ...`: an empty cache is falsy (it has a length).
         self.cache = (
             cache
@@ -59,7 +65,17 @@ class AddressPath:
             return []
         with db.mapped_errors():
             ultima = conn.execute(db.q("nominatim_import_last")).fetchone()
-        self.cache.observar_geracao(int(ultima["id"]) if ultima else None)
+        geracao = int(ultima["id"]) if ultima else None
+        if (
+            geracao != self.cache.geracao
+            and self.reescolher is not None
+            and isinstance(self.geocodificador, nominatim.SemNominatim)
+        ):
+            novo = self.reescolher(conn)
+            if novo is not None:
+                self.geocodificador.fechar()
+                self.geocodificador = novo
+        self.cache.observar_geracao(geracao)
         return ladder.geocodificar(
             conn,
             self.geocodificador,

@@ -17,6 +17,7 @@ Nominatim that is configured but down makes addresses wait instead."""
 
 from __future__ import annotations
 
+import logging
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from d2 import config, db
 from d2.geocoder.nominatim_http import NominatimHTTP
 from d2.geocoder.nominatim_local import NominatimLocal
 from d2.geocoder.nominatim_search import Consulta, Resultados
+
+log = logging.getLogger(__name__)
 
 
 class Geocoder(Protocol):
@@ -96,6 +99,24 @@ def escolher(settings: config.Settings, conn: db.Connection) -> Escolha:
     return Escolha(
         NENHUM, f"none configured, and no database {BANCO_PADRAO} on DATABASE_URL's server"
     )
+
+
+def reescolher(
+    settings: config.Settings,
+    database_url: str,
+    conn: db.Connection,
+    observar: Callable[[float], None] | None = None,
+) -> Geocoder | None:
+    """For a worker that started with no Nominatim: the one escolher names now (the
+    default database, once `d2 nominatim import` recorded it), or None. D2_NOMINATIM=off
+    stays off; a URL or a DSN is never absent at start, so never chosen again here."""
+    if not settings.nominatim_ativo:
+        return None
+    escolha = escolher(settings, conn)
+    if escolha.modo == NENHUM:
+        return None
+    log.info("Geocodificação com Nominatim: importação concluída", extra={"onde": escolha.onde})
+    return criar_geocodificador(settings, database_url, observar, escolha=escolha)
 
 
 def criar_geocodificador(

@@ -210,15 +210,23 @@ class Worker:
                 "Geocodificação sem Nominatim: endereços respondidos por bairro ou município",
                 extra={"motivo": escolha.onde},
             )
+
+        def reescolher(conn: db.Connection) -> nominatim.Geocoder | None:
+            achado = nominatim.reescolher(self.settings, self.url, conn, observar)
+            if achado is not None:
+                self.estado.geocodificador = achado.modo
+            return achado
+
         # With drain the stage runs on this thread: the worker's own stop stops it.
         parar = self.parar if drain else threading.Event()
-        self._estagio = geocoding.GeocodingStage(
+        caminho = address.AddressPath(
             self.settings,
-            address.AddressPath(
-                self.settings, geocodificador, cache=self._cache_enderecos, parar=parar
-            ),
-            metrics=self._metrics_geo,
+            geocodificador,
+            cache=self._cache_enderecos,
+            parar=parar,
+            reescolher=reescolher,
         )
+        self._estagio = geocoding.GeocodingStage(self.settings, caminho, metrics=self._metrics_geo)
         thread = None
         if not drain:
             thread = threading.Thread(
@@ -236,7 +244,7 @@ class Worker:
             self._estagio.acordar()
             if thread is not None:
                 thread.join()
-            geocodificador.fechar()
+            caminho.geocodificador.fechar()
             self._estagio = None
             self.estado.geocodificador = None
 

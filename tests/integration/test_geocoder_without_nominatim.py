@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -193,6 +196,44 @@ def test_without_nominatim__the_default_database_once_imported_is_expected(
         drenar(_url())
         assert resposta_endereco(conn, rua)["parada"] is True
         assert status.status(conn, config.load())["geocodificador"]["modo"] == "local"
+
+
+def test_without_nominatim__a_worker_started_before_the_first_import_takes_it(
+    lugares_url: str,
+) -> None:
+    """A worker that started with none (none named, no database `nominatim`) and then sees
+    `d2 nominatim import` recorded asks that Nominatim from its next round, without a
+    restart: a street it answered at the bairro before now waits for the database (away
+    here, as while an import is being rebuilt)."""
+    w = loop.Worker(config.load(), url=lugares_url)
+    fio = threading.Thread(target=w.executar, daemon=True)
+
+    def esperar(condicao: Callable[[], bool]) -> bool:
+        limite = time.monotonic() + 30
+        while not condicao() and time.monotonic() < limite:
+            time.sleep(0.1)
+        return condicao()
+
+    rua = {"endereco": "Rua Antônio Maria Coelho, 1500, Centro, Campo Grande - MS"}
+    with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
+        fio.start()
+        try:
+            antes = publicar_endereco(conn, rua)
+            assert esperar(lambda: resposta_endereco(conn, antes)["metodo_resolucao"] is not None)
+            assert resposta_endereco(conn, antes)["uc_nome"] == "Centro"
+            assert w.estado.geocodificador == nominatim.NENHUM
+            conn.execute(
+                "INSERT INTO d2.nominatim_importacoes (arquivo, bytes, duracao_s) "
+                "VALUES ('brasil.osm.pbf', 1, 1)"
+            )
+            depois = publicar_endereco(conn, rua)
+            assert esperar(lambda: resposta_endereco(conn, depois)["parada"])
+            assert resposta_endereco(conn, depois)["metodo_resolucao"] is None
+            assert w.estado.geocodificador == nominatim.LOCAL
+        finally:
+            w.parar.set()
+            fio.join(30)
+        assert not fio.is_alive()
 
 
 def test_without_nominatim__gps_zero_zero_with_an_address_the_text_decides(
