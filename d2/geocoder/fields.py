@@ -24,43 +24,12 @@ from typing import Any
 
 import enderecobr
 
-from d2.geocoder import text
+from d2.geocoder import gazetteer, text
+from d2.geocoder.vocabulary import COMPLEMENTOS, PREPOSICOES, SEM_VALOR, TIPOS
 
 MAX_SEGMENTOS = 8
 MAX_PALAVRAS = 12
 
-# The street types, as enderecobr writes them after standardising ("R." → RUA): its own
-# vocabulary (the targets of its tipo_logradouro substitutions), minus the words that
-# name an area as often as a street and begin bairro or município names (Jardim, Vila,
-# Parque, Campo Grande, Porto Sereno, Monte Castelo): a text starting with those is read
-# as a place, not a street.
-AREAS = frozenset(
-    "ACAMPAMENTO AEROPORTO ALTO AREA BAIXA BLOCO BOSQUE BURACO CAMPO CHACARA COLONIA "
-    "CONDOMINIO CONJUNTO DISTRITO FAVELA FAZENDA FEIRA FONTE FORTE GRANJA ILHA JARDIM "
-    "LOTEAMENTO MODULO MONTE MORRO NUCLEO PARQUE PORTO QUADRA RECANTO RESIDENCIAL SETOR "
-    "SITIO TERMINAL UNIDADE VALA VILA".split()
-)
-
-
-def _tipos_de_via() -> frozenset[str]:
-    saidas = {s[1] for s in enderecobr.obter_padronizador_tipos_logradouros().obter_substituicoes()}
-    return frozenset(s for s in saidas if re.fullmatch(r"[A-Z][A-Z-]+", s)) - AREAS
-
-
-TIPOS = _tipos_de_via()
-
-# A complement, as enderecobr's padronizar_complementos writes its first word; the
-# words that take no value after them (fundos, térreo) stand alone.
-_COMPLEMENTOS = frozenset(
-    "APARTAMENTO APTO BLOCO CASA LOJA LOJAS LOTE LOTES QUADRA SALA SALAS SL ANDAR "
-    "COBERTURA EDIFICIO CONDOMINIO BOX GALPAO FUNDOS TERREO SOBRELOJA".split()
-)
-_SEM_VALOR = frozenset({"FUNDOS", "TERREO", "SOBRELOJA", "COBERTURA"})
-# The locative prepositions a citizen writes before a street or a bairro ("na Rua X",
-# "no Bairro Y", "em Travessa Z"): not part of its name.
-_PREPOSICOES = frozenset({"EM", "NA", "NAS", "NO", "NOS"})
-
-# --- the splitting expressions (linear: no nested quantifiers) ------------------------
 _TRACOS = re.compile("[\u2010-\u2015\u2212]")
 _CEP = re.compile(r"(?<![\d.])(\d{2})\.?(\d{3})[-.\s]?(\d{3})(?![\d.])")
 _PALAVRA_CEP = re.compile(r"\bCEP\b\s*[:.]?")
@@ -148,9 +117,9 @@ def _sem_preposicao(palavras: list[str]) -> list[str]:
     """A segment's words without the preposition before its street or bairro ("na Rua X"
     → RUA X, and "aqui na Rua X" of a long text); "NO 12" stays (enderecobr writes "nº"
     NO)."""
-    if len(palavras) > 2 and palavras[0] == "AQUI" and palavras[1] in _PREPOSICOES:
+    if len(palavras) > 2 and palavras[0] == "AQUI" and palavras[1] in PREPOSICOES:
         palavras = palavras[1:]
-    if len(palavras) > 1 and palavras[0] in _PREPOSICOES:
+    if len(palavras) > 1 and palavras[0] in PREPOSICOES:
         seguinte = palavras[1]
         if _tipo(seguinte) is not None or _BAIRRO.fullmatch(" ".join(palavras[1:])):
             return palavras[1:]
@@ -207,10 +176,10 @@ def _ler_numero(e: Entendido, palavras: list[str], i: int) -> int:
 
 def _ler_complemento(e: Entendido, palavras: list[str], i: int) -> int:
     """Complements from palavras[i] on (standardised by enderecobr); the index after."""
-    while i < len(palavras) and palavras[i] in _COMPLEMENTOS:
+    while i < len(palavras) and palavras[i] in COMPLEMENTOS:
         fim = i + 1
         seguinte = palavras[fim] if fim < len(palavras) else ""
-        if palavras[i] not in _SEM_VALOR and (0 < len(seguinte) <= 4 or seguinte.isdigit()):
+        if palavras[i] not in SEM_VALOR and (0 < len(seguinte) <= 4 or seguinte.isdigit()):
             fim += 1
         parte = " ".join(palavras[i:fim])
         e.complemento = f"{e.complemento} {parte}" if e.complemento else parte
@@ -265,6 +234,19 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
         e.lugares_atados.update(range(inicio, len(e.lugares)))
 
 
+def _bairro_e_lugar(palavras: list[str]) -> tuple[list[str], list[str]]:
+    """The words after "bairro": the bairro's name, and a place named after it in the same
+    breath ("no bairro Jardim Paulista em Campo Grande", "no bairro Centro de Dourados"),
+    read as any place segment. No bairro's name holds "em", and "Centro de Y" is Y's
+    centre; "Vila da Penha" stays whole (Penha is also a município, SC)."""
+    if "EM" in palavras[1:-1]:
+        i = palavras.index("EM", 1)
+        return palavras[:i], palavras[i + 1 :]
+    if len(palavras) > 2 and palavras[0] == "CENTRO" and palavras[1] in ("DE", "DO", "DA"):
+        return palavras[:1], palavras[2:]
+    return palavras, []
+
+
 def _referencia(e: Entendido, resto: str) -> str | None:
     """What follows "em frente ao", "próximo à": a number of a street (→ the street and
     its number), a number alone (→ the address's number), a street (→ the street, or the
@@ -282,8 +264,11 @@ def _referencia(e: Entendido, resto: str) -> str | None:
         return resto
     if _tipo(palavras[0]) is not None:
         return resto
-    e.referencia = e.referencia or " ".join(palavras[:MAX_PALAVRAS])
-    return None
+    # A UF's sigla closing the sentence is the address's, not the POI's name ("perto do
+    # Shopping Campo Grande MS").
+    sigla = len(palavras) > 1 and gazetteer.sigla_de_uf(palavras[-1])
+    e.referencia = e.referencia or " ".join(palavras[: -1 if sigla else None][:MAX_PALAVRAS])
+    return palavras[-1] if sigla else None
 
 
 def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
@@ -341,13 +326,15 @@ def entender(endereco: text.Endereco) -> Entendido:
             continue
         bairro = _BAIRRO.fullmatch(" ".join(palavras))
         if bairro is not None and len(palavras) > 1:
-            e.bairro = e.bairro or _padrao(enderecobr.padronizar_bairros, bairro.group(1).split())
+            nome, onde = _bairro_e_lugar(bairro.group(1).split())
+            e.bairro = e.bairro or _padrao(enderecobr.padronizar_bairros, nome)
             if len(e.lugares) < MAX_SEGMENTOS:
                 e.lugares_bairro.add(len(e.lugares))
-            _lugar(e, bairro.group(1).split())
+            _lugar(e, nome)
+            _lugar(e, onde)
             continue
         padrao = enderecobr.padronizar_complementos(" ".join(palavras)).split()
-        if padrao and padrao[0] in _COMPLEMENTOS:
+        if padrao and padrao[0] in COMPLEMENTOS:
             resto = padrao[_ler_complemento(e, padrao, 0) :]
             _lugar(e, resto)
             continue

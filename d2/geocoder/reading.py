@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from d2.geocoder import fields, gazetteer, inference, text
+from d2.geocoder import fields, gazetteer, inference, text, vocabulary
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # Words as d2.candidatos_territorio counts them (its inicio/fim): apostrophes dropped,
@@ -73,7 +73,7 @@ def lidos(
 
     def tipo_de_area(c: Candidate) -> bool:
         palavras = palavras_do_segmento(e, c)
-        if not (c.inicio == c.fim < len(palavras) and palavras[c.inicio - 1] in fields.AREAS):
+        if not (c.inicio == c.fim < len(palavras) and palavras[c.inicio - 1] in vocabulary.AREAS):
             return False
         # Unless a name follows it ("Jardim Dourados"), or only a UF's sigla ("Jardim MS").
         sigla = c.fim + 1 == len(palavras) and gazetteer.sigla_de_uf(palavras[-1])

@@ -54,6 +54,12 @@ TEXTOS = [
         "Caramuru tem mato alto e lixo.",
         DOU, "Jardim Caramuru", "bairro",
     ),
+    # A place said after the bairro in one breath: "no bairro X em Y", "Centro de Y".
+    (
+        "Moro no bairro Jardim Caramuru em Dourados MS e a rua está cheia de lixo",
+        DOU, "Jardim Caramuru", "bairro",
+    ),
+    ("Tem um buraco enorme no bairro Centro de Campo Grande MS", CG, "Centro", "bairro"),
 ]  # fmt: skip
 
 

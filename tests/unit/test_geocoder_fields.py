@@ -573,3 +573,32 @@ POIS = [
 @pytest.mark.parametrize(("texto", "pergunta"), POIS, ids=[p[0] for p in POIS])
 def test_a_poi_s_kind_abbreviated_is_asked_written_out(texto: str, pergunta: str | None) -> None:
     assert ladder_steps.poi(places.Contexto(_entender(endereco=texto))) == pergunta
+
+
+def test_fields__a_place_said_after_the_bairro_in_one_breath_is_a_place_of_its_own() -> None:
+    # "no bairro X em Y", "no bairro Centro de Y": the bairro, then a place segment; no
+    # bairro's name holds "em", and "Centro de Y" is Y's centre.
+    e = _entender(endereco="moro no bairro Jardim Paulista em Campo Grande MS e a rua está suja")
+    assert (e.bairro, e.lugares[:2]) == (
+        "JARDIM PAULISTA",
+        ["JARDIM PAULISTA", "CAMPO GRANDE MS E A RUA"],
+    )
+    assert e.lugares_bairro == {0}
+    e = _entender(endereco="buraco no bairro Centro de Dourados MS")
+    assert (e.bairro, e.lugares) == ("CENTRO", ["BURACO", "CENTRO", "DOURADOS MS", "MS"])
+    assert e.lugares_bairro == {1}
+    # Any other "de" is the bairro's own: Vila da Penha (Rio) is no Penha (SC).
+    e = _entender(endereco="buraco no bairro Vila da Penha")
+    assert (e.bairro, e.lugares, e.lugares_bairro) == (
+        "VILA DA PENHA",
+        ["BURACO", "VILA DA PENHA"],
+        {1},
+    )
+
+
+def test_fields__a_ufs_sigla_closing_a_reference_is_the_addresss() -> None:
+    e = _entender(endereco="poste caído na avenida afonso pena perto do shopping campo grande ms")
+    assert (e.referencia, e.lugares[-1]) == ("SHOPPING CAMPO GRANDE", "MS")
+    # A POI's own two-letter word that is no UF stays its name.
+    e = _entender(endereco="Rua Bahia, 100, perto da Escola Estadual JK")
+    assert e.referencia == "ESCOLA ESTADUAL JK" and e.lugares == []

@@ -66,7 +66,7 @@ INGLES = {
     "stats", "status", "steps", "stop", "store", "street", "submitted", "summary", "support",
     "surface", "synthetic", "table", "terminal", "test", "tests", "text", "timeouts", "to",
     "total", "try", "type", "unit", "unlinked", "unsubdivided", "upsert", "upstream",
-    "url", "uuid", "verify", "version", "versions", "views", "web", "wire", "worker",
+    "url", "uuid", "verify", "vocabulary", "version", "versions", "views", "web", "wire", "worker",
     "writable",
     # The address path with no Nominatim configured.
     "without",
