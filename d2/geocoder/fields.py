@@ -234,19 +234,6 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
         e.lugares_atados.update(range(inicio, len(e.lugares)))
 
 
-def _bairro_e_lugar(palavras: list[str]) -> tuple[list[str], list[str]]:
-    """The words after "bairro": the bairro's name, and a place named after it in the same
-    breath ("no bairro Jardim Paulista em Campo Grande", "no bairro Centro de Dourados"),
-    read as any place segment. No bairro's name holds "em", and "Centro de Y" is Y's
-    centre; "Vila da Penha" stays whole (Penha is also a município, SC)."""
-    if "EM" in palavras[1:-1]:
-        i = palavras.index("EM", 1)
-        return palavras[:i], palavras[i + 1 :]
-    if len(palavras) > 2 and palavras[0] == "CENTRO" and palavras[1] in ("DE", "DO", "DA"):
-        return palavras[:1], palavras[2:]
-    return palavras, []
-
-
 def _referencia(e: Entendido, resto: str) -> str | None:
     """What follows "em frente ao", "próximo à": a number of a street (→ the street and
     its number), a number alone (→ the address's number), a street (→ the street, or the
@@ -326,7 +313,7 @@ def entender(endereco: text.Endereco) -> Entendido:
             continue
         bairro = _BAIRRO.fullmatch(" ".join(palavras))
         if bairro is not None and len(palavras) > 1:
-            nome, onde = _bairro_e_lugar(bairro.group(1).split())
+            nome, onde = text.bairro_e_lugar(bairro.group(1).split())
             e.bairro = e.bairro or _padrao(enderecobr.padronizar_bairros, nome)
             if len(e.lugares) < MAX_SEGMENTOS:
                 e.lugares_bairro.add(len(e.lugares))
@@ -339,13 +326,19 @@ def entender(endereco: text.Endereco) -> Entendido:
             _lugar(e, resto)
             continue
         seguinte = _sem_preposicao(_palavras(segmentos[n + 1][0] if n + 1 < len(segmentos) else ""))
+        if e.logradouro is None and _tipo(palavras[0]) is None and (i := text.rua_depois(palavras)):
+            _lugar(e, palavras[: i - 1])  # the prose before it, a place segment as any
+            palavras = palavras[i:]
         de_rua = _tipo(palavras[0]) is not None and len(palavras) > 1
         sem_tipo = n == 0 and (
             any(_inicio_de_numero(palavras, i) for i in range(1, len(palavras)))
             or _numero_sozinho(seguinte)
         )
         if e.logradouro is None and (de_rua or sem_tipo):
-            _lugar(e, _rua_do_segmento(e, palavras, de_rua, _numero_sozinho(seguinte)))
+            # "Rua X em Campo Grande": no street's name holds "em".
+            em = palavras.index("EM", 2) if de_rua and "EM" in palavras[2:-1] else len(palavras)
+            _lugar(e, _rua_do_segmento(e, palavras[:em], de_rua, _numero_sozinho(seguinte)))
+            _lugar(e, palavras[em + 1 :])
         elif rua_explicita and de_rua:
             # The text repeats the street nomeRua gave: only its number is new.
             for i in range(1, len(palavras)):

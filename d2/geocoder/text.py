@@ -8,6 +8,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from d2.geocoder.vocabulary import PREPOSICOES
+
 # Longer texts are cut: a real address fits, and 100 kB of text must cost no more than
 # an address does (the geocoder, the SQL inference and the stored column all see this).
 LIMITE = 300
@@ -201,3 +203,35 @@ def do_payload(payload: Any) -> Endereco | None:
     if not any(c.isalnum() for c in texto):
         return None
     return Endereco(texto, cep, campos.get("endereco"), campos.get("nomeRua"))
+
+
+# The words before a street a complaint names ("buraco na Rua X", "pela Avenida Y").
+_ANTES_DA_RUA = frozenset({*PREPOSICOES, "DA", "DO", "PELA", "PELO"})
+# The street types a complaint names its street with, after a preposition ("buraco na
+# Rua X", "na calçada da Avenida Y"): not CALCADA, PRACA, ACESSO, words of prose too.
+_RUA_NA_PROSA = frozenset(
+    {"RUA", "AVENIDA", "AV", "TRAVESSA", "ALAMEDA", "ESTRADA", "RODOVIA", "BECO"}
+)
+
+
+def rua_depois(palavras: list[str]) -> int:
+    """Where a street named after prose starts in a segment ("gostaria de reclamar do
+    buraco na Rua X"), or 0: a type of _RUA_NA_PROSA after "na", "da", "em"…, with a
+    name after it (the caller knows the segment does not start with a type)."""
+    for i in range(2, len(palavras) - 1):
+        if palavras[i] in _RUA_NA_PROSA and palavras[i - 1] in _ANTES_DA_RUA:
+            return i
+    return 0
+
+
+def bairro_e_lugar(palavras: list[str]) -> tuple[list[str], list[str]]:
+    """The words after "bairro": the bairro's name, and a place named after it in the same
+    breath ("no bairro Jardim Paulista em Campo Grande", "no bairro Centro de Dourados"),
+    read as any place segment. No bairro's name holds "em", and "Centro de Y" is Y's
+    centre; "Vila da Penha" stays whole (Penha is also a município, SC)."""
+    if "EM" in palavras[1:-1]:
+        i = palavras.index("EM", 1)
+        return palavras[:i], palavras[i + 1 :]
+    if len(palavras) > 2 and palavras[0] == "CENTRO" and palavras[1] in ("DE", "DO", "DA"):
+        return palavras[:1], palavras[2:]
+    return palavras, []

@@ -60,6 +60,16 @@ TEXTOS = [
         DOU, "Jardim Caramuru", "bairro",
     ),
     ("Tem um buraco enorme no bairro Centro de Campo Grande MS", CG, "Centro", "bairro"),
+    # The street named after prose, and "em" ending its name.
+    (
+        "Boa tarde, gostaria de reclamar do buraco na Rua Antônio Maria Coelho, 1500, "
+        "Campo Grande MS",
+        CG, "Centro", "rua_numero",
+    ),
+    (
+        "O esgoto está vazando na Rua Hayel Bon Faker 2000 em Dourados",
+        DOU, "Jardim Caramuru", "rua_numero",
+    ),
 ]  # fmt: skip
 
 

@@ -602,3 +602,20 @@ def test_fields__a_ufs_sigla_closing_a_reference_is_the_addresss() -> None:
     # A POI's own two-letter word that is no UF stays its name.
     e = _entender(endereco="Rua Bahia, 100, perto da Escola Estadual JK")
     assert e.referencia == "ESCOLA ESTADUAL JK" and e.lugares == []
+
+
+def test_fields__a_street_named_after_prose_is_the_street() -> None:
+    # "gostaria de reclamar do buraco na Rua X": the street from its type on; "em" ends
+    # its name ("na Rua X em Campo Grande").
+    e = _entender(
+        endereco="Boa tarde, gostaria de reclamar do buraco na Rua Marechal Rondon, 1200, Centro"
+    )
+    assert (e.tipo, e.logradouro, e.numero) == ("RUA", "MARECHAL RONDON", "1200")
+    assert e.lugares == ["BOA TARDE", "GOSTARIA DE RECLAMAR DO BURACO", "CENTRO"]
+    e = _entender(endereco="O esgoto está vazando na Rua Joaquim Murtinho em Campo Grande")
+    assert (e.logradouro, e.lugares[-1]) == ("JOAQUIM MURTINHO", "CAMPO GRANDE")
+    # Not the sidewalk, the square: prose words, though street types too.
+    e = _entender(endereco="buraco na calçada da Avenida Afonso Pena, 3000, Campo Grande MS")
+    assert (e.tipo, e.logradouro, e.numero) == ("AVENIDA", "AFONSO PENA", "3000")
+    e = _entender(endereco="lixo na praça do bairro Jardim dos Estados, Campo Grande")
+    assert e.logradouro is None
