@@ -44,7 +44,8 @@ _NUMERO = re.compile(r"\d{1,6}(?:\.\d{3})?(?:-?[A-Z])?")
 _MARCA_NUMERO = re.compile(r"N|NO|NRO|NUM|NUMERO|N\.O|N\.|NO\.")
 _ARTIGOS = r"(?:\s+(?:A|AO|AOS|AS|DA|DAS|DE|DO|DOS|NA|NAS|NO|NOS|COM|C)\b)*"
 _REFERENCIA = re.compile(
-    r"\b(?:EM\s+FRENTE|DEFRONTE|PROXIMO|PROX|PERTO|AO\s+LADO|ATRAS|JUNTO|VIZINHO)\b\.?" + _ARTIGOS
+    r"\b(?:EM\s+FRENTE|DEFRONTE|PROXIMO|PROX|PERTO|AO\s+LADO|ATRAS|JUNTO|VIZINHO"
+    r"|ALTURA(?=\s+D[OA]S?\b))\b\.?" + _ARTIGOS
 )
 _ESQUINA = re.compile(r"\bESQ(?:UINA)?\b\.?" + _ARTIGOS)
 _NUMERO_DA_RUA = re.compile(
@@ -276,7 +277,11 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
             continue
         esquina = _ESQUINA.search(parte)
         if esquina is not None:
-            e.esquina = e.esquina or " ".join(parte[esquina.end() :].split()[:MAX_PALAVRAS])
+            cruzada = parte[esquina.end() :].split()
+            # A UF's sigla closing it is the address's ("esquina com a Rua Y MS").
+            if len(cruzada) > 1 and gazetteer.sigla_de_uf(cruzada[-1]):
+                segmentos.append((cruzada.pop(), atado))
+            e.esquina = e.esquina or " ".join(cruzada[:MAX_PALAVRAS])
             parte = parte[: esquina.start()].strip()
         referencia = _REFERENCIA.search(parte)
         if referencia is not None:

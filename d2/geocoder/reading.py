@@ -63,11 +63,26 @@ def lidos(
     # Words of a bairro's name first: a name they drop holds no shorter one inside it
     # ("cidade nova maringa": Nova Maringá runs into Maringá's bairro, Maringá stays).
     candidatos = gazetteer.cobertos(candidatos, g, cep_municipio)
+    ufs = {c.unidade_civica_id for c in candidatos if c.nivel == UF}
+
+    def cidade_no_fim(c: Candidate) -> bool:
+        """In a segment marked "Bairro X", a município of the UF named that closes it
+        before that UF's sigla ("Bairro Coophavila II Campo Grande MS"): the city, said
+        with no comma."""
+        palavras = palavras_do_segmento(e, c)
+        return (
+            c.nivel == MUNICIPIO
+            and 1 < c.inicio
+            and c.fim == len(palavras) - 1
+            and gazetteer.sigla_de_uf(palavras[-1])
+            and bool(ufs & set(c.cadeia_ucs))
+        )
+
     nomes = [
         c
         for c in candidatos
         if not inference.dentro_de_outro(c, candidatos)
-        and (c.nivel == BAIRRO or c.segmento not in e.lugares_bairro)
+        and (c.nivel == BAIRRO or c.segmento not in e.lugares_bairro or cidade_no_fim(c))
     ]
     inicios = {(c.segmento, c.inicio) for c in candidatos}
 

@@ -619,3 +619,32 @@ def test_fields__a_street_named_after_prose_is_the_street() -> None:
     assert (e.tipo, e.logradouro, e.numero) == ("AVENIDA", "AFONSO PENA", "3000")
     e = _entender(endereco="lixo na praça do bairro Jardim dos Estados, Campo Grande")
     assert e.logradouro is None
+
+
+def test_places__a_municipio_closing_a_bairro_segment_before_its_ufs_sigla_is_the_city() -> None:
+    # "Bairro Coophavila II Campo Grande MS": the city, said with no comma.
+    e = _entender(endereco="Bairro Coophavila II Campo Grande MS")
+    assert (e.lugares, e.lugares_bairro) == (["COOPHAVILA II CAMPO GRANDE MS", "MS"], {0})
+    cg = _nome("mun-cg", 4, "Campo Grande", ("uf-ms",), 0, 3, 4)
+    ms = _nome("uf-ms", 5, "Mato Grosso do Sul", (), 1)
+    assert places.decidir(e, [cg, ms], None).municipio == cg
+    # The same words without a sigla of its UF are the bairro's own ("Bairro Vila Campo
+    # Grande", "Bairro ... Campo Grande AL"); a whole bairro named after a município too.
+    for texto in ("Bairro Coophavila II Campo Grande", "Bairro Coophavila II Campo Grande AL"):
+        e = _entender(endereco=texto)
+        al = [_nome("uf-al", 5, "Alagoas", (), 1)] if texto.endswith("AL") else []
+        assert places.decidir(e, [cg, *al], None).municipio is None, texto
+    e = _entender(endereco="Bairro Bela Vista MS")
+    bv = _nome("mun-bv", 4, "Bela Vista", ("uf-ms",), 0, 1, 2)
+    assert places.decidir(e, [bv, ms], None).municipio is None
+
+
+def test_fields__altura_do_numero_and_a_sigla_closing_the_crossing_street() -> None:
+    e = _entender(
+        endereco="Poste sem luz na Avenida Mato Grosso altura do número 2000, Campo Grande"
+    )
+    assert (e.tipo, e.logradouro, e.numero) == ("AVENIDA", "MATO GROSSO", "2000")
+    e = _entender(endereco="rua 13 de maio esquina com a rua dom aquino campo grande ms")
+    assert (e.esquina, e.lugares) == ("RUA DOM AQUINO CAMPO GRANDE", ["MS"])
+    e = _entender(endereco="Rua Altura, 10, Campo Grande MS")
+    assert (e.logradouro, e.numero) == ("ALTURA", "10")
