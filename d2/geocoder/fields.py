@@ -33,6 +33,8 @@ MAX_PALAVRAS = 12
 _TRACOS = re.compile("[\u2010-\u2015\u2212]")
 _CEP = re.compile(r"(?<![\d.])(\d{2})\.?(\d{3})[-.\s]?(\d{3})(?![\d.])")
 _PALAVRA_CEP = re.compile(r"\bCEP\b\s*[:.]?")
+# A date in a complaint ("dia 05/12", "desde 03/04/2024") is no house number nor street.
+_DATA = re.compile(r"\b(?:DIA\s+)?\d{1,2}/\d{1,2}/\d{2,4}\b|\bDIA\s+\d{1,2}/\d{1,2}\b")
 # S/N, also written without its slash ("rua principal s n centro": no punctuation).
 _SN = re.compile(r"\bS\s*/\s*N(?:O|\.)?(?![A-Z0-9])|\bS\.\s*N\b\.?|\bS\s+N\b|\bSEM\s+NUMERO\b")
 # Field separators: punctuation, a dash between spaces, or glued before a final sigla
@@ -268,7 +270,7 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
     if cep is not None:
         e.cep = e.cep or "".join(cep.groups())
         texto = _CEP.sub(" ", texto)
-    texto = _SN.sub(" SN ", _PALAVRA_CEP.sub(" ", texto))
+    texto = _SN.sub(" SN ", _PALAVRA_CEP.sub(" ", _DATA.sub(" ", texto)))
     segmentos: list[tuple[str, bool]] = []
     partes = [(p, atado) for t, atado in text.trechos(texto) for p in _SEPARADOR.split(t)]
     for parte, atado in partes:

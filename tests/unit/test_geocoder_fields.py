@@ -648,3 +648,12 @@ def test_fields__altura_do_numero_and_a_sigla_closing_the_crossing_street() -> N
     assert (e.esquina, e.lugares) == ("RUA DOM AQUINO CAMPO GRANDE", ["MS"])
     e = _entender(endereco="Rua Altura, 10, Campo Grande MS")
     assert (e.logradouro, e.numero) == ("ALTURA", "10")
+
+
+def test_fields__a_date_in_a_complaint_is_no_house_number() -> None:
+    e = _entender(endereco="Dia 05/12 caiu uma árvore na Rua Bahia em Campo Grande")
+    assert (e.tipo, e.logradouro, e.numero, e.lugares[-1]) == ("RUA", "BAHIA", None, "CAMPO GRANDE")
+    e = _entender(endereco="desde 03/04/2024 buraco na Rua Bahia, 100, Campo Grande MS")
+    assert (e.logradouro, e.numero) == ("BAHIA", "100")
+    # Two numbers of a house are no date.
+    assert _entender(endereco="Rua Bahia, 12/14, Campo Grande MS").numero == "12"
