@@ -190,6 +190,16 @@ def _ler_complemento(e: Entendido, palavras: list[str], i: int) -> int:
     return i
 
 
+def _complemento(e: Entendido, padrao: list[str]) -> list[str]:
+    """A segment that starts with a complement, read into e; the places after it. A
+    condomínio with a name is a place itself (CEP Aberto's bairros: "Condomínio Porto
+    Seguro" of Rio das Ostras, not Porto Seguro, BA); its number or block is not."""
+    nome = len(padrao) > 1 and not _e_numero(padrao[1]) and padrao[1] not in COMPLEMENTOS
+    if padrao[0] == "CONDOMINIO" and nome:
+        return padrao
+    return padrao[_ler_complemento(e, padrao, 0) :]
+
+
 def _ler_rua(e: Entendido, palavras: list[str], com_tipo: bool) -> list[str]:
     """A street segment: tipo, name, number, complements; returns what follows them
     (places, when nothing separated them)."""
@@ -329,8 +339,7 @@ def entender(endereco: text.Endereco) -> Entendido:
             continue
         padrao = enderecobr.padronizar_complementos(" ".join(palavras)).split()
         if padrao and padrao[0] in COMPLEMENTOS:
-            resto = padrao[_ler_complemento(e, padrao, 0) :]
-            _lugar(e, resto)
+            _lugar(e, _complemento(e, padrao))
             continue
         seguinte = _sem_preposicao(_palavras(segmentos[n + 1][0] if n + 1 < len(segmentos) else ""))
         if e.logradouro is None and _tipo(palavras[0]) is None and (i := text.rua_depois(palavras)):

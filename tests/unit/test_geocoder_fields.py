@@ -657,3 +657,18 @@ def test_fields__a_date_in_a_complaint_is_no_house_number() -> None:
     assert (e.logradouro, e.numero) == ("BAHIA", "100")
     # Two numbers of a house are no date.
     assert _entender(endereco="Rua Bahia, 12/14, Campo Grande MS").numero == "12"
+
+
+def test_fields__a_condominio_with_a_name_is_a_place() -> None:
+    # CEP Aberto's bairro "Condomínio Porto Seguro" (Rio das Ostras): not Porto Seguro, BA.
+    e = _entender(endereco="Condomínio Porto Seguro, Rio das Ostras")
+    assert (e.complemento, e.lugares) == (None, ["CONDOMINIO PORTO SEGURO", "RIO DAS OSTRAS"])
+    e = _entender(endereco="Rua X, 10, Condomínio Vila Verde, Campo Grande MS")
+    assert e.lugares[0] == "CONDOMINIO VILA VERDE"
+    # A condomínio's number or block is a complement, as before.
+    for texto, complemento in (
+        ("Rua Bahia, 100, Condomínio 3, Campo Grande MS", "CONDOMINIO 3"),
+        ("Rua Bahia, 100, Condomínio Bloco B, Campo Grande MS", "CONDOMINIO BLOCO B"),
+    ):
+        e = _entender(endereco=texto)
+        assert (e.complemento, e.lugares) == (complemento, ["CAMPO GRANDE MS", "MS"]), texto
