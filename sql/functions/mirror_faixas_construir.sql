@@ -116,13 +116,29 @@ BEGIN
         WHERE l.x_meio BETWEEN p.x_min AND p.x_max
           AND l.y_meio BETWEEN p.y_min AND p.y_max
           AND _ST_Covers(p.geom, ST_SetSRID(ST_MakePoint(l.x_meio, l.y_meio), 4326))
+    ),
+    -- The resolver's rule: the smallest nivel, official before community, then the
+    -- smallest UC. Stored as runs of 64 intervals of a band, in x order
+    -- (sql/tables/mirror_faixas.sql): each interval gives its start and end to limites.
+    respostas AS (
+        SELECT DISTINCT ON (c.faixa, c.x_inicio) c.faixa, c.x_inicio, c.x_fim,
+               c.unidade_civica_id, c.nivel
+        FROM contidos c
+        ORDER BY c.faixa, c.x_inicio, c.nivel, c.prioridade, c.unidade_civica_id
+    ),
+    corridas AS (
+        SELECT r.*,
+               (pg_catalog.row_number() OVER (PARTITION BY r.faixa ORDER BY r.x_inicio) - 1) / 64 AS corrida
+        FROM respostas r
     )
-    -- The resolver's rule: the smallest nivel, official before community, then the smallest UC.
-    INSERT INTO d2.mirror_faixas (faixa, x_inicio, x_fim, unidade_civica_id, nivel)
-    SELECT DISTINCT ON (c.faixa, c.x_inicio) c.faixa, c.x_inicio, c.x_fim,
-           c.unidade_civica_id, c.nivel
-    FROM contidos c
-    ORDER BY c.faixa, c.x_inicio, c.nivel, c.prioridade, c.unidade_civica_id;
+    INSERT INTO d2.mirror_faixas (faixa, x_inicio, limites, unidades, niveis)
+    SELECT c.faixa, pg_catalog.min(c.x_inicio),
+           pg_catalog.array_agg(e.x ORDER BY c.x_inicio, e.ponta),
+           pg_catalog.array_agg(c.unidade_civica_id ORDER BY c.x_inicio) FILTER (WHERE e.ponta = 1),
+           pg_catalog.array_agg(c.nivel ORDER BY c.x_inicio) FILTER (WHERE e.ponta = 1)
+    FROM corridas c
+    CROSS JOIN LATERAL (VALUES (1, c.x_inicio), (2, c.x_fim)) AS e (ponta, x)
+    GROUP BY c.faixa, c.corrida;
 
     DELETE FROM d2.mirror_faixas_pendentes;
     GET DIAGNOSTICS construidas = ROW_COUNT;

@@ -7,9 +7,11 @@
 --     drawing; then unidade_civica_id: same point, same answer; coordinates rounded to 5
 --     decimals first, so the answer is a pure function of the cache key
 --     (docs/design.md, decision 2).
---   * First the point's band in d2.mirror_faixas: one B-tree probe finds the clean
---     interval left of the point; strictly inside it, that interval's answer is the
---     answer and no geometry is touched (97% of random points in Brazil, shared data).
+--   * First the point's band in d2.mirror_faixas: one B-tree probe finds the run of
+--     clean intervals left of the point, and width_bucket the last limit at or left of
+--     it, limites[i]. An odd i is an interval's start (an even one an end): strictly
+--     inside that interval, its answer is the answer and no geometry is touched (97% of
+--     random points in Brazil, shared data).
 --   * Otherwise two GIST tiers: levels <= 4 (municípios and below), then >= 5, each
 --     probing its own partial index; the first tier with an answer wins (every level of
 --     a tier sorts before every level of the next). One probe for bairros and
@@ -41,16 +43,17 @@ AS $$
     ) r
     CROSS JOIN LATERAL (
         (
-            SELECT f.unidade_civica_id, f.nivel
+            SELECT f.unidades[(f.i + 1) / 2] AS unidade_civica_id,
+                   f.niveis[(f.i + 1) / 2] AS nivel
             FROM (
-                SELECT f.unidade_civica_id, f.nivel, f.x_fim
+                SELECT f.unidades, f.niveis, f.limites, width_bucket(r.x, f.limites) AS i
                 FROM d2.mirror_faixas f
                 WHERE f.faixa = floor(r.y * d2.faixas_por_grau())::integer
                   AND f.x_inicio < r.x
                 ORDER BY f.x_inicio DESC
                 LIMIT 1
             ) f
-            WHERE r.x < f.x_fim
+            WHERE f.i % 2 = 1 AND r.x > f.limites[f.i]
         )
         UNION ALL
         (

@@ -61,7 +61,16 @@ def assert_concordam(conn: Conn, pontos: list[tuple[float, float]]) -> None:
 
 
 def _faixas(conn: Conn) -> list[dict[str, Any]]:
-    return conn.execute("SELECT * FROM d2.mirror_faixas ORDER BY faixa, x_inicio").fetchall()
+    """Every clean interval, one dict each (a row of d2.mirror_faixas holds a run of them)."""
+    return conn.execute(
+        """
+        SELECT f.faixa, f.limites[2 * i - 1] AS x_inicio, f.limites[2 * i] AS x_fim,
+               f.unidades[i] AS unidade_civica_id, f.niveis[i] AS nivel
+        FROM d2.mirror_faixas f
+        CROSS JOIN LATERAL generate_subscripts(f.unidades, 1) AS i
+        ORDER BY 1, 2
+        """
+    ).fetchall()
 
 
 def _pendentes(conn: Conn) -> int:
@@ -146,6 +155,28 @@ def test_faixas__irregular_polygons_vertices_and_edges(conn: Conn) -> None:
             t = rnd.random()
             pontos.append((round(y0 + t * (y1 - y0), 5), round(x0 + t * (x1 - x0), 5)))
     assert_concordam(conn, pontos + _pontos_de_risco(conn))
+
+
+def test_faixas__a_band_of_more_intervals_than_a_row_holds(conn: Conn) -> None:
+    """150 bairros side by side as thin strips: every band they cross holds ~150 clean
+    intervals, stored as runs in several rows of d2.mirror_faixas; the answer at every
+    run's first and last interval, at the limits between runs and inside each strip is
+    the plain predicate's."""
+    brasil = inserir_uc(conn, 7, "País", poligono(quadrado(-10, -10, 10, 10)))
+    mun = inserir_uc(conn, 4, "Listrado", poligono(quadrado(-2, -1, 2, 1)), brasil)
+    for k in range(150):
+        x0 = round(-1.5 + k * 0.02, 5)
+        inserir_uc(conn, 2, f"Faixa {k}", poligono(quadrado(x0, -0.5, x0 + 0.01, 0.5)), mun,
+                   sincronizar=False)  # fmt: skip
+    sincronizar_mirror(conn)
+    linhas = conn.execute(
+        "SELECT faixa, count(*) AS n, max(cardinality(unidades)) AS maior "
+        "FROM d2.mirror_faixas GROUP BY faixa ORDER BY n DESC LIMIT 1"
+    ).fetchone()
+    assert linhas is not None and linhas["n"] >= 3 and linhas["maior"] == 64
+    rnd = random.Random(7)
+    pontos = [(rnd.uniform(-0.6, 0.6), rnd.uniform(-1.6, 1.6)) for _ in range(1500)]
+    assert_concordam(conn, pontos + _pontos_de_risco(conn, amostra=2000))
 
 
 def test_faixas__follow_updates_deletes_and_truncate(conn: Conn, territorio: Territorio) -> None:
