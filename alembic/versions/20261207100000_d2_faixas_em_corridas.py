@@ -7,6 +7,10 @@ every point pays walked them through pages the CPU's caches no longer held, ~4.5
 random point's ~6.5. As runs: ~8,000 rows, ~14 MB, an index that stays in cache; the
 same answers (tests/integration/test_mirror_intervals.py compares them with the plain
 predicate). The intervals of the polygons already mirrored are built again here.
+
+d2.arredondar_coordenada, the rounding every point pays first, computes in floating point
+wherever that provably gives the numeric path's result, and takes the numeric path only
+within 1e-6 of a half (its text says why that is exact); no longer STRICT, so it is inlined.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ depends_on = None
 # Where the previous texts were frozen.
 _RESOLVER = "20261206100000_d2_resolver_indice_esparso"
 _CONSTRUIR = "20261204130000_d2_travas"
+_ARREDONDAR = "20261202130000_d2_postgis_mirror"
 
 _PENDENTES_E_CONSTRUIR = """
     INSERT INTO d2.mirror_faixas_pendentes (faixa)
@@ -60,6 +65,7 @@ def upgrade() -> None:
         """,
     )
     migrations.apply_frozen(op, revision, "functions/mirror_faixas_construir.sql")
+    migrations.apply_frozen(op, revision, "functions/arredondar_coordenada.sql")
     migrations.apply_frozen(op, revision, "functions/resolver_territorio.sql")
     migrations.execute_sql(op, _PENDENTES_E_CONSTRUIR)
 
@@ -81,5 +87,6 @@ def downgrade() -> None:
         """,
     )
     migrations.apply_frozen(op, _CONSTRUIR, "functions/mirror_faixas_construir.sql")
+    migrations.apply_frozen(op, _ARREDONDAR, "functions/arredondar_coordenada.sql")
     migrations.apply_frozen(op, _RESOLVER, "functions/resolver_territorio.sql")
     migrations.execute_sql(op, _PENDENTES_E_CONSTRUIR)
