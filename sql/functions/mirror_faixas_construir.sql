@@ -11,6 +11,11 @@
 -- (same rule: the closed polygon holds the point, smallest nivel, official before community, then UC). An interval whose answer would be
 -- of level >= 5 (or none) is not stored: those levels' borders were not looked at.
 --
+-- The same statement lists, for the gap after each interval (up to the band's next
+-- one), the level <= 4 pieces whose bounding box meets the closed gap widened by folga,
+-- in the answer's order: every piece that can hold a point of the gap, as the resolver
+-- needs them (sql/tables/mirror_faixas.sql).
+--
 -- Rounding: a segment's x-range in a band is interpolated only when the segment rises
 -- more than 1e-5 degrees (the relative error of the interpolation stays below 1e-10);
 -- otherwise its whole x-range is dirty. The folga of 1e-7 degrees (1 cm) is far above
@@ -90,7 +95,8 @@ BEGIN
         WHERE s.x0 > s.antes
     ),
     pedacos AS MATERIALIZED (
-        SELECT b.faixa, p.unidade_civica_id, p.nivel, p.prioridade, p.geom, ST_XMin(p.geom::box3d) AS x_min,
+        SELECT b.faixa, p.id, p.unidade_civica_id, p.nivel, p.prioridade, p.geom,
+               ST_XMin(p.geom::box3d) AS x_min,
                ST_XMax(p.geom::box3d) AS x_max, ST_YMin(p.geom::box3d) AS y_min,
                ST_YMax(p.geom::box3d) AS y_max
         FROM d2.mirror_pieces p
@@ -120,25 +126,78 @@ BEGIN
     -- The resolver's rule: the smallest nivel, official before community, then the
     -- smallest UC. Stored as runs of 64 intervals of a band, in x order
     -- (sql/tables/mirror_faixas.sql): each interval gives its start and end to limites.
-    respostas AS (
-        SELECT DISTINCT ON (c.faixa, c.x_inicio) c.faixa, c.x_inicio, c.x_fim,
-               c.unidade_civica_id, c.nivel
-        FROM contidos c
-        ORDER BY c.faixa, c.x_inicio, c.nivel, c.prioridade, c.unidade_civica_id
+    respostas AS MATERIALIZED (
+        SELECT r.*,
+               (pg_catalog.row_number() OVER (PARTITION BY r.faixa ORDER BY r.x_inicio) - 1)
+                   / 64 AS corrida
+        FROM (
+            SELECT DISTINCT ON (c.faixa, c.x_inicio) c.faixa, c.x_inicio, c.x_fim,
+                   c.unidade_civica_id, c.nivel
+            FROM contidos c
+            ORDER BY c.faixa, c.x_inicio, c.nivel, c.prioridade, c.unidade_civica_id
+        ) r
+    ),
+    -- The gap after each interval, up to the next interval of the band (closed, widened
+    -- by folga): every level <= 4 piece whose bounding box meets it, in the answer's
+    -- order. A superset of the pieces that can hold a point of the gap, found by
+    -- comparing boxes only; the resolver tests them in that order.
+    lacunas AS (
+        SELECT r.faixa, r.corrida, r.x_inicio, p.id, p.nivel, p.prioridade,
+               p.unidade_civica_id
+        FROM (
+            SELECT r.*, pg_catalog.lead(r.x_inicio) OVER (
+                PARTITION BY r.faixa ORDER BY r.x_inicio
+            ) AS x_proximo
+            FROM respostas r
+        ) r
+        JOIN pedacos p ON p.faixa = r.faixa
+        WHERE p.x_max >= r.x_fim - folga AND p.x_min <= r.x_proximo + folga
+    ),
+    por_lacuna AS (
+        SELECT l.faixa, l.x_inicio, pg_catalog.count(*) AS n
+        FROM lacunas l
+        GROUP BY l.faixa, l.x_inicio
+    ),
+    -- corte[g] .. corte[g + 1] - 1: where the gap after interval g lies in pedacos.
+    cortes_das_corridas AS (
+        SELECT k.faixa, k.corrida,
+               pg_catalog.array_prepend(1, pg_catalog.array_agg(k.fim ORDER BY k.x_inicio))
+                   AS corte
+        FROM (
+            SELECT r.faixa, r.corrida, r.x_inicio,
+                   (1 + pg_catalog.sum(coalesce(n.n, 0)) OVER (
+                       PARTITION BY r.faixa, r.corrida ORDER BY r.x_inicio
+                   ))::integer AS fim
+            FROM respostas r
+            LEFT JOIN por_lacuna n ON n.faixa = r.faixa AND n.x_inicio = r.x_inicio
+        ) k
+        GROUP BY k.faixa, k.corrida
+    ),
+    pedacos_das_corridas AS (
+        SELECT l.faixa, l.corrida,
+               pg_catalog.array_agg(
+                   l.id ORDER BY l.x_inicio, l.nivel, l.prioridade, l.unidade_civica_id, l.id
+               ) AS pedacos
+        FROM lacunas l
+        GROUP BY l.faixa, l.corrida
     ),
     corridas AS (
-        SELECT r.*,
-               (pg_catalog.row_number() OVER (PARTITION BY r.faixa ORDER BY r.x_inicio) - 1) / 64 AS corrida
-        FROM respostas r
+        SELECT c.faixa, c.corrida, pg_catalog.min(c.x_inicio) AS x_inicio,
+               pg_catalog.array_agg(e.x ORDER BY c.x_inicio, e.ponta) AS limites,
+               pg_catalog.array_agg(c.unidade_civica_id ORDER BY c.x_inicio)
+                   FILTER (WHERE e.ponta = 1) AS unidades,
+               pg_catalog.array_agg(c.nivel ORDER BY c.x_inicio) FILTER (WHERE e.ponta = 1)
+                   AS niveis
+        FROM respostas c
+        CROSS JOIN LATERAL (VALUES (1, c.x_inicio), (2, c.x_fim)) AS e (ponta, x)
+        GROUP BY c.faixa, c.corrida
     )
-    INSERT INTO d2.mirror_faixas (faixa, x_inicio, limites, unidades, niveis)
-    SELECT c.faixa, pg_catalog.min(c.x_inicio),
-           pg_catalog.array_agg(e.x ORDER BY c.x_inicio, e.ponta),
-           pg_catalog.array_agg(c.unidade_civica_id ORDER BY c.x_inicio) FILTER (WHERE e.ponta = 1),
-           pg_catalog.array_agg(c.nivel ORDER BY c.x_inicio) FILTER (WHERE e.ponta = 1)
+    INSERT INTO d2.mirror_faixas (faixa, x_inicio, limites, unidades, niveis, corte, pedacos)
+    SELECT c.faixa, c.x_inicio, c.limites, c.unidades, c.niveis, k.corte,
+           coalesce(p.pedacos, ARRAY[]::bigint[])
     FROM corridas c
-    CROSS JOIN LATERAL (VALUES (1, c.x_inicio), (2, c.x_fim)) AS e (ponta, x)
-    GROUP BY c.faixa, c.corrida;
+    JOIN cortes_das_corridas k ON k.faixa = c.faixa AND k.corrida = c.corrida
+    LEFT JOIN pedacos_das_corridas p ON p.faixa = c.faixa AND p.corrida = c.corrida;
 
     DELETE FROM d2.mirror_faixas_pendentes;
     GET DIAGNOSTICS construidas = ROW_COUNT;
