@@ -5,6 +5,11 @@ key instead of searching the GIST index of d2.mirror_pieces (~4 µs, ~60% of a
 near-border point's server CPU). The probe every point already pays finds the list.
 A point in no listed piece (the sea, a gap between municípios) still takes the GIST tiers.
 The intervals of the polygons already mirrored are built again here.
+
+The build (d2.mirror_faixas_construir) also got cheaper than before the lists: each
+segment's coordinates computed once (an inlined CTE computed them again in every
+expression), and a piece paired only with the intervals whose middle can lie in its box
+(two binary searches in the band's sorted middles) instead of every interval of its band.
 """
 
 from __future__ import annotations
