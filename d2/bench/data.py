@@ -128,6 +128,7 @@ def repiece(url: str, cap: int) -> dict[str, Any]:
         conn.execute(db.q("bench_split_clear"))
         conn.execute(db.q("bench_split"), {"cap": cap})
         conn.execute(db.q("bench_split_index"))
+        conn.execute(db.q("bench_bands_clear"))
         conn.execute(db.q("bench_bands_pending"))
         conn.execute(db.q("bench_bands_build"))
         conn.execute("VACUUM ANALYZE d2.mirror_pieces")

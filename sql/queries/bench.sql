@@ -61,6 +61,11 @@ FROM d2.mirror_uc m
 CROSS JOIN LATERAL (SELECT (ST_Dump(ST_Subdivide(m.geom, %(cap)s))).geom AS geom) pedaco
 WHERE GeometryType(pedaco.geom) = 'POLYGON';
 
+-- name: bench_bands_clear
+-- The bands emptied at once, so that building them again leaves no dead rows behind (the
+-- mirror's size the bench prints is that of tables freshly built).
+TRUNCATE d2.mirror_faixas;
+
 -- name: bench_bands_pending
 -- Every band of a level <= 4 polygon pending again: the cut above bypassed d2.mirror_sync,
 -- whose trigger on d2.mirror_uc drops the bands of what it rewrites, so the bands' lists
