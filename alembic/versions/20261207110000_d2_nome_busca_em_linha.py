@@ -12,7 +12,7 @@ from alembic import op
 from d2 import migrations
 
 revision = "20261207110000_d2_nome_busca_em_linha"
-down_revision = "20261206130000_d2_sem_trigramas_em_core"
+down_revision = "20261207100100_d2_faixas_com_lacunas"
 branch_labels = None
 depends_on = None
 

@@ -121,13 +121,18 @@ def cap(url: str) -> int:
 
 
 def repiece(url: str, cap: int) -> dict[str, Any]:
-    """Cut the mirror again into pieces of at most cap vertices; ANALYZE."""
+    """Cut the mirror again into pieces of at most cap vertices, and build the bands
+    again (their lists name pieces); ANALYZE."""
     with common.connect(url) as conn:
         conn.execute("UPDATE d2.mirror_state SET max_vertices = %(cap)s", {"cap": cap})
         conn.execute(db.q("bench_split_clear"))
         conn.execute(db.q("bench_split"), {"cap": cap})
         conn.execute(db.q("bench_split_index"))
+        conn.execute(db.q("bench_bands_clear"))
+        conn.execute(db.q("bench_bands_pending"))
+        conn.execute(db.q("bench_bands_build"))
         conn.execute("VACUUM ANALYZE d2.mirror_pieces")
+        conn.execute("VACUUM ANALYZE d2.mirror_faixas")
         row = conn.execute(db.q("bench_pieces_stats")).fetchone()
     assert row is not None
     return dict(row)

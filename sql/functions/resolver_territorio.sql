@@ -7,11 +7,18 @@
 --     drawing; then unidade_civica_id: same point, same answer; coordinates rounded to 5
 --     decimals first, so the answer is a pure function of the cache key
 --     (docs/design.md, decision 2).
---   * First the point's band in d2.mirror_faixas: one B-tree probe finds the clean
---     interval left of the point; strictly inside it, that interval's answer is the
---     answer and no geometry is touched (97% of random points in Brazil, shared data).
---   * Otherwise two GIST tiers: levels <= 4 (municípios and below), then >= 5, each
---     probing its own partial index; the first tier with an answer wins (every level of
+--   * First the point's band in d2.mirror_faixas: one B-tree probe finds the run of
+--     clean intervals left of the point, and width_bucket the last limit at or left of
+--     it, limites[i]. An odd i is an interval's start (an even one an end): strictly
+--     inside that interval, its answer is the answer and no geometry is touched (97% of
+--     random points in Brazil, shared data).
+--   * Otherwise the point lies in the gap after interval i / 2 (on the start of
+--     interval k it lies in the closed gap before it, k - 1 = i / 2): the same row lists
+--     the level <= 4 pieces whose box meets that gap, in the answer's order; the first
+--     that holds the point is the answer, fetched by key (most points near a border).
+--   * Otherwise (no row, a gap with no list, or no listed piece holds the point: the
+--     sea, a gap between municípios) two GIST tiers: levels <= 4 (municípios and
+--     below), then >= 5, each probing its own partial index; the first tier with an answer wins (every level of
 --     a tier sorts before every level of the next). One probe for bairros and
 --     municípios, not one each: a point near a border paid both. ST_Covers: for a
 --     point the same predicate as ST_Intersects (the closed polygon holds it), tested
@@ -41,16 +48,34 @@ AS $$
     ) r
     CROSS JOIN LATERAL (
         (
-            SELECT f.unidade_civica_id, f.nivel
+            SELECT g.unidade_civica_id, g.nivel
             FROM (
-                SELECT f.unidade_civica_id, f.nivel, f.x_fim
+                SELECT f.unidades, f.niveis, f.limites, f.corte, f.pedacos,
+                       width_bucket(r.x, f.limites) AS i
                 FROM d2.mirror_faixas f
                 WHERE f.faixa = floor(r.y * d2.faixas_por_grau())::integer
                   AND f.x_inicio < r.x
                 ORDER BY f.x_inicio DESC
                 LIMIT 1
             ) f
-            WHERE r.x < f.x_fim
+            CROSS JOIN LATERAL (
+                (
+                    SELECT f.unidades[(f.i + 1) / 2] AS unidade_civica_id,
+                           f.niveis[(f.i + 1) / 2] AS nivel
+                    WHERE f.i % 2 = 1 AND r.x > f.limites[f.i]
+                )
+                UNION ALL
+                (
+                    SELECT p.unidade_civica_id, p.nivel
+                    FROM unnest(f.pedacos[f.corte[f.i / 2]:f.corte[f.i / 2 + 1] - 1])
+                         WITH ORDINALITY AS c (id, ordem)
+                    JOIN d2.mirror_pieces p ON p.id = c.id
+                    WHERE _ST_Covers(p.geom, ST_SetSRID(ST_MakePoint(r.x, r.y), 4326))
+                    ORDER BY c.ordem
+                    LIMIT 1
+                )
+                LIMIT 1
+            ) g
         )
         UNION ALL
         (

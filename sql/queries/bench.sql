@@ -61,6 +61,21 @@ FROM d2.mirror_uc m
 CROSS JOIN LATERAL (SELECT (ST_Dump(ST_Subdivide(m.geom, %(cap)s))).geom AS geom) pedaco
 WHERE GeometryType(pedaco.geom) = 'POLYGON';
 
+-- name: bench_bands_clear
+-- The bands emptied at once, so that building them again leaves no dead rows behind (the
+-- mirror's size the bench prints is that of tables freshly built).
+TRUNCATE d2.mirror_faixas;
+
+-- name: bench_bands_pending
+-- Every band of a level <= 4 polygon pending again: the cut above bypassed d2.mirror_sync,
+-- whose trigger on d2.mirror_uc drops the bands of what it rewrites, so the bands' lists
+-- of pieces (sql/tables/mirror_faixas.sql) still named the old pieces.
+INSERT INTO d2.mirror_faixas_pendentes (faixa)
+SELECT DISTINCT d2.faixas_tocadas(m.geom)
+FROM d2.mirror_uc m
+WHERE m.nivel <= 4
+ON CONFLICT DO NOTHING;
+
 -- name: bench_split_index
 -- Build the resolver's index again after the cut, as d2.mirror_rebuild does: inserts
 -- fill the pages its build leaves nine tenths empty (sql/tables/mirror_pieces.sql).
@@ -77,8 +92,8 @@ FROM unnest(ARRAY['d2.mirror_uc', 'd2.mirror_pieces', 'd2.mirror_cadeias',
 SELECT d2.mirror_faixas_construir() AS faixas;
 
 -- name: bench_bands_count
--- How many clean intervals the bands hold.
-SELECT count(*) AS n FROM d2.mirror_faixas;
+-- How many clean intervals the bands hold (a row of d2.mirror_faixas holds a run of them).
+SELECT coalesce(sum(cardinality(f.unidades)), 0) AS n FROM d2.mirror_faixas f;
 
 -- name: bench_pieces_stats
 -- How many pieces, and their vertices.

@@ -61,7 +61,16 @@ def assert_concordam(conn: Conn, pontos: list[tuple[float, float]]) -> None:
 
 
 def _faixas(conn: Conn) -> list[dict[str, Any]]:
-    return conn.execute("SELECT * FROM d2.mirror_faixas ORDER BY faixa, x_inicio").fetchall()
+    """Every clean interval, one dict each (a row of d2.mirror_faixas holds a run of them)."""
+    return conn.execute(
+        """
+        SELECT f.faixa, f.limites[2 * i - 1] AS x_inicio, f.limites[2 * i] AS x_fim,
+               f.unidades[i] AS unidade_civica_id, f.niveis[i] AS nivel
+        FROM d2.mirror_faixas f
+        CROSS JOIN LATERAL generate_subscripts(f.unidades, 1) AS i
+        ORDER BY 1, 2
+        """
+    ).fetchall()
 
 
 def _pendentes(conn: Conn) -> int:
@@ -146,6 +155,70 @@ def test_faixas__irregular_polygons_vertices_and_edges(conn: Conn) -> None:
             t = rnd.random()
             pontos.append((round(y0 + t * (y1 - y0), 5), round(x0 + t * (x1 - x0), 5)))
     assert_concordam(conn, pontos + _pontos_de_risco(conn))
+
+
+def test_faixas__a_band_of_more_intervals_than_a_row_holds(conn: Conn) -> None:
+    """150 bairros side by side as thin strips: every band they cross holds ~150 clean
+    intervals, stored as runs in several rows of d2.mirror_faixas; the answer at every
+    run's first and last interval, at the limits between runs and inside each strip is
+    the plain predicate's."""
+    brasil = inserir_uc(conn, 7, "País", poligono(quadrado(-10, -10, 10, 10)))
+    mun = inserir_uc(conn, 4, "Listrado", poligono(quadrado(-2, -1, 2, 1)), brasil)
+    for k in range(150):
+        x0 = round(-1.5 + k * 0.02, 5)
+        inserir_uc(conn, 2, f"Faixa {k}", poligono(quadrado(x0, -0.5, x0 + 0.01, 0.5)), mun,
+                   sincronizar=False)  # fmt: skip
+    sincronizar_mirror(conn)
+    linhas = conn.execute(
+        "SELECT faixa, count(*) AS n, max(cardinality(unidades)) AS maior "
+        "FROM d2.mirror_faixas GROUP BY faixa ORDER BY n DESC LIMIT 1"
+    ).fetchone()
+    assert linhas is not None and linhas["n"] >= 3 and linhas["maior"] == 64
+    rnd = random.Random(7)
+    pontos = [(rnd.uniform(-0.6, 0.6), rnd.uniform(-1.6, 1.6)) for _ in range(1500)]
+    assert_concordam(conn, pontos + _pontos_de_risco(conn, amostra=2000))
+
+
+def _pontos_nas_lacunas(conn: Conn, por_lacuna: int = 3) -> list[tuple[float, float]]:
+    """Points in the gaps between consecutive intervals of each band (where the row's list
+    of pieces answers): its two ends exactly and a few inside, on the band's bottom edge,
+    its middle and just below its top."""
+    rnd = random.Random(11)
+    pontos = []
+    faixas = _faixas(conn)
+    for a, b in itertools.pairwise(faixas):
+        if a["faixa"] != b["faixa"]:
+            continue
+        base = a["faixa"] / ESCALA
+        xs = [a["x_fim"], b["x_inicio"]]
+        xs += [round(rnd.uniform(a["x_fim"], b["x_inicio"]), 5) for _ in range(por_lacuna)]
+        for x in xs:
+            for y in (base, base + 0.5 / ESCALA, round(base + 0.99 / ESCALA, 5)):
+                pontos.append((y, x))
+    return pontos
+
+
+def test_faixas__gaps_answered_from_the_row_agree_with_the_pieces(conn: Conn) -> None:
+    """The pieces a gap lists answer its points as the plain predicate does: municípios
+    sharing slanted borders, bairros across them, a community bairro over an official one
+    (the official wins), a bairro over two municípios, a hole."""
+    rnd = random.Random(35)
+    brasil = inserir_uc(conn, 7, "País", poligono(quadrado(-10, -10, 10, 10)))
+    meio = [(0.0, -2.0), (0.3, -1.0), (-0.2, 0.0), (0.25, 1.0), (0.0, 2.0)]
+    oeste = [(-2.0, -2.0), *meio, (-2.0, 2.0), (-2.0, -2.0)]
+    leste = [*meio, (2.0, 2.0), (2.0, -2.0), (0.0, -2.0)]
+    buraco = [(1.0, 0.5), (1.0, 0.7), (1.3, 0.7), (1.0, 0.5)]
+    mun_o = inserir_uc(conn, 4, "Oeste", poligono(oeste), brasil)
+    mun_l = inserir_uc(conn, 4, "Leste", poligono(leste, buraco), brasil)
+    inserir_uc(conn, 2, "Oficial", poligono(_estrela(-0.1, 0.0, 0.6, 14, rnd)), mun_o)
+    inserir_uc(conn, 2, "Comunitário", poligono(_estrela(0.0, 0.1, 0.7, 11, rnd)), mun_o,
+               fonte="comunitario")  # fmt: skip
+    inserir_uc(conn, 2, "Sobre dois", poligono(quadrado(-0.4, -1.5, 0.6, -1.2)), mun_l)
+    linhas = conn.execute(
+        "SELECT count(*) AS n FROM d2.mirror_faixas WHERE cardinality(pedacos) > 0"
+    ).fetchone()
+    assert linhas is not None and linhas["n"] > 0
+    assert_concordam(conn, _pontos_nas_lacunas(conn) + _pontos_de_risco(conn))
 
 
 def test_faixas__follow_updates_deletes_and_truncate(conn: Conn, territorio: Territorio) -> None:

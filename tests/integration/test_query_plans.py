@@ -1,7 +1,8 @@
 """Query-plan guards (STYLE: assert what the database does, not the text of a query).
 
-After ANALYZE, the resolver probes the mirror's pieces through their GIST indexes and
-never scans the pieces table sequentially. The set-based resolver is a function with its
+After ANALYZE, the resolver probes the mirror's pieces through their GIST indexes, or by
+key (the pieces a band's row lists for a gap), and never scans the pieces table
+sequentially. The set-based resolver is a function with its
 own settings (not inlined), so its plan is read from auto_explain's nested-statement
 output (JSON), i.e. the plan the function really ran.
 """
@@ -64,7 +65,7 @@ def _assert_gist_only(conn: Conn, nodes: list[dict[str, Any]]) -> None:
     kinds = _index_kinds(conn)
     for node in pieces:
         assert node["Node Type"] in {"Index Scan", "Bitmap Heap Scan"}, node["Node Type"]
-        if node["Node Type"] == "Index Scan":
+        if node["Node Type"] == "Index Scan" and node["Index Name"] != "mirror_pieces_pkey":
             assert kinds[node["Index Name"]] == "gist", node["Index Name"]
     bitmap = [n for n in nodes if n["Node Type"] == "Bitmap Index Scan"]
     assert all(kinds.get(n["Index Name"]) == "gist" for n in bitmap if n["Index Name"] in kinds)
@@ -108,7 +109,11 @@ def test_plan__resolver_territorios_batch_uses_the_gist_tiers(territorio_grande:
     nodes = [n for p in corpo for n in _nodes(p["Plan"])]
     _assert_gist_only(conn, nodes)
     used = {n["Index Name"] for n in nodes if n.get("Relation Name") == "mirror_pieces"}
-    assert used == {"mirror_pieces_geom_mun_sub_idx", "mirror_pieces_geom_sup_idx"}
+    assert used == {
+        "mirror_pieces_pkey",  # the pieces a gap's list names, by key
+        "mirror_pieces_geom_mun_sub_idx",
+        "mirror_pieces_geom_sup_idx",
+    }
     # The clean intervals come first, one B-tree probe per point, never a scan.
     faixas = [n for n in nodes if n.get("Relation Name") == "mirror_faixas"]
     assert faixas, "the batch resolver does not read d2.mirror_faixas"
