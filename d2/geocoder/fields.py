@@ -264,11 +264,18 @@ def _referencia(e: Entendido, resto: str) -> str | None:
         return resto
     if _tipo(palavras[0]) is not None:
         return resto
-    # A UF's sigla closing the sentence is the address's, not the POI's name ("perto do
-    # Shopping Campo Grande MS").
-    sigla = len(palavras) > 1 and gazetteer.sigla_de_uf(palavras[-1])
-    e.referencia = e.referencia or " ".join(palavras[: -1 if sigla else None][:MAX_PALAVRAS])
-    return palavras[-1] if sigla else None
+    poi, sigla = _sem_sigla(palavras)
+    e.referencia = e.referencia or " ".join(poi[:MAX_PALAVRAS])
+    return sigla
+
+
+def _sem_sigla(palavras: list[str]) -> tuple[list[str], str | None]:
+    """The words of a POI or a crossing street, and the UF's sigla that closes them if one
+    does: the address's, not the name's ("perto do Shopping Campo Grande MS", "esquina
+    com a Rua Y MS")."""
+    if len(palavras) > 1 and gazetteer.sigla_de_uf(palavras[-1]):
+        return palavras[:-1], palavras[-1]
+    return palavras, None
 
 
 def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
@@ -289,10 +296,9 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
             continue
         esquina = _ESQUINA.search(parte)
         if esquina is not None:
-            cruzada = parte[esquina.end() :].split()
-            # A UF's sigla closing it is the address's ("esquina com a Rua Y MS").
-            if len(cruzada) > 1 and gazetteer.sigla_de_uf(cruzada[-1]):
-                segmentos.append((cruzada.pop(), atado))
+            cruzada, sigla = _sem_sigla(parte[esquina.end() :].split())
+            if sigla is not None:
+                segmentos.append((sigla, atado))
             e.esquina = e.esquina or " ".join(cruzada[:MAX_PALAVRAS])
             parte = parte[: esquina.start()].strip()
         referencia = _REFERENCIA.search(parte)
