@@ -140,7 +140,7 @@ def map_error(exc: psycopg.Error) -> errors.D2Error:
         return errors.StatementTimeout(f"database: {primeira_linha(exc)}")
     if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
         return errors.ReadOnlySession(
-            f"database: {primeira_linha(exc)} (this session is read-only; on a hot standby, "
+            f"database: {primeira_linha(exc)} (this connection is read-only; on a hot standby, "
             "DATABASE_URL must reach the primary: list every server in it with "
             "target_session_attrs=read-write)"
         )

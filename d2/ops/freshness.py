@@ -48,16 +48,16 @@ class Freshness:
         if self.pendentes and self.somente_leitura == "standby":
             saida.append(
                 f"d2: warning: {self.pendentes} change(s) of core.uc_polygons wait to be "
-                "applied to the mirror; this session is read-only (a hot standby), so this "
+                "applied to the mirror; this connection is read-only (a hot standby), so this "
                 "answer comes from the mirror before them: the worker on the primary applies "
                 "them, and they arrive here by replication"
             )
         elif self.pendentes and self.somente_leitura:
             saida.append(
                 f"d2: warning: {self.pendentes} change(s) of core.uc_polygons wait to be "
-                "applied to the mirror; this session is read-only, so this answer comes from "
+                "applied to the mirror; this connection is read-only, so this answer comes from "
                 "the mirror before them. Apply them with `d2 mirror sync --wait` from a "
-                "session that may write (as the worker's role or the owner), or let a "
+                "connection that may write (as the worker's role or the owner), or let a "
                 "running `d2 worker` do it"
             )
         elif self.pendentes:
@@ -103,7 +103,7 @@ def atualizar(conn: db.Connection, prazo_s: float, *, seguir: bool = False) -> F
         except errors.StatementTimeout:
             estado.motivo = f"applying them took longer than {prazo_s:g} s"
         except errors.ReadOnlySession:
-            estado.motivo = "this session is read-only"
+            estado.motivo = "this connection is read-only"
             estado.somente_leitura = "standby" if db.em_standby(conn) else "sessao"
         except errors.PermissionDenied:
             estado.motivo = "this database role may not apply them"

@@ -15,7 +15,7 @@ demanda.georreferenciada published on the new primary.
 
 Reads on a standby: `d2 resolve`, `d2 status` and psql's d2.resolver_territorio answer
 there, and a command that would apply waiting changes of the mirror says, in one line,
-that the session is read-only.
+that the connection is read-only.
 
 With D2_FAILOVER_ASYNC=1 (or D2_CHAOS_FULL=1), what asynchronous replication costs: a
 standby 1 s behind when the primary dies; acknowledged events the log lost, and outputs a
@@ -404,7 +404,7 @@ def test_standby__reads_answer_and_a_command_that_would_apply_says_read_only(
 ) -> None:
     """On a hot standby `d2 resolve`, psql's d2.resolver_territorio and `d2 status` answer
     as on the primary; `d2 resolve`, which applies waiting changes of the mirror first,
-    cannot there, and says in one line that the session is read-only."""
+    cannot there, and says in one line that the connection is read-only."""
     primario = grupo.primario()
     territorio = _preparar_primario(primario.url(embedded.DBNAME))
     standby = grupo.standby(primario)
@@ -424,7 +424,7 @@ def test_standby__reads_answer_and_a_command_that_would_apply_says_read_only(
     assert resolvido.returncode == 0, resolvido.stderr
     assert json.loads(resolvido.stdout)["unidade_civica_id"] == str(territorio.bairro_a1)
     linhas = resolvido.stderr.splitlines()
-    assert len(linhas) == 1 and "this session is read-only (a hot standby)" in linhas[0], (
+    assert len(linhas) == 1 and "this connection is read-only (a hot standby)" in linhas[0], (
         resolvido.stderr
     )
     psql = subprocess.run(
@@ -440,7 +440,7 @@ def test_standby__reads_answer_and_a_command_that_would_apply_says_read_only(
     for comando in (["revisoes", "reprocessar"], ["worker", "--drain"]):
         recusado = _d2(url, *comando)
         assert recusado.returncode != 0 and "Traceback" not in recusado.stderr, recusado.stderr
-        assert "this session is read-only" in recusado.stderr.splitlines()[-1], recusado.stderr
+        assert "this connection is read-only" in recusado.stderr.splitlines()[-1], recusado.stderr
     status = _d2(url, "status", "--json")
     assert status.returncode == 0, status.stderr
     assert json.loads(status.stdout)["mirror"]

@@ -182,7 +182,7 @@ def test_resolve__a_read_only_session_answers_and_says_how_to_apply(
 
     assert resposta["unidade_civica_id"] == str(territorio.mun_b)
     assert "1 change(s) of core.uc_polygons wait" in avisos
-    assert "this session is read-only" in avisos and "d2 mirror sync --wait" in avisos
+    assert "this connection is read-only" in avisos and "d2 mirror sync --wait" in avisos
     assert len(avisos.splitlines()) == 1, avisos
     assert conn.execute("SELECT count(*) AS n FROM d2.mirror_mudancas").fetchone() == {"n": 1}
 
