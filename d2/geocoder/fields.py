@@ -44,12 +44,10 @@ _NAO_PALAVRA = re.compile(r"[^A-Z0-9' .-]")
 _ESPACOS = re.compile(r"\s+")
 _NUMERO = re.compile(r"\d{1,6}(?:\.\d{3})?(?:-?[A-Z])?")
 _MARCA_NUMERO = re.compile(r"N|NO|NRO|NUM|NUMERO|N\.O|N\.|NO\.")
-_ARTIGOS = r"(?:\s+(?:A|AO|AOS|AS|DA|DAS|DE|DO|DOS|NA|NAS|NO|NOS|COM|C)\b)*"
 _REFERENCIA = re.compile(
     r"\b(?:EM\s+FRENTE|DEFRONTE|PROXIMO|PROX|PERTO|AO\s+LADO|ATRAS|JUNTO|VIZINHO"
-    r"|ALTURA(?=\s+D[OA]S?\b))\b\.?" + _ARTIGOS
+    r"|ALTURA(?=\s+D[OA]S?\b))\b\.?" + text.ARTIGOS
 )
-_ESQUINA = re.compile(r"\bESQ(?:UINA)?\b\.?" + _ARTIGOS)
 _NUMERO_DA_RUA = re.compile(
     r"(?:(?:N|NO|NRO|NUM|NUMERO|N\.O)\.?\s*)?(\d{1,6}(?:\.\d{3})?)\s+(?:DA|DO|NA|NO|DE)\s+(.+)"
 )
@@ -294,13 +292,12 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
         parte = parte.strip(" .-'")
         if not parte:
             continue
-        esquina = _ESQUINA.search(parte)
+        esquina = text.esquina(parte)
         if esquina is not None:
-            cruzada, sigla = _sem_sigla(parte[esquina.end() :].split())
-            if sigla is not None:
-                segmentos.append((sigla, atado))
+            cruzada, sigla = _sem_sigla(esquina.cruzada)
+            segmentos += [(p, atado) for p in (*esquina.lugares, sigla) if p]
             e.esquina = e.esquina or " ".join(cruzada[:MAX_PALAVRAS])
-            parte = parte[: esquina.start()].strip()
+            parte = esquina.rua
         referencia = _REFERENCIA.search(parte)
         if referencia is not None:
             rua = _referencia(e, parte[referencia.end() :].strip())

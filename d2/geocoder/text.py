@@ -235,3 +235,51 @@ def bairro_e_lugar(palavras: list[str]) -> tuple[list[str], list[str]]:
     if len(palavras) > 2 and palavras[0] == "CENTRO" and palavras[1] in ("DE", "DO", "DA"):
         return palavras[:1], palavras[2:]
     return palavras, []
+
+
+_ARTIGO = r"(?:\s+(?:A|O|AS|OS))?"
+# The little words between a reference's word and its name ("em frente ao", "esquina com a").
+ARTIGOS = r"(?:\s+(?:A|AO|AOS|AS|DA|DAS|DE|DO|DOS|NA|NAS|NO|NOS|COM|C)\b)*"
+# "Rua X esquina com a Rua Y": the crossing street after the word, the address's before.
+_ESQUINA = re.compile(r"\bESQ(?:UINA)?\b\.?" + ARTIGOS)
+# "esquina da Rua X com a Rua Y", "no cruzamento da Av. X com a Rua Y", "cruzamento entre
+# a Rua X e a Rua Y": both streets after the word, the address's first. "E" joins them
+# after "entre", elsewhere only before a street's type ("esquina da Rua X e Rua Y"); a
+# "com" must stand alone ("Com. Araújo" is a Comendador).
+_TIPOS_NA_PROSA = "|".join(sorted(_RUA_NA_PROSA))
+_CRUZAMENTO = re.compile(
+    rf"\b(?:ESQ(?:UINA)?\b\.?|CRUZAMENTO)\s+(?:(?P<entre>ENTRE)|DA|DO|DAS|DOS|DE)\b{_ARTIGO}"
+    rf"\s+(?P<rua>\S.*?)\s+(?:COM|(?(entre)E|E(?={_ARTIGO}\s+(?:{_TIPOS_NA_PROSA})\b)))"
+    rf"{_ARTIGO}\s+(?P<cruzada>\S.*)"
+)
+
+
+@dataclass(frozen=True)
+class Esquina:
+    """A segment that names a corner: the address's street (its words as written, or ""),
+    the crossing street's words, and the places said in the same breath."""
+
+    rua: str
+    cruzada: list[str]
+    lugares: list[str]
+
+
+def esquina(parte: str) -> Esquina | None:
+    """The corner a standardised segment names, or None. Prose before "na esquina da …"
+    goes ("buraco na esquina da Rua X com a Rua Y"); a place named after the crossing
+    street with "em" is a place ("… com a Rua Y em Campo Grande": no street's name holds
+    "em"), as after the address's street."""
+    cruzamento = _CRUZAMENTO.search(parte)
+    if cruzamento is not None:
+        antes = parte[: cruzamento.start()].split()
+        rua, cruzada = cruzamento["rua"], cruzamento["cruzada"].split()
+        lugares = [" ".join(antes)] if antes and antes[-1] not in _ANTES_DA_RUA else []
+    else:
+        simples = _ESQUINA.search(parte)
+        if simples is None:
+            return None
+        rua, cruzada, lugares = parte[: simples.start()].strip(), parte[simples.end() :].split(), []
+    if "EM" in cruzada[2:-1]:
+        em = cruzada.index("EM", 2)
+        cruzada, lugares = cruzada[:em], [*lugares, " ".join(cruzada[em + 1 :])]
+    return Esquina(rua, cruzada, lugares)

@@ -46,6 +46,34 @@ CAMPOS = [
         ["CAMPO GRANDE"],
     ),
     (
+        # Both streets after the word, the address's first.
+        "esquina da Rua Antônio Maria Coelho com a Rua 14 de Julho, Campo Grande",
+        {"tipo": "RUA", "logradouro": "ANTONIO MARIA COELHO", "esquina": "RUA 14 DE JULHO"},
+        ["CAMPO GRANDE"],
+    ),
+    (
+        "No cruzamento da Av. Afonso Pena com a Rua 14 de Julho, Campo Grande",
+        {"tipo": "AVENIDA", "logradouro": "AFONSO PENA", "esquina": "RUA 14 DE JULHO"},
+        ["CAMPO GRANDE"],
+    ),
+    (
+        "cruzamento entre a Rua Marechal Rondon e a Rua 14 de Julho, Campo Grande - MS",
+        {"tipo": "RUA", "logradouro": "MARECHAL RONDON", "esquina": "RUA 14 DE JULHO"},
+        ["CAMPO GRANDE", "MS"],
+    ),
+    (
+        # The prose before the corner goes; the município after "em" is a place.
+        "Buraco na esquina da Av Afonso Pena com Rua Rui Barbosa em Campo Grande",
+        {"tipo": "AVENIDA", "logradouro": "AFONSO PENA", "esquina": "RUA RUI BARBOSA"},
+        ["CAMPO GRANDE"],
+    ),
+    (
+        # "e" joins two streets only before a street's type; "Com." is a Comendador.
+        "esquina da Rua Pedro e Paulo com a Rua Com. Araújo, Dourados",
+        {"tipo": "RUA", "logradouro": "PEDRO E PAULO", "esquina": "RUA COM. ARAUJO"},
+        ["DOURADOS"],
+    ),
+    (
         "Rua Antônio Maria Coelho, S/N, Campo Grande - MS",
         {"tipo": "RUA", "logradouro": "ANTONIO MARIA COELHO", "numero": "S/N"},
         ["CAMPO GRANDE", "MS"],
@@ -396,6 +424,8 @@ HOSTIS = [
     "S/" * 200,
     "EM FRENTE " * 40,
     "esquina com " * 40,
+    "esquina da rua com " * 40,
+    "cruzamento entre a rua x e " * 30,
     "(" * 200 + ")" * 200,
     "Rua " * 100,
     "nº " * 130,
