@@ -14,7 +14,7 @@ decided. Where two readings stay equally supported there is no guess.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from psycopg.rows import dict_row
@@ -221,9 +221,15 @@ def _cep(linha: dict[str, object]) -> Cep:
 _CONECTORES = frozenset({"DA", "DAS", "DE", "DO", "DOS", "E"})
 
 
-def _cortar_cauda(e: fields.Entendido, candidatos: list[Candidate]) -> list[Candidate]:
+def _cortar_cauda(
+    e: fields.Entendido, candidatos: list[Candidate], g: gazetteer.Gazetteer
+) -> list[Candidate]:
     """Names found at the very end of a street's name are places, cut from it; other
-    names inside a street's name are the street's ("Rua Bahia", "Avenida Campo Grande")."""
+    names inside a street's name are the street's ("Rua Bahia", "Avenida Campo Grande").
+    The street left is the address's street in g too: d2.cep_nomes matched the whole
+    name, and the cut one among the runs of the tail's words ("rua pedro celestino
+    centro campo grande" tells the two Campo Grandes apart as "Rua Pedro Celestino,
+    Campo Grande" does)."""
     cauda = [c for c in candidatos if c.segmento == CAUDA]
     if not cauda or not e.logradouro:
         return candidatos
@@ -245,6 +251,11 @@ def _cortar_cauda(e: fields.Entendido, candidatos: list[Candidate]) -> list[Cand
         fim = maior.inicio - 1
     if lugares:
         e.logradouro = " ".join(palavras[:fim])
+        g.nomes += [
+            replace(n, segmento=gazetteer.RUA, fim=1)
+            for n in g.nomes
+            if n.segmento == CAUDA and n.tipo == "logradouro" and (n.inicio, n.fim) == (1, fim)
+        ]
     return [c for c in candidatos if c.segmento != CAUDA] + lugares
 
 
@@ -258,7 +269,7 @@ def decidir(
     the municípios named (g) and the CEP."""
     g = g if g is not None else gazetteer.Gazetteer([], set())
     cep_municipio = cep.municipio if cep is not None else None
-    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares))
+    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares), g)
     nomes = reading.lidos(
         e, candidatos, g, cep_municipio.unidade_civica_id if cep_municipio else None
     )

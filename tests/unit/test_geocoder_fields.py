@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d2.bench import adversarial
-from d2.geocoder import fields, ladder_steps, nominatim_search, places, text
+from d2.geocoder import fields, gazetteer, ladder_steps, nominatim_search, places, text
 from d2.geocoder.inference import Candidate, Reason
 
 
@@ -254,6 +254,32 @@ def test_places__places_glued_to_a_streets_name_are_cut_from_it() -> None:
     assert e.logradouro == "DAS PALMEIRAS"
     assert ctx.municipio is not None and ctx.municipio.unidade_civica_id == "m"
     assert ctx.bairro is not None and ctx.bairro.unidade_civica_id == "b"
+
+
+def test_places__the_street_left_by_the_cut_tells_homonyms_apart() -> None:
+    """d2.cep_nomes matched the street's whole name (nothing, with places glued to it)
+    and every run of its words: the run the cut leaves is the address's street."""
+    e = _entender(endereco="rua pedro celestino campo grande")
+    cauda = [
+        Candidate("m-ms", 4, "Campo Grande", ("m-ms", "uf-ms"), places.CAUDA, 3, 4),
+        Candidate("m-al", 4, "Campo Grande", ("m-al", "uf-al"), places.CAUDA, 3, 4),
+    ]
+    dados = {("m-ms", "logradouro"), ("m-al", "logradouro")}
+
+    def decidido(nomes: list[gazetteer.NomeCep]) -> str | None:
+        ctx = places.decidir(
+            _entender(endereco="rua pedro celestino campo grande"),
+            list(cauda),
+            None,
+            gazetteer.Gazetteer(nomes, dados),
+        )
+        return ctx.municipio.unidade_civica_id if ctx.municipio else None
+
+    assert decidido([gazetteer.NomeCep(places.CAUDA, 1, 2, "logradouro", "m-ms", 3)]) == "m-ms"
+    # A run that is not the street left by the cut says nothing of the street.
+    assert decidido([gazetteer.NomeCep(places.CAUDA, 2, 2, "logradouro", "m-ms", 3)]) is None
+    assert decidido([gazetteer.NomeCep(places.CAUDA, 1, 2, "bairro", "m-ms", 3)]) is None
+    assert e.logradouro == "PEDRO CELESTINO CAMPO GRANDE"
 
 
 def test_fields__a_preposition_before_a_street_or_a_bairro_is_not_its_name() -> None:
