@@ -122,7 +122,7 @@ def _sem_preposicao(palavras: list[str]) -> list[str]:
         palavras = palavras[1:]
     if len(palavras) > 1 and palavras[0] in PREPOSICOES:
         seguinte = palavras[1]
-        if _tipo(seguinte) is not None or _BAIRRO.fullmatch(" ".join(palavras[1:])):
+        if tipo_de(seguinte) is not None or _BAIRRO.fullmatch(" ".join(palavras[1:])):
             return palavras[1:]
     return palavras
 
@@ -141,7 +141,7 @@ def _numero(palavra: str) -> str:
     return palavra.replace(".", "").replace("-", "")
 
 
-def _tipo(palavra: str) -> str | None:
+def tipo_de(palavra: str) -> str | None:
     padrao = enderecobr.padronizar_tipo_logradouro(palavra)
     return padrao if padrao in TIPOS else None
 
@@ -204,7 +204,7 @@ def _ler_rua(e: Entendido, palavras: list[str], com_tipo: bool) -> list[str]:
     if not palavras:
         return []
     i = 0
-    tipo = _tipo(palavras[0]) if com_tipo else None
+    tipo = tipo_de(palavras[0]) if com_tipo else None
     if tipo is not None:
         i = 1
     nome: list[str] = []
@@ -247,8 +247,8 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
 
 def _referencia(e: Entendido, resto: str) -> str | None:
     """What follows "em frente ao", "próximo à": a number of a street (→ the street and
-    its number), a number alone (→ the address's number), a street (→ the street, or the
-    crossing one), or a POI. Returns a segment to read (that street, that number)."""
+    its number), a number alone or before places (→ the address's number), a street (→
+    the street, or the crossing one), or a POI. Returns a segment to read."""
     achado = _NUMERO_DA_RUA.fullmatch(resto)
     if achado is not None:
         e.numero = e.numero or _numero(achado.group(1))
@@ -260,8 +260,11 @@ def _referencia(e: Entendido, resto: str) -> str | None:
         # "perto do número 132", "em frente ao 132": a segment of its own, read as the
         # number of the address's street (when the street gives none).
         return resto
-    if _tipo(palavras[0]) is not None:
+    if tipo_de(palavras[0]) is not None:
         return resto
+    if len(palavras) > 1 and len(palavras[0]) > 2 and palavras[0].isdigit():
+        e.numero = e.numero or palavras[0]  # "altura do 1500 Campo Grande": places after it
+        return " ".join(palavras[1:])
     poi, sigla = _sem_sigla(palavras)
     e.referencia = e.referencia or " ".join(poi[:MAX_PALAVRAS])
     return sigla
@@ -345,10 +348,11 @@ def entender(endereco: text.Endereco) -> Entendido:
             _lugar(e, _complemento(e, padrao))
             continue
         seguinte = _sem_preposicao(_palavras(segmentos[n + 1][0] if n + 1 < len(segmentos) else ""))
-        if e.logradouro is None and _tipo(palavras[0]) is None and (i := text.rua_depois(palavras)):
-            _lugar(e, palavras[: i - 1])  # the prose before it, a place segment as any
-            palavras = palavras[i:]
-        de_rua = _tipo(palavras[0]) is not None and len(palavras) > 1
+        rua_na_prosa = e.logradouro is None and tipo_de(palavras[0]) is None
+        if rua_na_prosa and (corte := text.rua_depois(palavras)):
+            _lugar(e, palavras[: corte[0]])  # the prose before it, a place segment as any
+            palavras = palavras[corte[1] :]
+        de_rua = tipo_de(palavras[0]) is not None and len(palavras) > 1
         sem_tipo = n == 0 and (
             any(_inicio_de_numero(palavras, i) for i in range(1, len(palavras)))
             or _numero_sozinho(seguinte)

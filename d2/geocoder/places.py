@@ -26,6 +26,8 @@ from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
 # The segment index of a street's name read as a possible place ("Rua X Centro Campo
 # Grande" with no separator): only names at its very end count, and they are cut from it.
 CAUDA = gazetteer.CAUDA
+# The same for the crossing street's name ("esquina com Rua Y Natal").
+CAUDA_ESQUINA = gazetteer.CAUDA_ESQUINA
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,8 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
             onde.setdefault(lugar, []).append((i, j))
         if e.rua_sem_fim and e.logradouro and len(e.logradouro.split()) > 1:
             onde.setdefault(e.logradouro, []).append((i, CAUDA))
+        if (cruzada := _nome_da_esquina(e)[1]) and len(cruzada.split()) > 1:
+            onde.setdefault(cruzada, []).append((i, CAUDA_ESQUINA))
     textos = list(onde)
     mapa = [(i, j, k) for k, t in enumerate(textos) for i, j in onde[t]]
     com_cep = [(i, e.cep) for i, e in enumerate(entendidos) if e.cep]
@@ -218,45 +222,58 @@ def _cep(linha: dict[str, object]) -> Cep:
     )
 
 
-_CONECTORES = frozenset({"DA", "DAS", "DE", "DO", "DOS", "E"})
-
-
 def _cortar_cauda(
     e: fields.Entendido, candidatos: list[Candidate], g: gazetteer.Gazetteer
 ) -> list[Candidate]:
-    """Names found at the very end of a street's name are places, cut from it; other
-    names inside a street's name are the street's ("Rua Bahia", "Avenida Campo Grande").
-    The street left is the address's street in g too: d2.cep_nomes matched the whole
-    name, and the cut one among the runs of the tail's words ("rua pedro celestino
-    centro campo grande" tells the two Campo Grandes apart as "Rua Pedro Celestino,
-    Campo Grande" does)."""
-    cauda = [c for c in candidatos if c.segmento == CAUDA]
-    if not cauda or not e.logradouro:
-        return candidatos
-    palavras = e.logradouro.split()
+    """Names found at the very end of a street's name (or of the crossing street's) are
+    places, cut from it; other names inside a street's name are the street's ("Rua
+    Bahia", "Avenida Campo Grande"). The street left is the address's street in g too:
+    d2.cep_nomes matched the whole name, and the cut one among the runs of the tail's
+    words ("rua pedro celestino centro campo grande" tells the two Campo Grandes apart as
+    "Rua Pedro Celestino, Campo Grande" does)."""
+    fim, lugares = _cauda(e.logradouro, [c for c in candidatos if c.segmento == CAUDA])
+    if lugares and e.logradouro:
+        e.logradouro = " ".join(e.logradouro.split()[:fim])
+        g.nomes += [
+            replace(n, segmento=gazetteer.RUA, fim=1)
+            for n in g.nomes
+            if n.segmento == CAUDA and n.tipo == "logradouro" and (n.inicio, n.fim) == (1, fim)
+        ]
+    tipo, nome = _nome_da_esquina(e)
+    fim, cruzada = _cauda(nome, [c for c in candidatos if c.segmento == CAUDA_ESQUINA])
+    if cruzada and nome:
+        e.esquina = " ".join([*tipo, *nome.split()[:fim]])
+    caudas = (CAUDA, CAUDA_ESQUINA)
+    return [c for c in candidatos if c.segmento not in caudas] + lugares + cruzada
+
+
+def _cauda(nome: str | None, cauda: list[Candidate]) -> tuple[int, list[Candidate]]:
+    """Where a street's name ends once the names at its very end are cut (its words
+    counted from 1), and those names."""
+    palavras = nome.split() if nome else []
     fim = len(palavras)
     lugares: list[Candidate] = []
-    while True:
+    while cauda:
         # The longest name ending where the street's name now ends; one word of the
         # name is left to the street, and not a connector ("Rua das | Palmeiras").
         ali = [
             c
             for c in cauda
-            if c.fim == fim and c.inicio >= 2 and palavras[c.inicio - 2] not in _CONECTORES
+            if c.fim == fim and c.inicio >= 2 and palavras[c.inicio - 2] not in text.CONECTORES
         ]
         if not ali:
             break
         maior = min(ali, key=lambda c: c.inicio)
         lugares += [c for c in ali if c.inicio == maior.inicio]
         fim = maior.inicio - 1
-    if lugares:
-        e.logradouro = " ".join(palavras[:fim])
-        g.nomes += [
-            replace(n, segmento=gazetteer.RUA, fim=1)
-            for n in g.nomes
-            if n.segmento == CAUDA and n.tipo == "logradouro" and (n.inicio, n.fim) == (1, fim)
-        ]
-    return [c for c in candidatos if c.segmento != CAUDA] + lugares
+    return fim, lugares
+
+
+def _nome_da_esquina(e: fields.Entendido) -> tuple[list[str], str | None]:
+    """The crossing street's type (its first word, when it is one) and name."""
+    palavras = (e.esquina or "").split()
+    tipo = palavras[:1] if palavras and fields.tipo_de(palavras[0]) is not None else []
+    return tipo, " ".join(palavras[len(tipo) :]) or None
 
 
 def decidir(
@@ -366,4 +383,4 @@ def _municipio_nomeado(
 
 def _position(c: Candidate) -> tuple[int, int]:
     """Where a name stands in the text: the street's own tail comes first."""
-    return (-1 if c.segmento == CAUDA else c.segmento, c.fim)
+    return (-1 if c.segmento in (CAUDA, CAUDA_ESQUINA) else c.segmento, c.fim)

@@ -207,6 +207,8 @@ def do_payload(payload: Any) -> Endereco | None:
 
 # The words before a street a complaint names ("buraco na Rua X", "pela Avenida Y").
 _ANTES_DA_RUA = frozenset({*PREPOSICOES, "DA", "DO", "PELA", "PELO"})
+# Words that join a name's parts: a street's type after one is inside a name.
+CONECTORES = frozenset({"DA", "DAS", "DE", "DO", "DOS", "E"})
 # The street types a complaint names its street with, after a preposition ("buraco na
 # Rua X", "na calçada da Avenida Y"): not CALCADA, PRACA, ACESSO, words of prose too.
 _RUA_NA_PROSA = frozenset(
@@ -214,14 +216,21 @@ _RUA_NA_PROSA = frozenset(
 )
 
 
-def rua_depois(palavras: list[str]) -> int:
-    """Where a street named after prose starts in a segment ("gostaria de reclamar do
-    buraco na Rua X"), or 0: a type of _RUA_NA_PROSA after "na", "da", "em"…, with a
-    name after it (the caller knows the segment does not start with a type)."""
-    for i in range(2, len(palavras) - 1):
-        if palavras[i] in _RUA_NA_PROSA and palavras[i - 1] in _ANTES_DA_RUA:
-            return i
-    return 0
+def rua_depois(palavras: list[str]) -> tuple[int, int] | None:
+    """Where the prose before a street ends and the street starts in a segment that names
+    it after prose ("gostaria de reclamar do buraco na Rua X", "árvore caída rua X 500"),
+    or None: a type of _RUA_NA_PROSA with a name after it, after "na", "da", "em"… (which
+    go), or after any other word but a connector when a house number follows the name
+    (a bairro's name may hold a type: "Emilio de la Rua Bajo"). The caller knows the
+    segment does not start with a type."""
+    for i in range(1, len(palavras) - 1):
+        if palavras[i] not in _RUA_NA_PROSA:
+            continue
+        if i >= 2 and palavras[i - 1] in _ANTES_DA_RUA:
+            return i - 1, i
+        if palavras[i - 1] not in CONECTORES and any(p.isdigit() for p in palavras[i + 2 :]):
+            return i, i
+    return None
 
 
 def bairro_e_lugar(palavras: list[str]) -> tuple[list[str], list[str]]:

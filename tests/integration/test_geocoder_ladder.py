@@ -228,6 +228,14 @@ CASOS = [
         "rua",
         None,
     ),
+    (
+        "the places glued to the crossing street are cut from it too",
+        {"endereco": "Rua Xyzwv Qrstu esquina com Rua Antonio Maria Coelho Campo Grande MS"},
+        CG,
+        "logradouro",
+        "esquina",
+        None,
+    ),
 ]
 
 

@@ -282,6 +282,19 @@ def test_places__the_street_left_by_the_cut_tells_homonyms_apart() -> None:
     assert e.logradouro == "PEDRO CELESTINO CAMPO GRANDE"
 
 
+def test_places__places_glued_to_the_crossing_street_are_cut_from_it() -> None:
+    texto = "rua joaquim nabuco 200 esquina com rua 7 de setembro natal"
+    natal = Candidate("m-natal", 4, "Natal", ("m-natal", "uf-rn"), places.CAUDA_ESQUINA, 4, 4)
+    e = _entender(endereco=texto)
+    ctx = places.decidir(e, [natal], None)
+    assert (e.esquina, ctx.municipio) == ("RUA 7 DE SETEMBRO", natal)
+    # The crossing street's whole name stays its own ("esquina com Rua Natal").
+    e = _entender(endereco="Rua X 10 esquina com Rua Natal")
+    so_o_nome = Candidate("m-natal", 4, "Natal", ("m-natal",), places.CAUDA_ESQUINA, 1, 1)
+    ctx = places.decidir(e, [so_o_nome], None)
+    assert (e.esquina, ctx.municipio) == ("RUA NATAL", None)
+
+
 def test_fields__a_preposition_before_a_street_or_a_bairro_is_not_its_name() -> None:
     e = _entender(endereco="na Rua Doutor Arlindo de Andrade, 132, Amambaí, Campo Grande-MS")
     assert (e.tipo, e.logradouro, e.numero) == ("RUA", "DOUTOR ARLINDO DE ANDRADE", "132")
@@ -675,6 +688,15 @@ def test_fields__a_street_named_after_prose_is_the_street() -> None:
     assert (e.tipo, e.logradouro, e.numero) == ("AVENIDA", "AFONSO PENA", "3000")
     e = _entender(endereco="lixo na praça do bairro Jardim dos Estados, Campo Grande")
     assert e.logradouro is None
+    # No preposition ("árvore caída rua X 500"): the street's type after any word but a
+    # connector starts it when a number follows; the words before are a place segment.
+    e = _entender(endereco="árvore caída rua 25 de março 500 são paulo")
+    assert (e.tipo, e.logradouro, e.numero) == ("RUA", "25 DE MARCO", "500")
+    assert e.lugares == ["ARVORE CAIDA", "SAO PAULO"]
+    assert _entender(endereco="Campo Grande Rua Bahia 100").lugares == ["CAMPO GRANDE"]
+    # A bairro's name holding a type (CEP Aberto's, Campo Grande) stays a place.
+    e = _entender(endereco="Conjunto Habitacional Emilio de la Rua Bajo, Campo Grande")
+    assert (e.logradouro, e.lugares[0]) == (None, "CONJUNTO HABITACIONAL EMILIO DE LA RUA BAJO")
 
 
 def test_places__a_municipio_closing_a_bairro_segment_before_its_ufs_sigla_is_the_city() -> None:
@@ -704,6 +726,13 @@ def test_fields__altura_do_numero_and_a_sigla_closing_the_crossing_street() -> N
     assert (e.esquina, e.lugares) == ("RUA DOM AQUINO CAMPO GRANDE", ["MS"])
     e = _entender(endereco="Rua Altura, 10, Campo Grande MS")
     assert (e.logradouro, e.numero) == ("ALTURA", "10")
+    # A number with places after it, no separator: the places go back to the street's
+    # segment, whose tail is cut from the street's name later (places.decidir).
+    e = _entender(endereco="Entulho na calçada da Rua Dom Aquino altura do 1500 Campo Grande")
+    assert (e.logradouro, e.numero, e.referencia) == ("DOM AQUINO CAMPO GRANDE", "1500", None)
+    # Not a POI's short number ("24 horas"), nor an ordinal ("7º BEC").
+    assert _entender(endereco="Rua X em frente ao 24 horas, Dourados").referencia == "24 HORAS"
+    assert _entender(endereco="próximo ao 7º BEC, Campo Grande").referencia == "7O BEC"
 
 
 def test_fields__a_date_in_a_complaint_is_no_house_number() -> None:
