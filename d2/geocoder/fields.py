@@ -236,7 +236,7 @@ def _lugar(e: Entendido, palavras: list[str]) -> None:
     word is also looked up alone (a UF's sigla: "Campo Grande MS")."""
     if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
         return
-    palavras, inicio = text.ordinais(palavras[-MAX_PALAVRAS:]), len(e.lugares)
+    palavras, inicio = text.ordinais(text.sem_capital(palavras[-MAX_PALAVRAS:])), len(e.lugares)
     e.lugares.append(_padrao(enderecobr.padronizar_bairros, palavras))
     e._no_texto.append(e.lugares[-1])
     if len(palavras) > 1 and _SIGLA.fullmatch(palavras[-1]):

@@ -165,6 +165,14 @@ def ordinais(palavras: list[str]) -> list[str]:
     ]
 
 
+def sem_capital(palavras: list[str]) -> list[str]:
+    """A place's words without a last "capital" or "interior" after a UF's sigla ("SP
+    capital", "MG interior"): the sigla closes the place, as in "Campo Grande MS"."""
+    if len(palavras) > 1 and palavras[-1] in ("CAPITAL", "INTERIOR") and len(palavras[-2]) == 2:
+        return palavras[:-1]
+    return palavras
+
+
 def normalizar(texto: str) -> str:
     sem_acento = unicodedata.normalize("NFKD", texto.casefold())
     return _ESPACOS.sub(" ", "".join(c for c in sem_acento if not unicodedata.combining(c))).strip()

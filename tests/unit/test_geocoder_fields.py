@@ -735,6 +735,14 @@ def test_fields__altura_do_numero_and_a_sigla_closing_the_crossing_street() -> N
     assert _entender(endereco="próximo ao 7º BEC, Campo Grande").referencia == "7O BEC"
 
 
+def test_fields__a_sigla_before_capital_or_interior_is_the_ufs() -> None:
+    # "SP capital": the UF named (here against Consolação, MG: no guess, not MG).
+    e = _entender(endereco="Rua Frei Caneca 1000 Consolação SP capital")
+    assert e.lugares[-2:] == ["CONSOLACAO SP", "SP"]
+    assert _entender(endereco="Rua X, 10, Dourados, MS interior").lugares == ["DOURADOS", "MS"]
+    assert _entender(endereco="Rua X, 10, Vila Capital").lugares == ["VILA CAPITAL"]
+
+
 def test_fields__a_date_in_a_complaint_is_no_house_number() -> None:
     e = _entender(endereco="Dia 05/12 caiu uma árvore na Rua Bahia em Campo Grande")
     assert (e.tipo, e.logradouro, e.numero, e.lugares[-1]) == ("RUA", "BAHIA", None, "CAMPO GRANDE")
