@@ -359,9 +359,9 @@ def entender(endereco: text.Endereco) -> Entendido:
         )
         if e.logradouro is None and (de_rua or sem_tipo):
             # "Rua X em Campo Grande": no street's name holds "em".
-            em = palavras.index("EM", 2) if de_rua and "EM" in palavras[2:-1] else len(palavras)
-            _lugar(e, _rua_do_segmento(e, palavras[:em], de_rua, _numero_sozinho(seguinte)))
-            _lugar(e, palavras[em + 1 :])
+            rua, depois = text.ate_em(palavras, 2) if de_rua else (palavras, [])
+            _lugar(e, _rua_do_segmento(e, rua, de_rua, _numero_sozinho(seguinte)))
+            _lugar(e, depois)
         elif rua_explicita and de_rua:
             # The text repeats the street nomeRua gave: only its number is new.
             for i in range(1, len(palavras)):

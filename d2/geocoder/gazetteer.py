@@ -35,6 +35,7 @@ from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate
 RUA = -1
 CAUDA = 1000
 CAUDA_ESQUINA = 1001  # the crossing street's name, read the same way
+CAUDAS = (CAUDA, CAUDA_ESQUINA)
 # A misspelt name is read only this similar (1 - edits / length) and this far ahead of
 # the next different name; Jaro-Winkler must agree it is close.
 SEMELHANCA = 0.75
@@ -123,7 +124,7 @@ def _contem(c: Candidate, n: NomeCep) -> bool:
 def _cobre(n: NomeCep) -> bool:
     """A bairro's name holds the words it spans; a street's only in the street's own
     words (a place segment named like a street is common: every city has a Rua Recife)."""
-    return n.tipo == "bairro" or n.segmento in (CAUDA, CAUDA_ESQUINA)
+    return n.tipo == "bairro" or n.segmento in CAUDAS
 
 
 def cobertos(

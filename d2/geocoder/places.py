@@ -243,8 +243,7 @@ def _cortar_cauda(
     fim, cruzada = _cauda(nome, [c for c in candidatos if c.segmento == CAUDA_ESQUINA])
     if cruzada and nome:
         e.esquina = " ".join([*tipo, *nome.split()[:fim]])
-    caudas = (CAUDA, CAUDA_ESQUINA)
-    return [c for c in candidatos if c.segmento not in caudas] + lugares + cruzada
+    return [c for c in candidatos if c.segmento not in gazetteer.CAUDAS] + lugares + cruzada
 
 
 def _cauda(nome: str | None, cauda: list[Candidate]) -> tuple[int, list[Candidate]]:
@@ -383,4 +382,4 @@ def _municipio_nomeado(
 
 def _position(c: Candidate) -> tuple[int, int]:
     """Where a name stands in the text: the street's own tail comes first."""
-    return (-1 if c.segmento in (CAUDA, CAUDA_ESQUINA) else c.segmento, c.fim)
+    return (-1 if c.segmento in gazetteer.CAUDAS else c.segmento, c.fim)

@@ -241,14 +241,24 @@ def rua_depois(palavras: list[str]) -> tuple[int, int] | None:
     return None
 
 
+def ate_em(palavras: list[str], inicio: int) -> tuple[list[str], list[str]]:
+    """A street's or bairro's words up to an "em" that ends them (no such name holds "em":
+    "na Rua X em Campo Grande"), and the place named after it; an "em" among the first
+    inicio words or last is the name's own."""
+    if "EM" not in palavras[inicio:-1]:
+        return palavras, []
+    em = palavras.index("EM", inicio)
+    return palavras[:em], palavras[em + 1 :]
+
+
 def bairro_e_lugar(palavras: list[str]) -> tuple[list[str], list[str]]:
     """The words after "bairro": the bairro's name, and a place named after it in the same
     breath ("no bairro Jardim Paulista em Campo Grande", "no bairro Centro de Dourados"),
     read as any place segment. No bairro's name holds "em", and "Centro de Y" is Y's
     centre; "Vila da Penha" stays whole (Penha is also a município, SC)."""
-    if "EM" in palavras[1:-1]:
-        i = palavras.index("EM", 1)
-        return palavras[:i], palavras[i + 1 :]
+    nome, lugar = ate_em(palavras, 1)
+    if lugar:
+        return nome, lugar
     if len(palavras) > 2 and palavras[0] == "CENTRO" and palavras[1] in ("DE", "DO", "DA"):
         return palavras[:1], palavras[2:]
     return palavras, []
@@ -258,14 +268,15 @@ _ARTIGO = r"(?:\s+(?:A|O|AS|OS))?"
 # The little words between a reference's word and its name ("em frente ao", "esquina com a").
 ARTIGOS = r"(?:\s+(?:A|AO|AOS|AS|DA|DAS|DE|DO|DOS|NA|NAS|NO|NOS|COM|C)\b)*"
 # "Rua X esquina com a Rua Y": the crossing street after the word, the address's before.
-_ESQUINA = re.compile(r"\bESQ(?:UINA)?\b\.?" + ARTIGOS)
+_PALAVRA_ESQUINA = r"\bESQ(?:UINA)?\b\.?"
+_ESQUINA = re.compile(_PALAVRA_ESQUINA + ARTIGOS)
 # "esquina da Rua X com a Rua Y", "no cruzamento da Av. X com a Rua Y", "cruzamento entre
 # a Rua X e a Rua Y": both streets after the word, the address's first. "E" joins them
 # after "entre", elsewhere only before a street's type ("esquina da Rua X e Rua Y"); a
 # "com" must stand alone ("Com. Araújo" is a Comendador).
 _TIPOS_NA_PROSA = "|".join(sorted(_RUA_NA_PROSA))
 _CRUZAMENTO = re.compile(
-    rf"\b(?:ESQ(?:UINA)?\b\.?|CRUZAMENTO)\s+(?:(?P<entre>ENTRE)|DA|DO|DAS|DOS|DE)\b{_ARTIGO}"
+    rf"(?:{_PALAVRA_ESQUINA}|\bCRUZAMENTO)\s+(?:(?P<entre>ENTRE)|DA|DO|DAS|DOS|DE)\b{_ARTIGO}"
     rf"\s+(?P<rua>\S.*?)\s+(?:COM|(?(entre)E|E(?={_ARTIGO}\s+(?:{_TIPOS_NA_PROSA})\b)))"
     rf"{_ARTIGO}\s+(?P<cruzada>\S.*)"
 )
@@ -296,7 +307,5 @@ def esquina(parte: str) -> Esquina | None:
         if simples is None:
             return None
         rua, cruzada, lugares = parte[: simples.start()].strip(), parte[simples.end() :].split(), []
-    if "EM" in cruzada[2:-1]:
-        em = cruzada.index("EM", 2)
-        cruzada, lugares = cruzada[:em], [*lugares, " ".join(cruzada[em + 1 :])]
-    return Esquina(rua, cruzada, lugares)
+    cruzada, depois = ate_em(cruzada, 2)
+    return Esquina(rua, cruzada, [*lugares, " ".join(depois)] if depois else lugares)
