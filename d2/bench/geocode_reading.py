@@ -21,7 +21,7 @@ from typing import Any
 
 from d2 import db
 from d2.bench import common
-from d2.geocoder import fields, names, places, text
+from d2.geocoder import fields, names, places, question
 
 ALVO_MS = 2.0  # one text alone, p99
 AMOSTRA = 600
@@ -35,7 +35,7 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
     random.Random(1).shuffle(escolhidos)
     entendidos = []
     for caso in escolhidos[:AMOSTRA]:
-        endereco = text.do_payload(caso["payload"])
+        endereco = question.do_payload(caso["payload"])
         if endereco is not None:
             entendidos.append(fields.entender(endereco))
     if not entendidos:

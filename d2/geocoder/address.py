@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from d2 import config, db
 from d2.cache import LRUCache
-from d2.geocoder import ladder, nominatim, nominatim_search, text
-from d2.geocoder.ladder_rules import Geocoding
+from d2.geocoder import ladder, nominatim, nominatim_search, question
+from d2.geocoder.answer import Geocoding
 
 
 class AddressCache(LRUCache[tuple[nominatim_search.Match, ...]]):
@@ -59,7 +59,9 @@ class AddressPath:
         self.parar = parar or threading.Event()
         self.bloco = max(1, settings.geocoder_concorrencia * 4)
 
-    def geocodificar(self, conn: db.Connection, enderecos: list[text.Endereco]) -> list[Geocoding]:
+    def geocodificar(
+        self, conn: db.Connection, enderecos: list[question.Endereco]
+    ) -> list[Geocoding]:
         """One Geocoding per address, in order (all of them down the ladder together)."""
         if not enderecos:
             return []

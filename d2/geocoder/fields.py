@@ -9,7 +9,7 @@ is not its name; the prose around an address is not either, and a clause with an
 (enderecobr 0.3 standardises fields, it does not find them); which place names are
 bairros, municípios or UFs is decided in SQL against the territory (d2.geocoder.places).
 
-The work is bounded whatever the text: it is cut to text.LIMITE characters before
+The work is bounded whatever the text: it is cut to question.LIMITE characters before
 anything reads it, to MAX_SEGMENTOS segments of MAX_PALAVRAS words, every expression runs
 in linear time (no nested quantifiers, no back-references), and no field sent to the
 geocoder is longer than MAX_PALAVRAS words.
@@ -24,7 +24,7 @@ from typing import Any
 
 import enderecobr
 
-from d2.geocoder import gazetteer, text
+from d2.geocoder import gazetteer, question, text
 from d2.geocoder.vocabulary import COMPLEMENTOS, PREPOSICOES, SEM_VALOR, TIPOS
 
 MAX_SEGMENTOS = 8
@@ -313,7 +313,7 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
     return segmentos
 
 
-def entender(endereco: text.Endereco) -> Entendido:
+def entender(endereco: question.Endereco) -> Entendido:
     """The fields of an address (its payload's endereco, nomeRua and cep)."""
     e = Entendido()
     if endereco.cep:
@@ -371,7 +371,7 @@ def entender(endereco: text.Endereco) -> Entendido:
         else:
             _lugar(e, palavras)
     partes = (e.rua, e.numero, *e._no_texto, cep_formatado(e.cep))
-    e.texto = " ".join(p for p in partes if p)[: text.LIMITE]
+    e.texto = " ".join(p for p in partes if p)[: question.LIMITE]
     return e
 
 

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from d2 import db
-from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, places, text
+from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, places, question
+from d2.geocoder.answer import Geocoding
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Reason
 from d2.geocoder.ladder_steps import Avaliacao, Ladder, Tentativa, ladder_for
 from d2.nome_busca import nome_busca
@@ -39,15 +40,15 @@ def geocodificar(
     conn: db.Connection,
     geocodificador: nominatim.Geocoder,
     cache: Cache,
-    enderecos: list[text.Endereco],
+    enderecos: list[question.Endereco],
     *,
     bloco: int,
     parar: Callable[[], bool] = lambda: False,
-) -> list[ladder_rules.Geocoding]:
+) -> list[Geocoding]:
     """One Geocoding per address, in order: climbs the ladder for all of them together."""
     entendidos = [_entender(e) for e in enderecos]
     contextos = places.contextos(conn, entendidos)
-    geocodings = [ladder_rules.Geocoding(c) for c in contextos]
+    geocodings = [Geocoding() for _ in contextos]
     buscar = geocodificador.modo != nominatim.NENHUM
     ladders: dict[int, Ladder] = {}
     atuais: dict[int, Tentativa] = {}
@@ -109,10 +110,15 @@ def geocodificar(
                 padrao = Reason.AMBIGUO if ambiguo else Reason.NAO_ENCONTRADO
                 geocoding.motivo = str(ctx.motivo or padrao)
         atuais = proximos
+    # What the answer says of the reading, once it is over (the places cut a street's tail
+    # from its name while they read it).
+    for geocoding, ctx in zip(geocodings, contextos, strict=True):
+        geocoding.entendido = ctx.como_json()
+        geocoding.cep_contraditorio = ctx.cep_contraditorio
     return geocodings
 
 
-def _entender(endereco: text.Endereco) -> fields.Entendido:
+def _entender(endereco: question.Endereco) -> fields.Entendido:
     """The address's fields; a parser failure (a bug) leaves this one address not
     understood (then discarded) instead of failing its whole round again and again."""
     try:
@@ -126,7 +132,7 @@ def _perguntar(
     geocodificador: nominatim.Geocoder,
     cache: Cache,
     buscas: dict[int, Tentativa],
-    geocodings: list[ladder_rules.Geocoding],
+    geocodings: list[Geocoding],
     bloco: int,
     parar: Callable[[], bool],
 ) -> dict[int, nominatim_search.Resultados]:

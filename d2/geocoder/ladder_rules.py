@@ -1,6 +1,6 @@
 """What a rung's answer is worth: which of a search's matches is credible for one address
 (d2.geocoder.ladder asks, d2.geocoder.ladder_steps says what was asked), and the answer
-it gives (Geocoding).
+it fills (d2.geocoder.answer.Geocoding).
 
 A Nominatim answer is credible only inside the place known (the município, or exactly
 one of the homonyms, or one município of the UF named), or — when the text names no
@@ -11,57 +11,15 @@ SQL answers are inferences: bairro, municipio, uf.
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from psycopg.rows import dict_row
 
 from d2 import db
 from d2.geocoder import nominatim_search, places
-from d2.geocoder.inference import Reason
+from d2.geocoder.answer import Geocoding
 from d2.geocoder.ladder_steps import Avaliacao, Passo, Tentativa
 from d2.territorio import resolver
-
-
-@dataclass
-class Geocoding:
-    """The address path's answer for one address, as d2.geocodificacoes records it once
-    concluded: the UC and point found (method, confidence, precision, the step that
-    answered), or why nothing credible was found, or that Nominatim did not answer
-    (indisponivel: the address waits and is asked again)."""
-
-    contexto: places.Contexto | None = None
-    resolucao: resolver.Resolucao | None = None
-    lat: float | None = None
-    lng: float | None = None
-    metodo: str | None = None  # endereco | inferencia
-    confianca: str | None = None  # media | baixa
-    precisao: str | None = None
-    passo: str | None = None
-    nome: str | None = None  # Nominatim's display name (endereco_geocodificado)
-    motivo: str | None = None  # why discarded
-    indisponivel: str | None = None  # the geocoder did not answer: try again later
-    consultas: int = 0
-    por_passo: Counter[str] = field(default_factory=Counter)  # searches made, by step
-
-    @property
-    def entendido(self) -> dict[str, Any] | None:
-        return self.contexto.como_json() if self.contexto is not None else None
-
-    @property
-    def motivo_final(self) -> str:
-        """Why nothing credible was found (not found, when no step said more)."""
-        return self.motivo or str(Reason.NAO_ENCONTRADO)
-
-    @property
-    def resultado(self) -> str:
-        """The metric label of this answer: its method, unavailable, or the reason."""
-        if self.indisponivel is not None:
-            return "indisponivel"
-        if self.resolucao is not None and self.metodo is not None:
-            return self.metodo
-        return self.motivo_final
 
 
 @dataclass

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import enderecobr
 
-from d2.geocoder import fields, nominatim_search, places, text
+from d2.geocoder import fields, nominatim_search, places, question
 from d2.geocoder.inference import Candidate
 
 
@@ -254,9 +254,9 @@ def poi(ctx: places.Contexto) -> str | None:
     a name, or begins with a name that says which one ("SANTA CASA"); not a segment
     marked "Bairro", nor the bairro decided."""
     e = ctx.entendido
-    bairro = text.normalizar(ctx.bairro.nome) if ctx.bairro is not None else None
+    bairro = question.normalizar(ctx.bairro.nome) if ctx.bairro is not None else None
     for j, lugar in enumerate(e.lugares):
-        if j in e.lugares_bairro or not lugar or text.normalizar(lugar) == bairro:
+        if j in e.lugares_bairro or not lugar or question.normalizar(lugar) == bairro:
             continue
         por_extenso, tipo, nome = _poi_por_extenso(lugar.split())
         palavras = por_extenso.split()
@@ -284,7 +284,9 @@ def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
     e, cep = ctx.entendido, ctx.cep
     if cep is not None and cep.municipio is not None and cep.logradouro:
         rua_cep, numero_cep = _rua_do_cep(cep.logradouro)
-        if rua_cep is None or (e.rua and text.normalizar(rua_cep) == text.normalizar(e.rua)):
+        if rua_cep is None or (
+            e.rua and question.normalizar(rua_cep) == question.normalizar(e.rua)
+        ):
             return  # the text's street, already asked
         numero = (e.numero if not e.rua else None) or numero_cep
         yield Tentativa(

@@ -20,7 +20,7 @@ from typing import Any
 from psycopg.rows import dict_row
 
 from d2 import db
-from d2.geocoder import fields, gazetteer, names, reading, text
+from d2.geocoder import fields, gazetteer, names, question, reading, text
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
 
 # The segment index of a street's name read as a possible place ("Rua X Centro Campo
@@ -352,12 +352,12 @@ def _municipio_nomeado(
         ctx.municipio = (pelo_cep or coerentes)[0]
         return bool(pelo_cep)
     ultimo = max(coerentes, key=_position)
-    nome = text.normalizar(ultimo.nome)
+    nome = question.normalizar(ultimo.nome)
     mesmos = sorted(
-        (m for m in coerentes if text.normalizar(m.nome) == nome),
+        (m for m in coerentes if question.normalizar(m.nome) == nome),
         key=lambda m: m.unidade_civica_id,
     )
-    antes = [m for m in coerentes if text.normalizar(m.nome) != nome]
+    antes = [m for m in coerentes if question.normalizar(m.nome) != nome]
     provado = gazetteer.homonimo_provado(mesmos, g, nomes)
     if provado is not None and not antes:
         ctx.municipio = provado

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 from d2 import config, db, errors
 from d2.eventlog import bus, consumer
-from d2.geocoder import text
-from d2.geocoder.ladder_rules import Geocoding
+from d2.geocoder import question
+from d2.geocoder.answer import Geocoding
 from d2.handler import cache, conclusion, outcome_logs, outputs
 from d2.handler.classification import Outcome, Plan, classificar_batch, morto
 from d2.handler.outputs import TIPO_SAIDA
@@ -81,7 +81,7 @@ class Retomada:
     for the address path (by event_id)."""
 
     planos: list[Plan]
-    enderecos: dict[uuid.UUID, text.Endereco]
+    enderecos: dict[uuid.UUID, question.Endereco]
 
 
 def transitoria(exc: BaseException) -> bool:
@@ -158,7 +158,7 @@ class Handler:
         is the one it had, unless its demanda was resolved meanwhile (then republished)
         or the geocoding stage was turned off (then discarded, as without it)."""
         planos = self.classificar(conn, bus.ler_eventos(conn, event_ids))
-        enderecos: dict[uuid.UUID, text.Endereco] = {}
+        enderecos: dict[uuid.UUID, question.Endereco] = {}
         for plano in planos:
             plano.da_fila = True
             if plano.outcome == Outcome.GEOCODIFICACAO_PENDENTE and plano.endereco is not None:

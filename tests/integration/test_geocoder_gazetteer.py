@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from d2 import db
-from d2.geocoder import fields, places, text
+from d2.geocoder import fields, places, question
 from d2.importers import cep, sample, sample_cep
 from tests.support import Conn, planos_aninhados
 
 
 def _contexto(conn: Conn, endereco: str) -> places.Contexto:
-    e = text.do_payload({"entidades_extraidas": {"endereco": endereco}})
+    e = question.do_payload({"entidades_extraidas": {"endereco": endereco}})
     assert e is not None
     return places.contextos(conn, [fields.entender(e)])[0]
 

@@ -16,7 +16,7 @@ import pytest
 
 from d2 import db
 from d2.bench import common, geocode_quality_national_run
-from d2.geocoder import fields, names, places, text
+from d2.geocoder import fields, names, places, question
 from d2.importers import cep
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def ler(nacional: str) -> Iterator[Ler]:
     with db.connect(nacional, autocommit=True) as conn:
 
         def contexto(endereco: str) -> places.Contexto:
-            e = text.do_payload({"entidades_extraidas": {"endereco": endereco}})
+            e = question.do_payload({"entidades_extraidas": {"endereco": endereco}})
             assert e is not None
             return places.contextos(conn, [fields.entender(e)])[0]
 

@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d2.bench import adversarial
-from d2.geocoder import fields, gazetteer, ladder_steps, nominatim_search, places, text
+from d2.geocoder import fields, gazetteer, ladder_steps, nominatim_search, places, question, text
 from d2.geocoder.inference import Candidate, Reason
 
 
 def _entender(**entidades: str) -> fields.Entendido:
     """The fields of a payload's entidades (nothing, for a text with no letter or digit:
     the handler discards it before the stage)."""
-    endereco = text.do_payload({"entidades_extraidas": entidades})
+    endereco = question.do_payload({"entidades_extraidas": entidades})
     return fields.entender(endereco) if endereco is not None else fields.Entendido()
 
 
@@ -432,7 +432,7 @@ def test_places__a_ufs_name_that_is_a_municipios_too_is_not_guessed() -> None:
 
 def test_text__an_address_labelled_in_a_long_text_is_read_after_its_label() -> None:
     relato = "O mato está alto e esconde o buraco de quem vem de bicicleta. " * 30
-    endereco = text.do_payload(
+    endereco = question.do_payload(
         {
             "entidades_extraidas": {
                 "endereco": f"{relato}Endereço: Rua Gaudêncio Ajala, 475, Campo Grande, MS"
@@ -441,17 +441,17 @@ def test_text__an_address_labelled_in_a_long_text_is_read_after_its_label() -> N
     )
     assert endereco is not None
     assert endereco.texto == "Rua Gaudêncio Ajala, 475, Campo Grande, MS"
-    assert endereco.original.startswith("O mato") and len(endereco.original) <= text.LIMITE
+    assert endereco.original.startswith("O mato") and len(endereco.original) <= question.LIMITE
     e = fields.entender(endereco)
     assert (e.rua, e.numero, e.lugares) == ("RUA GAUDENCIO AJALA", "475", ["CAMPO GRANDE", "MS"])
     # The last label; "endereço" in the narrative is no label; nothing after it: the text.
-    assert text.rotulado("endereco: Rua A, 1. Endereço : Rua B, 2") == " Rua B, 2"
-    assert text.rotulado("Mudei de endereço. Rua C, 3") == "Mudei de endereço. Rua C, 3"
-    assert text.rotulado("Rua D, 4. Endereço:") == "Rua D, 4. Endereço:"
+    assert question.rotulado("endereco: Rua A, 1. Endereço : Rua B, 2") == " Rua B, 2"
+    assert question.rotulado("Mudei de endereço. Rua C, 3") == "Mudei de endereço. Rua C, 3"
+    assert question.rotulado("Rua D, 4. Endereço:") == "Rua D, 4. Endereço:"
     # A few scans of the text, however long or hostile.
     for hostil in ("a" * 262_144, "endereço " * 29_000, "endere" * 43_000, "Endereço:" * 29_000):
         inicio = time.perf_counter()
-        text.rotulado(hostil)
+        question.rotulado(hostil)
         assert time.perf_counter() - inicio < 0.1
 
 
@@ -486,12 +486,12 @@ def test_fields__hostile_texts_cost_what_an_address_costs() -> None:
         assert len(e.lugares) <= 2 * fields.MAX_SEGMENTOS
         assert all(len(lugar.split()) <= fields.MAX_PALAVRAS for lugar in e.lugares)
         assert len((e.rua or "").split()) <= fields.MAX_PALAVRAS + 1
-        assert len(e.texto) <= text.LIMITE
+        assert len(e.texto) <= question.LIMITE
     decorrido = time.perf_counter() - inicio
     # ~50 µs a text here; two orders of magnitude of headroom for a loaded machine.
     assert decorrido < 0.05 * len(textos), decorrido
     longo = "Rua das Palmeiras, 10, Vila Aurora, " * 3000
-    assert _entender(endereco=longo) == _entender(endereco=longo[: text.LIMITE])
+    assert _entender(endereco=longo) == _entender(endereco=longo[: question.LIMITE])
 
 
 def test_fields__the_ladders_fields_are_bounded_whatever_the_text() -> None:

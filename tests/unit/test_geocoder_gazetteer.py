@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import time
 
-from d2.geocoder import fields, gazetteer, places, text
+from d2.geocoder import fields, gazetteer, places, question
 from d2.geocoder.gazetteer import Gazetteer, NomeCep
 from d2.geocoder.inference import Candidate, Reason
 
 
 def _entender(endereco: str) -> fields.Entendido:
-    e = text.do_payload({"entidades_extraidas": {"endereco": endereco}})
+    e = question.do_payload({"entidades_extraidas": {"endereco": endereco}})
     assert e is not None
     return fields.entender(e)
 
@@ -150,7 +150,7 @@ def test_a_misspelling_is_ranked_and_never_stands_against_an_exact_name() -> Non
 
 def test_a_long_texts_address_is_read_wherever_it_stands() -> None:
     relato = "O mato está alto e esconde o buraco de quem vem de bicicleta. " * 10
-    endereco = text.do_payload(
+    endereco = question.do_payload(
         {
             "entidades_extraidas": {
                 "endereco": f"{relato}Moro em Dourados. Aqui na Rua 14 de Julho, 1500, "
@@ -163,12 +163,12 @@ def test_a_long_texts_address_is_read_wherever_it_stands() -> None:
     e = fields.entender(endereco)
     assert (e.rua, e.numero, e.lugares[0]) == ("RUA 14 DE JULHO", "1500", "CENTRO")
     # A street within what is read, or none at all: the text as it is.
-    assert text.localizado("Rua A, 1, Centro. " + relato) == "Rua A, 1, Centro. " + relato
-    assert text.localizado(relato) == relato
+    assert question.localizado("Rua A, 1, Centro. " + relato) == "Rua A, 1, Centro. " + relato
+    assert question.localizado(relato) == relato
     # One scan, however long or hostile the text.
     for hostil in ("a" * 262_144, "rua " * 65_000, "x" * 300 + ". rua" * 50_000):
         inicio = time.perf_counter()
-        text.localizado(hostil)
+        question.localizado(hostil)
         assert time.perf_counter() - inicio < 0.1
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from d2.geocoder import (
     address,
+    answer,
     ladder,
-    ladder_rules,
     ladder_steps,
     nominatim_http,
     nominatim_search,
@@ -121,7 +121,7 @@ def test_ladder__asks_nothing_more_once_the_worker_stops() -> None:
             )
             for i in range(inicio, inicio + 50)
         }
-        geocodings = [ladder_rules.Geocoding() for _ in range(inicio + 50)]
+        geocodings = [answer.Geocoding() for _ in range(inicio + 50)]
         return ladder._perguntar(contador, cache, buscas, geocodings, 8, parar.is_set)
 
     assert set(perguntar(0).values()) == {()}

@@ -72,6 +72,8 @@ INGLES = {
     "without",
     # The resolver's answers beside the in-process peer's (d2 bench pip).
     "answers",
+    # The address path's question and answer, beside its door (d2/geocoder/).
+    "question", "answer",
     # Points of interest named as an address.
     "poi",
     # The locks and the sessions holding them.
