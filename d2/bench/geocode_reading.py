@@ -21,7 +21,7 @@ from typing import Any
 
 from d2 import db
 from d2.bench import common
-from d2.geocoder import fields, names, places, question
+from d2.geocoder import names, parser, places, question
 
 ALVO_MS = 2.0  # one text alone, p99
 AMOSTRA = 600
@@ -37,7 +37,7 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
     for caso in escolhidos[:AMOSTRA]:
         endereco = question.do_payload(caso["payload"])
         if endereco is not None:
-            entendidos.append(fields.entender(endereco))
+            entendidos.append(parser.entender(endereco))
     if not entendidos:
         return
     with db.connect(url, autocommit=True) as conn:

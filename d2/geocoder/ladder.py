@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from d2 import db
-from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, places, question
+from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, parser, places, question
 from d2.geocoder.answer import Geocoding
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Reason
 from d2.geocoder.ladder_steps import Avaliacao, Ladder, Tentativa, ladder_for
@@ -122,7 +122,7 @@ def _entender(endereco: question.Endereco) -> fields.Entendido:
     """The address's fields; a parser failure (a bug) leaves this one address not
     understood (then discarded) instead of failing its whole round again and again."""
     try:
-        return fields.entender(endereco)
+        return parser.entender(endereco)
     except Exception as exc:
         log.error("Endereço não entendido: falha do parser", extra={"erro": type(exc).__name__})
         return fields.Entendido()

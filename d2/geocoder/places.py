@@ -20,8 +20,9 @@ from typing import Any
 from psycopg.rows import dict_row
 
 from d2 import db
-from d2.geocoder import fields, gazetteer, names, question, reading, text
+from d2.geocoder import fields, gazetteer, names, question, reading
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
+from d2.geocoder.vocabulary import CONECTORES
 
 # The segment index of a street's name read as a possible place ("Rua X Centro Campo
 # Grande" with no separator): only names at its very end count, and they are cut from it.
@@ -258,7 +259,7 @@ def _cauda(nome: str | None, cauda: list[Candidate]) -> tuple[int, list[Candidat
         ali = [
             c
             for c in cauda
-            if c.fim == fim and c.inicio >= 2 and palavras[c.inicio - 2] not in text.CONECTORES
+            if c.fim == fim and c.inicio >= 2 and palavras[c.inicio - 2] not in CONECTORES
         ]
         if not ali:
             break

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from d2.geocoder import fields, gazetteer, inference, text, vocabulary
+from d2.geocoder import complaint, fields, gazetteer, inference, vocabulary
 from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # Words as d2.candidatos_territorio counts them (its inicio/fim): apostrophes dropped,
@@ -21,12 +21,12 @@ _NAO_ALFANUMERICO = re.compile(r"[^A-Z0-9]+")
 def atados(e: fields.Entendido, nomes: list[Candidate]) -> list[Candidate]:
     """Where a clause with "aqui", "em frente", "no bairro" names a município or UF (or a
     bairro) as a place, not inside prose, those named elsewhere at that level are other
-    places the text speaks of ("moro em Z"): not the address's (text.trechos)."""
+    places the text speaks of ("moro em Z"): not the address's (complaint.trechos)."""
 
     # A name cut from a street's end (gazetteer.CAUDA) is never tied: it may be the street's own
     # ("Rua Nova Esperança": Esperança, PB).
     def atado(c: Candidate) -> bool:
-        return c.segmento in e.lugares_atados and text.so_o_nome(
+        return c.segmento in e.lugares_atados and complaint.so_o_nome(
             palavras_do_segmento(e, c), c.inicio, c.fim
         )
 

@@ -16,7 +16,7 @@ import pytest
 
 from d2 import db
 from d2.bench import common, geocode_quality_national_run
-from d2.geocoder import fields, names, places, question
+from d2.geocoder import names, parser, places, question
 from d2.importers import cep
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def ler(nacional: str) -> Iterator[Ler]:
         def contexto(endereco: str) -> places.Contexto:
             e = question.do_payload({"entidades_extraidas": {"endereco": endereco}})
             assert e is not None
-            return places.contextos(conn, [fields.entender(e)])[0]
+            return places.contextos(conn, [parser.entender(e)])[0]
 
         yield contexto
 

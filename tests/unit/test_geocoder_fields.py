@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d2.bench import adversarial
-from d2.geocoder import fields, gazetteer, ladder_steps, nominatim_search, places, question, text
+from d2.geocoder import (
+    complaint,
+    fields,
+    gazetteer,
+    ladder_steps,
+    nominatim_search,
+    parser,
+    places,
+    question,
+)
 from d2.geocoder.inference import Candidate, Reason
 
 
@@ -20,7 +29,7 @@ def _entender(**entidades: str) -> fields.Entendido:
     """The fields of a payload's entidades (nothing, for a text with no letter or digit:
     the handler discards it before the stage)."""
     endereco = question.do_payload({"entidades_extraidas": entidades})
-    return fields.entender(endereco) if endereco is not None else fields.Entendido()
+    return parser.entender(endereco) if endereco is not None else fields.Entendido()
 
 
 CAMPOS = [
@@ -442,7 +451,7 @@ def test_text__an_address_labelled_in_a_long_text_is_read_after_its_label() -> N
     assert endereco is not None
     assert endereco.texto == "Rua Gaudêncio Ajala, 475, Campo Grande, MS"
     assert endereco.original.startswith("O mato") and len(endereco.original) <= question.LIMITE
-    e = fields.entender(endereco)
+    e = parser.entender(endereco)
     assert (e.rua, e.numero, e.lugares) == ("RUA GAUDENCIO AJALA", "475", ["CAMPO GRANDE", "MS"])
     # The last label; "endereço" in the narrative is no label; nothing after it: the text.
     assert question.rotulado("endereco: Rua A, 1. Endereço : Rua B, 2") == " Rua B, 2"
@@ -613,7 +622,7 @@ def test_the_prose_around_an_address_is_no_name(
 def test_clauses_are_cut_in_linear_time() -> None:
     for hostil in ("tem " * 20_000, "aqui " * 20_000, "moro em " * 20_000, "x" * 100_000):
         inicio = time.perf_counter()
-        text.trechos(hostil.upper())
+        complaint.trechos(hostil.upper())
         assert time.perf_counter() - inicio < 0.5
 
 

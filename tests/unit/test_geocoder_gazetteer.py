@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from d2.geocoder import fields, gazetteer, places, question
+from d2.geocoder import fields, gazetteer, parser, places, question
 from d2.geocoder.gazetteer import Gazetteer, NomeCep
 from d2.geocoder.inference import Candidate, Reason
 
@@ -15,7 +15,7 @@ from d2.geocoder.inference import Candidate, Reason
 def _entender(endereco: str) -> fields.Entendido:
     e = question.do_payload({"entidades_extraidas": {"endereco": endereco}})
     assert e is not None
-    return fields.entender(e)
+    return parser.entender(e)
 
 
 def _nome(
@@ -160,7 +160,7 @@ def test_a_long_texts_address_is_read_wherever_it_stands() -> None:
     )
     assert endereco is not None and endereco.texto is not None
     assert endereco.texto.startswith("Aqui na Rua 14 de Julho")
-    e = fields.entender(endereco)
+    e = parser.entender(endereco)
     assert (e.rua, e.numero, e.lugares[0]) == ("RUA 14 DE JULHO", "1500", "CENTRO")
     # A street within what is read, or none at all: the text as it is.
     assert question.localizado("Rua A, 1, Centro. " + relato) == "Rua A, 1, Centro. " + relato

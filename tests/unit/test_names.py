@@ -74,6 +74,8 @@ INGLES = {
     "answers",
     # The address path's question and answer, beside its door (d2/geocoder/).
     "question", "answer",
+    # The address parser, and the grammar of a complaint around an address.
+    "parser", "complaint",
     # Points of interest named as an address.
     "poi",
     # The locks and the sessions holding them.
