@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from d2.geocoder.inference import Reason
+from d2.geocoder.places.inference import Reason
 from d2.territorio import resolver
 
 

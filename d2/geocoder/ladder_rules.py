@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from psycopg.rows import dict_row
 
 from d2 import db
-from d2.geocoder import nominatim_search, places
 from d2.geocoder.answer import Geocoding
 from d2.geocoder.ladder_steps import Avaliacao, Passo, Tentativa
+from d2.geocoder.nominatim import search
+from d2.geocoder.places import decision
 from d2.territorio import resolver
 
 
@@ -30,7 +31,7 @@ class Lugar:
     municipio: str | None
 
 
-def lugares(conn: db.Connection, matches: list[nominatim_search.Match]) -> list[Lugar | None]:
+def lugares(conn: db.Connection, matches: list[search.Match]) -> list[Lugar | None]:
     """Each match placed, in order (one statement); None where no UC holds it."""
     if not matches:
         return []
@@ -51,7 +52,7 @@ def lugares(conn: db.Connection, matches: list[nominatim_search.Match]) -> list[
     return saida
 
 
-def _recipiente(ctx: places.Contexto, passo: Passo, lugar: Lugar) -> str | None:
+def _recipiente(ctx: decision.Contexto, passo: Passo, lugar: Lugar) -> str | None:
     """Which of the places allowed holds this point (None: none)."""
     cadeia = lugar.resolucao.cadeia_ucs
     if ctx.municipio is not None:
@@ -81,7 +82,7 @@ _CLASSES_POI = frozenset(
 _RANK_POI = 22
 
 
-def _precisao(tentativa: Tentativa, m: nominatim_search.Match) -> str | None:
+def _precisao(tentativa: Tentativa, m: search.Match) -> str | None:
     """The precision of a match for the step that asked, or None when it is not an
     answer to that question (a city where a street was asked)."""
     if tentativa.passo == Passo.POI:
@@ -89,10 +90,10 @@ def _precisao(tentativa: Tentativa, m: nominatim_search.Match) -> str | None:
             return None
         return "numero" if m.rank >= 30 else "logradouro"
     if tentativa.passo == Passo.CEP:
-        return "cep" if m.tipo == "postcode" or m.rank >= nominatim_search.RANK_RUA else None
+        return "cep" if m.tipo == "postcode" or m.rank >= search.RANK_RUA else None
     if tentativa.passo == Passo.TEXTO_LIVRE and m.tipo == "postcode":
         return "cep"
-    if m.rank < nominatim_search.RANK_RUA:
+    if m.rank < search.RANK_RUA:
         return None
     if tentativa.passo == Passo.REFERENCIA:
         return "numero" if m.rank >= 30 else "logradouro"
@@ -102,9 +103,9 @@ def _precisao(tentativa: Tentativa, m: nominatim_search.Match) -> str | None:
 
 
 def avaliar(
-    ctx: places.Contexto,
+    ctx: decision.Contexto,
     tentativa: Tentativa,
-    achados: tuple[nominatim_search.Match, ...],
+    achados: tuple[search.Match, ...],
     lugares: list[Lugar | None],
     geocoding: Geocoding,
 ) -> Avaliacao:
@@ -112,7 +113,7 @@ def avaliar(
     or what the ladder should know to go on."""
     if not achados:
         return Avaliacao(vazio=True)
-    crediveis: list[tuple[str, nominatim_search.Match, Lugar, str]] = []
+    crediveis: list[tuple[str, search.Match, Lugar, str]] = []
     for m, lugar in zip(achados, lugares, strict=True):
         if lugar is None or m.pais not in (None, "br"):
             continue

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from d2.geocoder import fields, gazetteer
+from d2.geocoder import fields
 from d2.geocoder.complaint import ANTES_DA_RUA, RUA_NA_PROSA
+from d2.geocoder.places import gazetteer
 
 _ARTIGO = r"(?:\s+(?:A|O|AS|OS))?"
 # The little words between a reference's word and its name ("em frente ao", "esquina com a").

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from d2.geocoder import address, nominatim_http, nominatim_search, question
+from d2.geocoder import address, question
+from d2.geocoder.nominatim import remote, search
 
 
 def test_texto__fields_joined_cleaned_and_bounded() -> None:
@@ -41,7 +42,7 @@ def test_texto__the_cep_is_read_after_its_word_and_names_fold_case_and_accents()
 def test_cache__bounded_expires_and_empties_on_a_new_import() -> None:
     agora = [0.0]
     cache = address.AddressCache(2, 10, clock=lambda: agora[0])
-    achado = (nominatim_search.Match(-1, -2, 30, "place", "house", "br", "x"),)
+    achado = (search.Match(-1, -2, 30, "place", "house", "br", "x"),)
     cache.observar_geracao(1)
     cache.definir_chave("a", achado)
     cache.definir_chave("b", ())
@@ -60,7 +61,7 @@ def test_address_path__keeps_the_cache_it_is_given_even_empty() -> None:
     from d2 import config
 
     cache = address.AddressCache(10, 10)
-    http = nominatim_http.NominatimHTTP("http://127.0.0.1:9")
+    http = remote.NominatimHTTP("http://127.0.0.1:9")
     try:
         assert address.AddressPath(config.load(), http, cache=cache).cache is cache
     finally:

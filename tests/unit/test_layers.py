@@ -30,8 +30,9 @@ ANDARES: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("d2.ops",)),
     # classify, decide and conclude a batch of demands; outputs, outcome logs, geo cache
     ("handler", ("d2.handler",)),
-    # the address path behind one door (address.AddressPath): fields, places, the ladder,
-    # the Nominatim client; Nominatim's import
+    # the address path behind its door (question, address.AddressPath, answer): the
+    # address text (parser, fields, complaint, references, vocabulary), places/, the ladder;
+    # nominatim/: the client and Nominatim's import
     ("geocoder", ("d2.geocoder",)),
     # IBGE, OSM and the sample territory into core.uc_polygons (they apply the mirror)
     ("importers", ("d2.importers",)),
@@ -46,22 +47,23 @@ ANDARES: list[tuple[str, tuple[str, ...]]] = [
 # The address path's doors, the only modules of d2/geocoder/ imported from outside it:
 # the question a demand asks (question.Endereco), the door (address.AddressPath) and its
 # answer (answer.Geocoding); and the Nominatim client's, which the worker picks and hands
-# to the door and `d2 status` names (nominatim: Geocoder and the choice; nominatim_search:
-# what it is asked and answers), and the import the commands run (nominatim_import).
-# Behind them the reading (fields, places, the ladder) changes without anyone above knowing.
+# to the door and `d2 status` names (nominatim.client: Geocoder and the choice;
+# nominatim.search: what it is asked and answers), and the import the commands run
+# (nominatim.importer). Behind them the reading (the address text, places/, the ladder)
+# changes without anyone above knowing.
 PORTAS_DO_GEOCODER = {
     "d2.geocoder.question",
     "d2.geocoder.address",
     "d2.geocoder.answer",
-    "d2.geocoder.nominatim",
-    "d2.geocoder.nominatim_search",
-    "d2.geocoder.nominatim_import",
+    "d2.geocoder.nominatim.client",
+    "d2.geocoder.nominatim.search",
+    "d2.geocoder.nominatim.importer",
 }
 # Those the handler and the worker's geocoding stage use: the address path's own door.
 PORTA_DO_ENDERECO = {"d2.geocoder.question", "d2.geocoder.address", "d2.geocoder.answer"}
 # The one module outside that reads behind the doors: the benchmark that times the place
-# reading alone (d2.geocoder.places.contextos, before any geocoder is asked), which the
-# door cannot show apart from the ladder.
+# reading alone (d2.geocoder.places.lookup.contextos, before any geocoder is asked), which
+# the door cannot show apart from the ladder.
 LEEM_POR_DENTRO = {"d2.bench.geocode_reading"}
 
 

@@ -1,6 +1,6 @@
 """A search and its answers: the question asked (Consulta: by fields, Nominatim's
 structured search, or free text), the matches Nominatim gives (Match), or Unavailable (try
-again later). Both clients (d2.geocoder.nominatim_local, d2.geocoder.nominatim_http)
+again later). Both clients (d2.geocoder.nominatim.local, d2.geocoder.nominatim.remote)
 answer in these terms."""
 
 from __future__ import annotations
