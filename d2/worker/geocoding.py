@@ -29,7 +29,7 @@ import prometheus_client
 
 from d2 import config, db
 from d2.geocoder.address import AddressPath
-from d2.geocoder.ladder_rules import Geocoding
+from d2.geocoder.answer import Geocoding
 from d2.handler import handler
 
 log = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ class GeocodingStage:
             round_.resultados[g.resultado] += 1
             round_.consultas.update(g.por_passo)
             round_.respondeu = round_.respondeu or (g.indisponivel is None and g.consultas > 0)
-            if g.contexto is not None and g.contexto.cep_contraditorio:
+            if g.cep_contraditorio:
                 round_.ceps_contraditorios += 1
 
     def _medir(self, round_: Round) -> None:

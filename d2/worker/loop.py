@@ -42,7 +42,8 @@ from d2 import (
     errors,
 )
 from d2.eventlog import bus
-from d2.geocoder import address, nominatim
+from d2.geocoder import address
+from d2.geocoder.nominatim import client as nominatim
 from d2.handler import classification
 from d2.handler.handler import TIPO_ENTRADA, Batch, Handler, Result, transitoria
 from d2.territorio import mirror

@@ -13,7 +13,8 @@ from psycopg.rows import dict_row
 
 from d2 import config
 from d2.eventlog import bus
-from d2.geocoder import address, nominatim
+from d2.geocoder import address
+from d2.geocoder.nominatim import client
 from d2.handler import handler
 from d2.worker import geocoding, loop, metrics
 from tests.support import Conn, events, invariants, nominatim_fixtures
@@ -363,7 +364,7 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
     settings = config.load()
     registro = metrics.Metrics().registry
     medidas = geocoding.GeocodingMetrics(registro)
-    geocodificador = nominatim.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
+    geocodificador = client.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
     est = geocoding.GeocodingStage(
         settings, address.AddressPath(settings, geocodificador), metrics=medidas
     )

@@ -7,15 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from d2 import db
-from d2.geocoder import fields, places, text
+from d2.geocoder import parser, question
+from d2.geocoder.places import decision, lookup
 from d2.importers import cep, sample, sample_cep
 from tests.support import Conn, planos_aninhados
 
 
-def _contexto(conn: Conn, endereco: str) -> places.Contexto:
-    e = text.do_payload({"entidades_extraidas": {"endereco": endereco}})
+def _contexto(conn: Conn, endereco: str) -> decision.Contexto:
+    e = question.do_payload({"entidades_extraidas": {"endereco": endereco}})
     assert e is not None
-    return places.contextos(conn, [fields.entender(e)])[0]
+    return lookup.contextos(conn, [parser.entender(e)])[0]
 
 
 def _nomes(conn: Conn) -> list[tuple[object, ...]]:

@@ -13,7 +13,7 @@ import pytest
 from psycopg import sql
 
 from d2 import config, errors
-from d2.geocoder import nominatim_import
+from d2.geocoder.nominatim import importer
 from d2.importers import cep, sample, sample_cep, sample_osm
 from d2.worker import loop
 from tests.conftest import Server
@@ -123,10 +123,8 @@ def test_geocoder__the_web_role_d2_creates_cannot_log_in(pg_server: Server, tmp_
         nominatim_dsn=pg_server.url("nominatim_nunca_criado"),
     )
     with pytest.raises(errors.ConfigError, match="web role"):
-        nominatim_import.verificar(
-            settings, pg_server.url("postgres"), arquivo, criar_papel_web=False
-        )
-    nominatim_import.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
+        importer.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=False)
+    importer.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
     try:
         with pytest.raises(psycopg.OperationalError, match=r"too many connections|limit"):
             psycopg.connect(
@@ -144,12 +142,12 @@ def test_geocoder__import_says_what_is_missing_in_one_line(
     settings = dataclasses.replace(config.load(), home=tmp_path)
     url = pg_server.url("postgres")
     with pytest.raises(errors.InvalidInput, match="no such file"):
-        nominatim_import.verificar(settings, url, tmp_path / "nada.osm", criar_papel_web=True)
+        importer.verificar(settings, url, tmp_path / "nada.osm", criar_papel_web=True)
     texto = tmp_path / "x.txt"
     texto.write_text("x")
     with pytest.raises(errors.InvalidInput, match="expected"):
-        nominatim_import.verificar(settings, url, texto, criar_papel_web=True)
+        importer.verificar(settings, url, texto, criar_papel_web=True)
     monkeypatch.setenv("PATH", str(tmp_path))  # no osm2pgsql on it
     with pytest.raises(errors.ConfigError, match="osm2pgsql is missing") as exc:
-        nominatim_import.verificar(settings, url, arquivo, criar_papel_web=True)
+        importer.verificar(settings, url, arquivo, criar_papel_web=True)
     assert "\n" not in str(exc.value)

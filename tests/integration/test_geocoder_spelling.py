@@ -1,7 +1,7 @@
 """Misspelt places against the whole IBGE territory (and the CEPs of MS and AL, which
 have a Campo Grande each): a município or UF name written with a letter swapped, dropped
-or transposed is proposed by the names the process holds (d2.geocoder.names) and ranked
-with rapidfuzz (d2.geocoder.gazetteer.aproximados); a misspelt bairro is read among the
+or transposed is proposed by the names the process holds (d2.geocoder.places.names) and ranked
+with rapidfuzz (d2.geocoder.places.gazetteer.aproximados); a misspelt bairro is read among the
 bairro UCs of the município read. Short names ("Duorados" for Dourados) were under the
 trigram similarity the SQL search asked for, and were never proposed."""
 
@@ -16,7 +16,8 @@ import pytest
 
 from d2 import db
 from d2.bench import common, geocode_quality_national_run
-from d2.geocoder import fields, names, places, text
+from d2.geocoder import parser, question
+from d2.geocoder.places import decision, lookup, names
 from d2.importers import cep
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.timeout(600)]
 
-Ler = Callable[[str], places.Contexto]
+Ler = Callable[[str], decision.Contexto]
 
 
 @pytest.fixture(scope="module")
@@ -48,15 +49,15 @@ def nacional(pg_server: Server) -> Iterator[str]:
 def ler(nacional: str) -> Iterator[Ler]:
     with db.connect(nacional, autocommit=True) as conn:
 
-        def contexto(endereco: str) -> places.Contexto:
-            e = text.do_payload({"entidades_extraidas": {"endereco": endereco}})
+        def contexto(endereco: str) -> decision.Contexto:
+            e = question.do_payload({"entidades_extraidas": {"endereco": endereco}})
             assert e is not None
-            return places.contextos(conn, [fields.entender(e)])[0]
+            return lookup.contextos(conn, [parser.entender(e)])[0]
 
         yield contexto
 
 
-def _uf(ctx: places.Contexto, conn_url: str) -> str:
+def _uf(ctx: decision.Contexto, conn_url: str) -> str:
     assert ctx.municipio is not None
     with db.connect(conn_url, autocommit=True) as conn:
         linha = conn.execute(

@@ -13,7 +13,8 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import config, db
-from d2.geocoder import fields, places, text
+from d2.geocoder import parser, question
+from d2.geocoder.places import decision, lookup
 from d2.importers import cep, ibge
 from tests.support import Conn, drenar, invariants, publicar_endereco, resposta_endereco
 from tests.support.address_fixtures import escrever_ceps, escrever_territorio
@@ -105,10 +106,10 @@ def test_long_text__two_cities_with_no_anchor_nor_evidence_are_no_guess(
         invariants.verificar(conn)
 
 
-def _contexto(conn: Conn, endereco: str) -> places.Contexto:
-    e = text.do_payload({"entidades_extraidas": {"endereco": endereco}})
+def _contexto(conn: Conn, endereco: str) -> decision.Contexto:
+    e = question.do_payload({"entidades_extraidas": {"endereco": endereco}})
     assert e is not None
-    return places.contextos(conn, [fields.entender(e)])[0]
+    return lookup.contextos(conn, [parser.entender(e)])[0]
 
 
 def test_an_ordinal_in_a_bairro_s_name_is_read_as_d2_ceps_keeps_it(

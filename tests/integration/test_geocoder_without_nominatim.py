@@ -17,7 +17,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from d2 import config
-from d2.geocoder import nominatim
+from d2.geocoder.nominatim import client
 from d2.importers import cep, ibge
 from d2.ops import status
 from d2.worker import loop
@@ -221,7 +221,7 @@ def test_without_nominatim__a_worker_started_before_the_first_import_takes_it(
             antes = publicar_endereco(conn, rua)
             assert esperar(lambda: resposta_endereco(conn, antes)["metodo_resolucao"] is not None)
             assert resposta_endereco(conn, antes)["uc_nome"] == "Centro"
-            assert w.estado.geocodificador == nominatim.NENHUM
+            assert w.estado.geocodificador == client.NENHUM
             conn.execute(
                 "INSERT INTO d2.nominatim_importacoes (arquivo, bytes, duracao_s) "
                 "VALUES ('brasil.osm.pbf', 1, 1)"
@@ -229,7 +229,7 @@ def test_without_nominatim__a_worker_started_before_the_first_import_takes_it(
             depois = publicar_endereco(conn, rua)
             assert esperar(lambda: resposta_endereco(conn, depois)["parada"])
             assert resposta_endereco(conn, depois)["metodo_resolucao"] is None
-            assert w.estado.geocodificador == nominatim.LOCAL
+            assert w.estado.geocodificador == client.LOCAL
         finally:
             w.parar.set()
             fio.join(30)
@@ -269,9 +269,9 @@ def test_without_nominatim__status_names_the_server_without_its_credentials(conn
     settings = dataclasses.replace(
         config.load(), nominatim_url="https://d2:segredo@geo.interno:8443/nominatim/"
     )
-    escolha = nominatim.escolher(settings, conn)
-    assert escolha == nominatim.Escolha("http", "https://geo.interno:8443/nominatim")
+    escolha = client.escolher(settings, conn)
+    assert escolha == client.Escolha("http", "https://geo.interno:8443/nominatim")
     desligado = dataclasses.replace(settings, nominatim_ativo=False)
-    assert nominatim.escolher(desligado, conn).modo == "nenhum"
+    assert client.escolher(desligado, conn).modo == "nenhum"
     sem_geocoder = dataclasses.replace(settings, geocoder_ativo=False)
     assert status.geocodificador(sem_geocoder, conn)["modo"] == "desligado"

@@ -12,15 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d2.bench import adversarial
-from d2.geocoder import fields, gazetteer, ladder_steps, nominatim_search, places, text
-from d2.geocoder.inference import Candidate, Reason
+from d2.geocoder import complaint, fields, ladder_steps, parser, question
+from d2.geocoder.nominatim import search
+from d2.geocoder.places import decision, gazetteer
+from d2.geocoder.places.inference import Candidate, Reason
 
 
 def _entender(**entidades: str) -> fields.Entendido:
     """The fields of a payload's entidades (nothing, for a text with no letter or digit:
     the handler discards it before the stage)."""
-    endereco = text.do_payload({"entidades_extraidas": entidades})
-    return fields.entender(endereco) if endereco is not None else fields.Entendido()
+    endereco = question.do_payload({"entidades_extraidas": entidades})
+    return parser.entender(endereco) if endereco is not None else fields.Entendido()
 
 
 CAMPOS = [
@@ -155,7 +157,7 @@ def _municipio(nome: str = "Campo Grande", uc: str = "mun-cg", uf: str = "uf-ms"
     return Candidate(uc, 4, nome, (uc, uf), 0, 1, 2)
 
 
-def _consultas(contexto: places.Contexto) -> list[nominatim_search.Consulta]:
+def _consultas(contexto: decision.Contexto) -> list[search.Consulta]:
     """Every search the ladder would make for this address, if each found nothing."""
     ladder = ladder_steps.ladder_for(contexto)
     consultas = []
@@ -183,7 +185,7 @@ COMPLEMENTOS = [
 
 @pytest.mark.parametrize("texto", COMPLEMENTOS)
 def test_fields__complements_never_reach_a_search(texto: str) -> None:
-    contexto = places.Contexto(_entender(endereco=texto), municipio=_municipio())
+    contexto = decision.Contexto(_entender(endereco=texto), municipio=_municipio())
     consultas = _consultas(contexto)
     assert consultas, "the street is asked"
     enviados = " ".join(v for c in consultas for v in c.campos().values())
@@ -195,7 +197,7 @@ def test_fields__complements_never_reach_a_search(texto: str) -> None:
 def test_fields__a_street_alone_or_a_bairro_alone_asks_nothing() -> None:
     for texto in ("Antônio Maria Coelho 1500", "Centro"):
         e = _entender(endereco=texto)
-        contexto = places.decidir(
+        contexto = decision.decidir(
             e, [Candidate("b", 2, "Centro", ("b", "m"), 0, 1, 1)] if texto == "Centro" else [], None
         )
         assert contexto.motivo == Reason.AMBIGUO
@@ -207,8 +209,8 @@ CG_MS, CG_AL, DOURADOS = _municipio(), _municipio(uc="mun-cg-al", uf="uf-al"), _
 MS = Candidate("uf-ms", 5, "Mato Grosso do Sul", ("uf-ms",), 1, 1, 1)
 
 
-def _cep(municipio: Candidate | None, logradouro: str = "Rua X") -> places.Cep:
-    return places.Cep("79002220", "MS", "Campo Grande", "Centro", logradouro, municipio, None)
+def _cep(municipio: Candidate | None, logradouro: str = "Rua X") -> decision.Cep:
+    return decision.Cep("79002220", "MS", "Campo Grande", "Centro", logradouro, municipio, None)
 
 
 def _com_nomes(*candidatos: Candidate) -> list[Candidate]:
@@ -217,28 +219,28 @@ def _com_nomes(*candidatos: Candidate) -> list[Candidate]:
 
 def test_places__homonyms_are_decided_by_uf_cep_or_left_to_the_street() -> None:
     e = fields.Entendido(logradouro="X", tipo="RUA", numero="1")
-    assert places.decidir(e, _com_nomes(CG_MS, CG_AL, MS), None).municipio == CG_MS
-    assert places.decidir(e, _com_nomes(CG_MS, CG_AL), _cep(CG_MS)).municipio == CG_MS
-    ctx = places.decidir(e, _com_nomes(CG_MS, CG_AL), None)
+    assert decision.decidir(e, _com_nomes(CG_MS, CG_AL, MS), None).municipio == CG_MS
+    assert decision.decidir(e, _com_nomes(CG_MS, CG_AL), _cep(CG_MS)).municipio == CG_MS
+    ctx = decision.decidir(e, _com_nomes(CG_MS, CG_AL), None)
     assert (ctx.municipio, ctx.homonimos, ctx.conflito) == (None, [CG_MS, CG_AL], False)
     # Two different places named: no guess, no search.
-    ctx = places.decidir(e, _com_nomes(CG_MS, DOURADOS), None)
+    ctx = decision.decidir(e, _com_nomes(CG_MS, DOURADOS), None)
     assert (ctx.motivo, ctx.conflito, _consultas(ctx)) == (Reason.AMBIGUO, True, [])
 
 
 def test_places__a_cep_decides_when_the_text_names_no_place_and_loses_when_it_contradicts() -> None:
     e = fields.Entendido(numero="1500")
-    ctx = places.decidir(e, [], _cep(CG_MS, "Rua Antônio Maria Coelho"))
+    ctx = decision.decidir(e, [], _cep(CG_MS, "Rua Antônio Maria Coelho"))
     assert ctx.municipio == CG_MS and not ctx.cep_contraditorio
     (consulta,) = _consultas(ctx)
     assert (consulta.rua, consulta.cidade) == ("RUA ANTONIO MARIA COELHO 1500", "Campo Grande")
     # The rule: the place the text names wins; the CEP is set aside and marked.
-    ctx = places.decidir(e, _com_nomes(DOURADOS), _cep(CG_MS))
+    ctx = decision.decidir(e, _com_nomes(DOURADOS), _cep(CG_MS))
     assert (ctx.municipio, ctx.cep, ctx.cep_contraditorio) == (DOURADOS, None, True)
     assert ctx.como_json()["cep_contraditorio"] is True
     # A UF named that the CEP's município is not in: set aside too.
     al = Candidate("uf-al", 5, "Alagoas", ("uf-al",), 1, 1, 1)
-    ctx = places.decidir(e, _com_nomes(al), _cep(CG_MS))
+    ctx = decision.decidir(e, _com_nomes(al), _cep(CG_MS))
     assert (ctx.municipio, ctx.uf, ctx.cep_contraditorio) == (None, al, True)
 
 
@@ -246,11 +248,11 @@ def test_places__places_glued_to_a_streets_name_are_cut_from_it() -> None:
     e = _entender(endereco="Rua das Palmeiras Centro Vila Aurora")
     assert e.rua_sem_fim and e.logradouro == "DAS PALMEIRAS CENTRO VILA AURORA"
     cauda = [
-        Candidate("b", 2, "Centro", ("b", "m"), places.CAUDA, 3, 3),
-        Candidate("m", 4, "Vila Aurora", ("m",), places.CAUDA, 4, 5),
-        Candidate("x", 4, "Palmeiras", ("x",), places.CAUDA, 2, 2),  # inside the name
+        Candidate("b", 2, "Centro", ("b", "m"), decision.CAUDA, 3, 3),
+        Candidate("m", 4, "Vila Aurora", ("m",), decision.CAUDA, 4, 5),
+        Candidate("x", 4, "Palmeiras", ("x",), decision.CAUDA, 2, 2),  # inside the name
     ]
-    ctx = places.decidir(e, cauda, None)
+    ctx = decision.decidir(e, cauda, None)
     assert e.logradouro == "DAS PALMEIRAS"
     assert ctx.municipio is not None and ctx.municipio.unidade_civica_id == "m"
     assert ctx.bairro is not None and ctx.bairro.unidade_civica_id == "b"
@@ -261,13 +263,13 @@ def test_places__the_street_left_by_the_cut_tells_homonyms_apart() -> None:
     and every run of its words: the run the cut leaves is the address's street."""
     e = _entender(endereco="rua pedro celestino campo grande")
     cauda = [
-        Candidate("m-ms", 4, "Campo Grande", ("m-ms", "uf-ms"), places.CAUDA, 3, 4),
-        Candidate("m-al", 4, "Campo Grande", ("m-al", "uf-al"), places.CAUDA, 3, 4),
+        Candidate("m-ms", 4, "Campo Grande", ("m-ms", "uf-ms"), decision.CAUDA, 3, 4),
+        Candidate("m-al", 4, "Campo Grande", ("m-al", "uf-al"), decision.CAUDA, 3, 4),
     ]
     dados = {("m-ms", "logradouro"), ("m-al", "logradouro")}
 
     def decidido(nomes: list[gazetteer.NomeCep]) -> str | None:
-        ctx = places.decidir(
+        ctx = decision.decidir(
             _entender(endereco="rua pedro celestino campo grande"),
             list(cauda),
             None,
@@ -275,23 +277,23 @@ def test_places__the_street_left_by_the_cut_tells_homonyms_apart() -> None:
         )
         return ctx.municipio.unidade_civica_id if ctx.municipio else None
 
-    assert decidido([gazetteer.NomeCep(places.CAUDA, 1, 2, "logradouro", "m-ms", 3)]) == "m-ms"
+    assert decidido([gazetteer.NomeCep(decision.CAUDA, 1, 2, "logradouro", "m-ms", 3)]) == "m-ms"
     # A run that is not the street left by the cut says nothing of the street.
-    assert decidido([gazetteer.NomeCep(places.CAUDA, 2, 2, "logradouro", "m-ms", 3)]) is None
-    assert decidido([gazetteer.NomeCep(places.CAUDA, 1, 2, "bairro", "m-ms", 3)]) is None
+    assert decidido([gazetteer.NomeCep(decision.CAUDA, 2, 2, "logradouro", "m-ms", 3)]) is None
+    assert decidido([gazetteer.NomeCep(decision.CAUDA, 1, 2, "bairro", "m-ms", 3)]) is None
     assert e.logradouro == "PEDRO CELESTINO CAMPO GRANDE"
 
 
 def test_places__places_glued_to_the_crossing_street_are_cut_from_it() -> None:
     texto = "rua joaquim nabuco 200 esquina com rua 7 de setembro natal"
-    natal = Candidate("m-natal", 4, "Natal", ("m-natal", "uf-rn"), places.CAUDA_ESQUINA, 4, 4)
+    natal = Candidate("m-natal", 4, "Natal", ("m-natal", "uf-rn"), decision.CAUDA_ESQUINA, 4, 4)
     e = _entender(endereco=texto)
-    ctx = places.decidir(e, [natal], None)
+    ctx = decision.decidir(e, [natal], None)
     assert (e.esquina, ctx.municipio) == ("RUA 7 DE SETEMBRO", natal)
     # The crossing street's whole name stays its own ("esquina com Rua Natal").
     e = _entender(endereco="Rua X 10 esquina com Rua Natal")
-    so_o_nome = Candidate("m-natal", 4, "Natal", ("m-natal",), places.CAUDA_ESQUINA, 1, 1)
-    ctx = places.decidir(e, [so_o_nome], None)
+    so_o_nome = Candidate("m-natal", 4, "Natal", ("m-natal",), decision.CAUDA_ESQUINA, 1, 1)
+    ctx = decision.decidir(e, [so_o_nome], None)
     assert (e.esquina, ctx.municipio) == ("RUA NATAL", None)
 
 
@@ -335,13 +337,13 @@ def test_places__a_segment_marked_bairro_names_only_a_bairro() -> None:
         _nome("mun-cg", 4, "Campo Grande", ("uf-ms",), 1, 1, 2),
         _nome("uf-ms", 5, "Mato Grosso do Sul", (), 2),
     ]
-    ctx = places.decidir(e, nomes, None)
+    ctx = decision.decidir(e, nomes, None)
     assert (ctx.municipio, ctx.bairro, ctx.conflito) == (nomes[2], bairro, False)
     # A bairro the territory does not know (SC's): still not the município of its name.
     e = _entender(endereco="Rua Caçapava, 866, Bairro Bom Retiro, Joinville")
     joinville = _nome("mun-jlle", 4, "Joinville", ("uf-sc",), 1)
     bom_retiro = _nome("mun-br", 4, "Bom Retiro", ("uf-sc",), 0, 1, 2)
-    assert places.decidir(e, [bom_retiro, joinville], None).municipio == joinville
+    assert decision.decidir(e, [bom_retiro, joinville], None).municipio == joinville
 
 
 def test_places__a_municipio_that_is_a_bairro_of_the_municipio_named_is_that_bairro() -> None:
@@ -349,7 +351,7 @@ def test_places__a_municipio_that_is_a_bairro_of_the_municipio_named_is_that_bai
     bairro = _nome("b-bv", 2, "Bela Vista", ("mun-cg", "uf-ms"), 0, 1, 2)
     cg = _nome("mun-cg", 4, "Campo Grande", ("uf-ms",), 1, 1, 2)
     nomes = [bairro, _nome("mun-bv", 4, "Bela Vista", ("uf-ms",), 0, 1, 2), cg]
-    ctx = places.decidir(e, [*nomes, _nome("uf-ms", 5, "Mato Grosso do Sul", (), 2)], None)
+    ctx = decision.decidir(e, [*nomes, _nome("uf-ms", 5, "Mato Grosso do Sul", (), 2)], None)
     assert (ctx.municipio, ctx.bairro, ctx.conflito) == (cg, bairro, False)
 
 
@@ -360,22 +362,22 @@ def test_places__an_area_word_alone_is_the_type_of_a_longer_name() -> None:
     # "Jardim" is a município of MS; "Jardim Guanabara" is a bairro's name.
     e = _entender(endereco="R. Bananal, 653 - Jardim Guanabara, Goiânia")
     goiania = _nome("mun-gyn", 4, "Goiânia", ("uf-go",), 1)
-    ctx = places.decidir(e, [_nome(*JARDIM, 0), goiania], None)
+    ctx = decision.decidir(e, [_nome(*JARDIM, 0), goiania], None)
     assert (ctx.municipio, ctx.conflito) == (goiania, False)
     e = _entender(endereco="avenida marginal guaicurus 256 jardim guaicurus dourados")
     dourados = _nome("mun-dou", 4, "Dourados", ("uf-ms",), 0, 3, 3)
-    assert places.decidir(e, [_nome(*JARDIM, 0), dourados], None).municipio == dourados
+    assert decision.decidir(e, [_nome(*JARDIM, 0), dourados], None).municipio == dourados
     # Alone, or before a UF's sigla, it is the município.
     jardim = _nome(*JARDIM, 0)
-    assert places.decidir(_entender(endereco="Jardim MS"), [jardim], None).municipio == jardim
-    assert places.decidir(_entender(endereco="Jardim"), [jardim], None).municipio == jardim
+    assert decision.decidir(_entender(endereco="Jardim MS"), [jardim], None).municipio == jardim
+    assert decision.decidir(_entender(endereco="Jardim"), [jardim], None).municipio == jardim
 
 
 def test_places__two_municipios_named_the_last_is_asked_for_the_street() -> None:
     # Bom Retiro is a município of SC and a bairro of Joinville.
     e = _entender(endereco="r. Caçapava, 866 - Bom Retiro, Joinville")
     joinville = _nome("mun-jlle", 4, "Joinville", ("uf-sc",), 1)
-    ctx = places.decidir(
+    ctx = decision.decidir(
         e, [_nome("mun-br", 4, "Bom Retiro", ("uf-sc",), 0, 1, 2), joinville], None
     )
     assert (ctx.municipio, ctx.homonimos, ctx.conflito) == (None, [joinville], False)
@@ -386,11 +388,11 @@ def test_places__two_municipios_named_the_last_is_asked_for_the_street() -> None
     # Two names in one segment: no guess.
     e = _entender(endereco="Rua X, 10, Jardim Dourados")
     dourados = _nome("mun-dou", 4, "Dourados", ("uf-ms",), 0, 2, 2)
-    ctx = places.decidir(e, [_nome(*JARDIM, 0), dourados], None)
+    ctx = decision.decidir(e, [_nome(*JARDIM, 0), dourados], None)
     assert (ctx.motivo, ctx.conflito) == (Reason.AMBIGUO, True)
 
 
-def _tentativas(contexto: places.Contexto) -> list[ladder_steps.Tentativa]:
+def _tentativas(contexto: decision.Contexto) -> list[ladder_steps.Tentativa]:
     """Every rung the ladder would climb for this address, if each found nothing."""
     ladder = ladder_steps.ladder_for(contexto)
     tentativas = []
@@ -406,17 +408,17 @@ def _tentativas(contexto: places.Contexto) -> list[ladder_steps.Tentativa]:
 
 def test_places__a_ufs_name_that_is_a_municipios_too_is_not_guessed() -> None:
     parana = _nome("mun-parana", 4, "Paraná", ("uf-rn",), 0)  # Paraná, RN
-    ctx = places.decidir(_entender(endereco="Paraná"), [parana], None)
+    ctx = decision.decidir(_entender(endereco="Paraná"), [parana], None)
     assert (ctx.municipio, ctx.uf, ctx.tem_lugar) == (None, None, False)
     assert _tentativas(ctx) == []
     # Its UF beside it: the município.
     rn = _nome("uf-rn", 5, "Rio Grande do Norte", (), 1)
-    ctx = places.decidir(_entender(endereco="Paraná, RN"), [parana, rn], None)
+    ctx = decision.decidir(_entender(endereco="Paraná, RN"), [parana, rn], None)
     assert ctx.municipio == parana
     # Alone, where the UF holds the município of its name (Goiás, GO): the UF.
     goias_uf = _nome("uf-go", 5, "Goiás", (), 0)
     goias = _nome("mun-goias", 4, "Goiás", ("uf-go",), 0)
-    ctx = places.decidir(_entender(endereco="Goiás"), [goias_uf, goias], None)
+    ctx = decision.decidir(_entender(endereco="Goiás"), [goias_uf, goias], None)
     assert (ctx.municipio, ctx.uf) == (None, goias_uf)
     # Beside another município: the UF.
     goiania = _nome("mun-gyn", 4, "Goiânia", ("uf-go",), 0)
@@ -426,13 +428,13 @@ def test_places__a_ufs_name_that_is_a_municipios_too_is_not_guessed() -> None:
         _nome("uf-go", 5, "Goiás", (), 1),
         _nome("mun-goias", 4, "Goiás", ("uf-go",), 1),
     ]
-    ctx = places.decidir(e, nomes, None)
+    ctx = decision.decidir(e, nomes, None)
     assert (ctx.municipio, ctx.conflito) == (goiania, False)
 
 
 def test_text__an_address_labelled_in_a_long_text_is_read_after_its_label() -> None:
     relato = "O mato está alto e esconde o buraco de quem vem de bicicleta. " * 30
-    endereco = text.do_payload(
+    endereco = question.do_payload(
         {
             "entidades_extraidas": {
                 "endereco": f"{relato}Endereço: Rua Gaudêncio Ajala, 475, Campo Grande, MS"
@@ -441,17 +443,17 @@ def test_text__an_address_labelled_in_a_long_text_is_read_after_its_label() -> N
     )
     assert endereco is not None
     assert endereco.texto == "Rua Gaudêncio Ajala, 475, Campo Grande, MS"
-    assert endereco.original.startswith("O mato") and len(endereco.original) <= text.LIMITE
-    e = fields.entender(endereco)
+    assert endereco.original.startswith("O mato") and len(endereco.original) <= question.LIMITE
+    e = parser.entender(endereco)
     assert (e.rua, e.numero, e.lugares) == ("RUA GAUDENCIO AJALA", "475", ["CAMPO GRANDE", "MS"])
     # The last label; "endereço" in the narrative is no label; nothing after it: the text.
-    assert text.rotulado("endereco: Rua A, 1. Endereço : Rua B, 2") == " Rua B, 2"
-    assert text.rotulado("Mudei de endereço. Rua C, 3") == "Mudei de endereço. Rua C, 3"
-    assert text.rotulado("Rua D, 4. Endereço:") == "Rua D, 4. Endereço:"
+    assert question.rotulado("endereco: Rua A, 1. Endereço : Rua B, 2") == " Rua B, 2"
+    assert question.rotulado("Mudei de endereço. Rua C, 3") == "Mudei de endereço. Rua C, 3"
+    assert question.rotulado("Rua D, 4. Endereço:") == "Rua D, 4. Endereço:"
     # A few scans of the text, however long or hostile.
     for hostil in ("a" * 262_144, "endereço " * 29_000, "endere" * 43_000, "Endereço:" * 29_000):
         inicio = time.perf_counter()
-        text.rotulado(hostil)
+        question.rotulado(hostil)
         assert time.perf_counter() - inicio < 0.1
 
 
@@ -486,17 +488,17 @@ def test_fields__hostile_texts_cost_what_an_address_costs() -> None:
         assert len(e.lugares) <= 2 * fields.MAX_SEGMENTOS
         assert all(len(lugar.split()) <= fields.MAX_PALAVRAS for lugar in e.lugares)
         assert len((e.rua or "").split()) <= fields.MAX_PALAVRAS + 1
-        assert len(e.texto) <= text.LIMITE
+        assert len(e.texto) <= question.LIMITE
     decorrido = time.perf_counter() - inicio
     # ~50 µs a text here; two orders of magnitude of headroom for a loaded machine.
     assert decorrido < 0.05 * len(textos), decorrido
     longo = "Rua das Palmeiras, 10, Vila Aurora, " * 3000
-    assert _entender(endereco=longo) == _entender(endereco=longo[: text.LIMITE])
+    assert _entender(endereco=longo) == _entender(endereco=longo[: question.LIMITE])
 
 
 def test_fields__the_ladders_fields_are_bounded_whatever_the_text() -> None:
     for texto in HOSTIS + adversarial.adversarios(50):
-        contexto = places.Contexto(_entender(endereco=texto), municipio=_municipio())
+        contexto = decision.Contexto(_entender(endereco=texto), municipio=_municipio())
         for consulta in _consultas(contexto):
             for valor in consulta.campos().values():
                 assert len(valor) <= 120 and len(valor.split()) <= 2 * fields.MAX_PALAVRAS
@@ -515,8 +517,8 @@ def test_fields__any_text_is_understood_without_failing(texto: str) -> None:
     """Whatever a citizen (or an attacker) writes, understanding it never raises and the
     ladder's questions stay bounded."""
     e = _entender(endereco=texto, nomeRua=texto[:40], cep=texto[-9:])
-    contexto = places.decidir(e, [], None)
-    for consulta in _consultas(places.Contexto(e, municipio=_municipio())) + _consultas(contexto):
+    contexto = decision.decidir(e, [], None)
+    for consulta in _consultas(decision.Contexto(e, municipio=_municipio())) + _consultas(contexto):
         assert all(len(v) <= 120 for v in consulta.campos().values())
 
 
@@ -531,7 +533,7 @@ def test_a_complaint_s_places_are_those_of_its_clause_with_aqui_or_em_frente() -
     assert (e.rua, e.lugares, e.lugares_atados) == ("RUA X", ["DOURADOS", "CAMPO GRANDE"], {1})
     dourados = _uc("mun-dou", 4, "Dourados", 0)
     campo = _uc("mun-cg", 4, "Campo Grande", 1, 2)
-    assert places.decidir(e, [dourados, campo], None).municipio == campo
+    assert decision.decidir(e, [dourados, campo], None).municipio == campo
     e = _entender(endereco="Sou de Campo Grande mas estou em Dourados, em frente ao mercado")
     assert (e.lugares, e.lugares_atados, e.referencia) == (
         ["CAMPO GRANDE", "DOURADOS"],
@@ -539,14 +541,14 @@ def test_a_complaint_s_places_are_those_of_its_clause_with_aqui_or_em_frente() -
         "MERCADO",
     )
     campo, dourados = _uc("mun-cg", 4, "Campo Grande", 0, 2), _uc("mun-dou", 4, "Dourados", 1)
-    assert places.decidir(e, [campo, dourados], None).municipio == dourados
+    assert decision.decidir(e, [campo, dourados], None).municipio == dourados
     # A bairro tied ("no bairro Y") sets aside only the bairros named elsewhere.
     e = _entender(endereco="Moro no Centro de Dourados. Aqui no bairro Jardim Caramuru tem lixo")
     assert (e.lugares[e.lugares_bairro.pop()], e.lugares_atados) == ("JARDIM CARAMURU", {1})
     centro = _uc("bai-c", 2, "Centro", 0)
     caramuru = Candidate("bai-jc", 2, "Jardim Caramuru", ("bai-jc", "mun-dou"), 1, 1, 2)
     dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 3, 3)
-    ctx = places.decidir(e, [centro, caramuru, dourados], None)
+    ctx = decision.decidir(e, [centro, caramuru, dourados], None)
     assert (ctx.municipio, ctx.bairro) == (dourados, caramuru)
 
 
@@ -555,19 +557,19 @@ def test_two_cities_with_no_anchor_stay_two() -> None:
     assert e.lugares_atados == set()
     dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 1, 1)
     campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 1, 2)
-    ctx = places.decidir(e, [dourados, campo], None)
+    ctx = decision.decidir(e, [dourados, campo], None)
     assert ctx.municipio is None  # the street must be found there: no inference
     # A município's name inside the prose of a clause with "aqui" is no place it names.
     e = _entender(endereco="Rua X, 10, Dourados. Aqui a esperança acabou")
     assert (e.lugares, e.lugares_atados) == (["DOURADOS", "A ESPERANCA ACABOU"], {1})
     dourados = Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 0, 1, 1)
     esperanca = Candidate("mun-esp", 4, "Esperança", ("mun-esp", "uf-pb"), 1, 2, 2)
-    assert places.decidir(e, [dourados, esperanca], None).municipio is None
+    assert decision.decidir(e, [dourados, esperanca], None).municipio is None
     # After a preposition, it is one ("tem um buraco | em Campo Grande").
     e = _entender(endereco="Moro em Dourados. Aqui tem buraco em Campo Grande, Rua X")
     assert (e.lugares, e.lugares_atados) == (["DOURADOS", "EM CAMPO GRANDE"], {1})
     campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 2, 3)
-    assert places.decidir(e, [dourados, campo], None).municipio == campo
+    assert decision.decidir(e, [dourados, campo], None).municipio == campo
     # Nor is a name at the end of its street's ("Rua Nova Esperança": Esperança, PB).
     e = _entender(endereco="Moro em Campo Grande. Aqui na Rua Nova Esperança tem um buraco")
     assert (e.logradouro, e.lugares, e.lugares_atados) == (
@@ -576,8 +578,8 @@ def test_two_cities_with_no_anchor_stay_two() -> None:
         set(),
     )
     campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 0, 1, 2)
-    esperanca = Candidate("mun-esp", 4, "Esperança", ("mun-esp", "uf-pb"), places.CAUDA, 2, 2)
-    assert places.decidir(e, [campo, esperanca], None).municipio != esperanca
+    esperanca = Candidate("mun-esp", 4, "Esperança", ("mun-esp", "uf-pb"), decision.CAUDA, 2, 2)
+    assert decision.decidir(e, [campo, esperanca], None).municipio != esperanca
     # "aqui" after "moro", "estou": where the writer is, no anchor.
     e = _entender(endereco="Rua X, 10, Dourados. Moro aqui em Campo Grande")
     assert (e.lugares, e.lugares_atados) == (["DOURADOS", "CAMPO GRANDE"], set())
@@ -613,7 +615,7 @@ def test_the_prose_around_an_address_is_no_name(
 def test_clauses_are_cut_in_linear_time() -> None:
     for hostil in ("tem " * 20_000, "aqui " * 20_000, "moro em " * 20_000, "x" * 100_000):
         inicio = time.perf_counter()
-        text.trechos(hostil.upper())
+        complaint.trechos(hostil.upper())
         assert time.perf_counter() - inicio < 0.5
 
 
@@ -641,7 +643,7 @@ POIS = [
 
 @pytest.mark.parametrize(("texto", "pergunta"), POIS, ids=[p[0] for p in POIS])
 def test_a_poi_s_kind_abbreviated_is_asked_written_out(texto: str, pergunta: str | None) -> None:
-    assert ladder_steps.poi(places.Contexto(_entender(endereco=texto))) == pergunta
+    assert ladder_steps.poi(decision.Contexto(_entender(endereco=texto))) == pergunta
 
 
 def test_fields__a_place_said_after_the_bairro_in_one_breath_is_a_place_of_its_own() -> None:
@@ -705,16 +707,16 @@ def test_places__a_municipio_closing_a_bairro_segment_before_its_ufs_sigla_is_th
     assert (e.lugares, e.lugares_bairro) == (["COOPHAVILA II CAMPO GRANDE MS", "MS"], {0})
     cg = _nome("mun-cg", 4, "Campo Grande", ("uf-ms",), 0, 3, 4)
     ms = _nome("uf-ms", 5, "Mato Grosso do Sul", (), 1)
-    assert places.decidir(e, [cg, ms], None).municipio == cg
+    assert decision.decidir(e, [cg, ms], None).municipio == cg
     # The same words without a sigla of its UF are the bairro's own ("Bairro Vila Campo
     # Grande", "Bairro ... Campo Grande AL"); a whole bairro named after a município too.
     for texto in ("Bairro Coophavila II Campo Grande", "Bairro Coophavila II Campo Grande AL"):
         e = _entender(endereco=texto)
         al = [_nome("uf-al", 5, "Alagoas", (), 1)] if texto.endswith("AL") else []
-        assert places.decidir(e, [cg, *al], None).municipio is None, texto
+        assert decision.decidir(e, [cg, *al], None).municipio is None, texto
     e = _entender(endereco="Bairro Bela Vista MS")
     bv = _nome("mun-bv", 4, "Bela Vista", ("uf-ms",), 0, 1, 2)
-    assert places.decidir(e, [bv, ms], None).municipio is None
+    assert decision.decidir(e, [bv, ms], None).municipio is None
 
 
 def test_fields__altura_do_numero_and_a_sigla_closing_the_crossing_street() -> None:
@@ -727,7 +729,7 @@ def test_fields__altura_do_numero_and_a_sigla_closing_the_crossing_street() -> N
     e = _entender(endereco="Rua Altura, 10, Campo Grande MS")
     assert (e.logradouro, e.numero) == ("ALTURA", "10")
     # A number with places after it, no separator: the places go back to the street's
-    # segment, whose tail is cut from the street's name later (places.decidir).
+    # segment, whose tail is cut from the street's name later (decision.decidir).
     e = _entender(endereco="Entulho na calçada da Rua Dom Aquino altura do 1500 Campo Grande")
     assert (e.logradouro, e.numero, e.referencia) == ("DOM AQUINO CAMPO GRANDE", "1500", None)
     # Not a POI's short number ("24 horas"), nor an ordinal ("7º BEC").

@@ -13,14 +13,8 @@ from typing import Any
 
 import pytest
 
-from d2.geocoder import (
-    address,
-    ladder,
-    ladder_rules,
-    ladder_steps,
-    nominatim_http,
-    nominatim_search,
-)
+from d2.geocoder import address, answer, ladder, ladder_steps
+from d2.geocoder.nominatim import remote, search
 
 RESPOSTA_OK = [
     {
@@ -76,11 +70,11 @@ def servidor() -> Iterator[str]:
 
 def test_http__answers_refusals_and_failures(servidor: str) -> None:
     medidas: list[float] = []
-    cliente = nominatim_http.NominatimHTTP(servidor, timeout_s=0.5, observar=medidas.append)
+    cliente = remote.NominatimHTTP(servidor, timeout_s=0.5, observar=medidas.append)
     try:
         ok, vazio, recusa, ocupado, lixo, enorme, lento = cliente.pesquisar(
             [
-                nominatim_search.Consulta(texto=caso)
+                search.Consulta(texto=caso)
                 for caso in ("ok", "vazio", "recusa", "ocupado", "lixo", "enorme", "lento")
             ]
         )
@@ -90,7 +84,7 @@ def test_http__answers_refusals_and_failures(servidor: str) -> None:
     assert ok[0].de_rua and (ok[0].lat, ok[0].lng) == (-12.5, -58)
     assert vazio == () and recusa == ()  # nothing found; a query the server refuses
     for falha in (ocupado, lixo, enorme, lento):  # later: 5xx, garbage, unbounded, slow
-        assert isinstance(falha, nominatim_search.Unavailable), falha
+        assert isinstance(falha, search.Unavailable), falha
     assert len(medidas) == 7
 
 
@@ -100,9 +94,7 @@ class _Contador:
     def __init__(self) -> None:
         self.perguntas = 0
 
-    def pesquisar(
-        self, consultas: list[nominatim_search.Consulta]
-    ) -> list[nominatim_search.Resultados]:
+    def pesquisar(self, consultas: list[search.Consulta]) -> list[search.Resultados]:
         self.perguntas += len(consultas)
         return [()] * len(consultas)
 
@@ -114,18 +106,18 @@ def test_ladder__asks_nothing_more_once_the_worker_stops() -> None:
     parar = threading.Event()
     cache = address.AddressCache(1000, 60)
 
-    def perguntar(inicio: int) -> dict[int, nominatim_search.Resultados]:
+    def perguntar(inicio: int) -> dict[int, search.Resultados]:
         buscas = {
             i: ladder_steps.Tentativa(
-                ladder_steps.Passo.RUA, consulta=nominatim_search.Consulta(texto=f"rua {i}")
+                ladder_steps.Passo.RUA, consulta=search.Consulta(texto=f"rua {i}")
             )
             for i in range(inicio, inicio + 50)
         }
-        geocodings = [ladder_rules.Geocoding() for _ in range(inicio + 50)]
+        geocodings = [answer.Geocoding() for _ in range(inicio + 50)]
         return ladder._perguntar(contador, cache, buscas, geocodings, 8, parar.is_set)
 
     assert set(perguntar(0).values()) == {()}
     parar.set()
     depois = perguntar(50)
     assert contador.perguntas == 50
-    assert all(isinstance(r, nominatim_search.Unavailable) for r in depois.values())
+    assert all(isinstance(r, search.Unavailable) for r in depois.values())

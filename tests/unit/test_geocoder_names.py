@@ -1,11 +1,11 @@
-"""The names held in the process for misspellings (d2.geocoder.names), on rows written
+"""The names held in the process for misspellings (d2.geocoder.places.names), on rows written
 here as the query geocoder_names returns them: what is proposed, and what never is (the
 same names against the real territory: tests/integration/test_geocoder_spelling.py)."""
 
 from __future__ import annotations
 
-from d2.geocoder import gazetteer, names
-from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF
+from d2.geocoder.places import gazetteer, names
+from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF
 
 
 def _linha(uc: str, nivel: int, nome: str, *cadeia: str) -> dict[str, object]:

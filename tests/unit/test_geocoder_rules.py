@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from d2.geocoder import address, nominatim_http, nominatim_search, text
+from d2.geocoder import address, question
+from d2.geocoder.nominatim import remote, search
 
 
 def test_texto__fields_joined_cleaned_and_bounded() -> None:
-    e = text.do_payload(
+    e = question.do_payload(
         {
             "entidades_extraidas": {
                 "endereco": "Rua A,\x00 10\u200b - Centro",
@@ -20,28 +21,28 @@ def test_texto__fields_joined_cleaned_and_bounded() -> None:
     assert e is not None
     assert e.original == "Rua A, 10 - Centro, 78010-100"
     assert e.cep == "78010-100"
-    longo = text.do_payload({"entidades_extraidas": {"endereco": "x " * 100_000}})
-    assert longo is not None and len(longo.original) <= text.LIMITE
+    longo = question.do_payload({"entidades_extraidas": {"endereco": "x " * 100_000}})
+    assert longo is not None and len(longo.original) <= question.LIMITE
 
 
 def test_texto__nothing_usable_is_no_address() -> None:
     for entidades in ({}, {"endereco": "   "}, {"endereco": "🙂🙂"}, {"cep": 123}, "x", None):
-        assert text.do_payload({"entidades_extraidas": entidades}) is None
-    assert text.do_payload([]) is None
+        assert question.do_payload({"entidades_extraidas": entidades}) is None
+    assert question.do_payload([]) is None
 
 
 def test_texto__the_cep_is_read_after_its_word_and_names_fold_case_and_accents() -> None:
-    a = text.do_payload({"entidades_extraidas": {"endereco": "CEP: 78300-200"}})
-    b = text.do_payload({"entidades_extraidas": {"endereco": "cep 78300200"}})
+    a = question.do_payload({"entidades_extraidas": {"endereco": "CEP: 78300-200"}})
+    b = question.do_payload({"entidades_extraidas": {"endereco": "cep 78300200"}})
     assert a is not None and b is not None
     assert a.cep == b.cep == "78300-200"
-    assert text.normalizar("São  JOÃO") == "sao joao"
+    assert question.normalizar("São  JOÃO") == "sao joao"
 
 
 def test_cache__bounded_expires_and_empties_on_a_new_import() -> None:
     agora = [0.0]
     cache = address.AddressCache(2, 10, clock=lambda: agora[0])
-    achado = (nominatim_search.Match(-1, -2, 30, "place", "house", "br", "x"),)
+    achado = (search.Match(-1, -2, 30, "place", "house", "br", "x"),)
     cache.observar_geracao(1)
     cache.definir_chave("a", achado)
     cache.definir_chave("b", ())
@@ -60,7 +61,7 @@ def test_address_path__keeps_the_cache_it_is_given_even_empty() -> None:
     from d2 import config
 
     cache = address.AddressCache(10, 10)
-    http = nominatim_http.NominatimHTTP("http://127.0.0.1:9")
+    http = remote.NominatimHTTP("http://127.0.0.1:9")
     try:
         assert address.AddressPath(config.load(), http, cache=cache).cache is cache
     finally:

@@ -72,6 +72,15 @@ INGLES = {
     "without",
     # The resolver's answers beside the in-process peer's (d2 bench pip).
     "answers",
+    # The address path's question and answer, beside its door (d2/geocoder/).
+    "question", "answer",
+    # The address parser, and the grammar of a complaint around an address.
+    "parser", "complaint",
+    # The place reading (d2/geocoder/places/): the round's lookup, each name's
+    # interpretation, the decision; Nominatim's client, in process or remote.
+    "interpretation", "decision", "client", "remote",
+    # The bounded LRU cache (d2/lru.py) and the handler's geo cache (d2/handler/geo_cache.py).
+    "lru", "geo",
     # Points of interest named as an address.
     "poi",
     # The locks and the sessions holding them.
@@ -83,11 +92,11 @@ INGLES = {
     "national",
     # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
     "conclusion",
-    # Nominatim in process (d2/geocoder/nominatim_local.py).
+    # Nominatim in process (d2/geocoder/nominatim/local.py).
     "local",
     # D-2 on a replicated PostgreSQL: a primary, its standbys, a failover between them.
     "failover", "replication", "connection", "lost",
-    # The names of places and streets an address is read against (d2/geocoder/gazetteer.py).
+    # The names of places and streets an address is read against (d2/geocoder/places/gazetteer.py).
     "gazetteer",
     # The worker's stage that runs every geometry step: drawings, replica, mirror, follow-up.
     "geometry",

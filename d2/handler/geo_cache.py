@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from d2.cache import LRUCache
+from d2.lru import LRUCache
 from d2.territorio import resolver
 
 PREFIXO = "d2:geo:"

@@ -1,6 +1,6 @@
 """A search and its answers: the question asked (Consulta: by fields, Nominatim's
 structured search, or free text), the matches Nominatim gives (Match), or Unavailable (try
-again later). Both clients (d2.geocoder.nominatim_local, d2.geocoder.nominatim_http)
+again later). Both clients (d2.geocoder.nominatim.local, d2.geocoder.nominatim.remote)
 answer in these terms."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from d2 import errors
-from d2.geocoder import text
+from d2.geocoder import question
 
 # A Nominatim search rank (rank_search) from which a match is a street, a house, a POI.
 RANK_RUA = 26
@@ -71,7 +71,7 @@ class Consulta:
     @property
     def chave(self) -> str:
         """The cache key: the fields, case and accents folded."""
-        campos = "|".join(f"{k}={text.normalizar(v)}" for k, v in sorted(self.campos().items()))
+        campos = "|".join(f"{k}={question.normalizar(v)}" for k, v in sorted(self.campos().items()))
         return f"§{campos}|{self.limite}"
 
 

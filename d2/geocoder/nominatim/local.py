@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import psycopg.conninfo
 
-from d2.geocoder.nominatim_search import Consulta, Match, Resultados, Unavailable
+from d2.geocoder.nominatim.search import Consulta, Match, Resultados, Unavailable
 
 _C = TypeVar("_C")  # a question: free text or a Consulta
 _R = TypeVar("_R")  # its answer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from d2.handler import cache
+from d2.handler import geo_cache
 from d2.territorio import resolver
 
 
@@ -22,12 +22,12 @@ class Relogio:
 
 
 def test_key_is_prefixed_and_rounded_to_five_decimals() -> None:
-    assert cache.chave(-23.550004, -46.633339) == "d2:geo:-23.55000:-46.63334"
-    assert cache.chave(-23.550004, -46.633339) == cache.chave(-23.55, -46.63334)
+    assert geo_cache.chave(-23.550004, -46.633339) == "d2:geo:-23.55000:-46.63334"
+    assert geo_cache.chave(-23.550004, -46.633339) == geo_cache.chave(-23.55, -46.63334)
 
 
 def test_hit_and_miss_are_counted() -> None:
-    c = cache.GeoCache()
+    c = geo_cache.GeoCache()
     assert c.obter(1.0, 2.0) == (False, None)
     valor = resolucao()
     c.definir(1.0, 2.0, valor)
@@ -36,14 +36,14 @@ def test_hit_and_miss_are_counted() -> None:
 
 
 def test_negative_answers_are_cached_as_hits() -> None:
-    c = cache.GeoCache()
+    c = geo_cache.GeoCache()
     c.definir(1.0, 2.0, None)
     assert c.obter(1.0, 2.0) == (True, None)
 
 
 def test_entries_expire_after_ttl_and_purge_drops_them() -> None:
     relogio = Relogio()
-    c = cache.GeoCache(ttl_s=10, clock=relogio)
+    c = geo_cache.GeoCache(ttl_s=10, clock=relogio)
     c.definir(1.0, 2.0, resolucao())
     c.definir(3.0, 4.0, resolucao())
     relogio.agora = 9.9
@@ -54,7 +54,7 @@ def test_entries_expire_after_ttl_and_purge_drops_them() -> None:
 
 
 def test_size_is_bounded_least_recently_used_first() -> None:
-    c = cache.GeoCache(max_entries=2)
+    c = geo_cache.GeoCache(max_entries=2)
     c.definir(1.0, 1.0, resolucao())
     c.definir(2.0, 2.0, resolucao())
     c.obter(1.0, 1.0)
@@ -65,7 +65,7 @@ def test_size_is_bounded_least_recently_used_first() -> None:
 
 
 def test_a_new_mirror_version_empties_the_cache() -> None:
-    c = cache.GeoCache()
+    c = geo_cache.GeoCache()
     c.observar_versao(1)
     c.definir(1.0, 1.0, resolucao())
     assert c.observar_versao(1) is False and len(c) == 1
@@ -73,7 +73,7 @@ def test_a_new_mirror_version_empties_the_cache() -> None:
 
 
 def test_iniciar_starts_empty() -> None:
-    c = cache.GeoCache()
+    c = geo_cache.GeoCache()
     c.definir(1.0, 1.0, resolucao())
     c.iniciar()
     assert len(c) == 0

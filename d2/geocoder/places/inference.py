@@ -3,7 +3,7 @@
 d2.candidatos_territorio in SQL), why no UC was credible (Reason, also the reason an
 address demand is discarded), and the rule that a name inside a longer one ("Boreal" in
 "Nova Boreal") is no name of its own. The rules that weigh the names are in
-d2.geocoder.places and d2.geocoder.gazetteer.
+d2.geocoder.places.decision and d2.geocoder.places.gazetteer.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Candidate:
     segmento: int
     inicio: int
     fim: int
-    exato: bool = True  # False: a misspelling proposed by d2.geocoder.names
+    exato: bool = True  # False: a misspelling proposed by d2.geocoder.places.names
 
 
 def dentro_de_outro(c: Candidate, todos: list[Candidate]) -> bool:

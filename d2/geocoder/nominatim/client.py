@@ -1,9 +1,9 @@
 """The geocoder: what it answers (Geocoder) and which one answers (criar_geocodificador):
-Nominatim in process (d2.geocoder.nominatim_local: nominatim-api over its database) or
-over HTTP (d2.geocoder.nominatim_http: an existing server's /search JSON API). Both answer
+Nominatim in process (d2.geocoder.nominatim.local: nominatim-api over its database) or
+over HTTP (d2.geocoder.nominatim.remote: an existing server's /search JSON API). Both answer
 a batch of queries at once, at most `concorrencia` in flight, each bounded by a timeout.
 
-One kind of question (d2.geocoder.nominatim_search): `pesquisar` asks by fields
+One kind of question (d2.geocoder.nominatim.search): `pesquisar` asks by fields
 (Consulta: street, city, postcode, a POI; Nominatim's structured search) or free text,
 and gets the matches in Nominatim's order, or Unavailable (try again later): the address
 ladder's (d2.geocoder.ladder).
@@ -27,9 +27,9 @@ from typing import Protocol
 import psycopg.conninfo
 
 from d2 import config, db
-from d2.geocoder.nominatim_http import NominatimHTTP
-from d2.geocoder.nominatim_local import NominatimLocal
-from d2.geocoder.nominatim_search import Consulta, Resultados
+from d2.geocoder.nominatim.local import NominatimLocal
+from d2.geocoder.nominatim.remote import NominatimHTTP
+from d2.geocoder.nominatim.search import Consulta, Resultados
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """An address read as a whole against the places it could name: the territory's names
 (d2.candidatos_territorio) and the bairros and streets d2.ceps gives each município
-(d2.cep_nomes), weighed together (d2.geocoder.places decides with them).
+(d2.cep_nomes), weighed together (d2.geocoder.places.decision decides with them).
 
 * A word inside a longer name the text's município has is not a place of its own:
   "Barra" in "Barra da Tijuca, Rio de Janeiro" (a bairro of Rio de Janeiro in d2.ceps) is
@@ -12,7 +12,7 @@
   bairro or street named is taken only when the others have bairros or streets in
   d2.ceps at all (a town CEP Aberto knows by one general CEP says nothing by lacking it).
 * A misspelt name (a run of words that is no name, proposed in the process by
-  d2.geocoder.names) is ranked by the Damerau-Levenshtein similarity of those words
+  d2.geocoder.places.names) is ranked by the Damerau-Levenshtein similarity of those words
   (transpositions are one edit) with Jaro-Winkler's check, and kept only when clearly
   ahead of the next name; it never stands against a name written exactly.
 """
@@ -27,10 +27,10 @@ from dataclasses import dataclass
 import enderecobr
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
-from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate
+from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # The segment index of the address's street in d2.cep_nomes's matches, and that of a
-# street's name read as a possible place (d2.geocoder.places.CAUDA: no separator
+# street's name read as a possible place (d2.geocoder.places.decision.CAUDA: no separator
 # between the street and the places after it).
 RUA = -1
 CAUDA = 1000

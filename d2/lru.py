@@ -1,5 +1,5 @@
 """A bounded cache in memory: least recently used entries go first, entries expire after
-a TTL. The geo cache (d2.handler.cache) and the address path's cache of Nominatim's
+a TTL. The geo cache (d2.handler.geo_cache) and the address path's cache of Nominatim's
 answers (d2.geocoder.address) are this, each with its own keys and emptying rule."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ d2.candidatos_territorio finds in SQL the names written exactly. A run of a plac
 segment's words that is no name, and overlaps none, may be a misspelt one: it is
 compared here with every município and UF name by rapidfuzz (an Indel ratio first, a
 bound no name within the Damerau-Levenshtein threshold can miss, then the ranking of
-d2.geocoder.gazetteer.aproximados: Damerau-Levenshtein similarity, Jaro-Winkler's check
+d2.geocoder.places.gazetteer.aproximados: Damerau-Levenshtein similarity, Jaro-Winkler's check
 and a margin over the next name). A level (município, UF) the text writes exactly gets
 no proposal: a fuzzy match never stands against an exact one. A bairro is proposed only
 among the bairro UCs of the município read, when no bairro of it was written exactly.
@@ -22,8 +22,8 @@ from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
 from d2 import db
-from d2.geocoder import gazetteer
-from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate
+from d2.geocoder.places import gazetteer
+from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # Runs of up to 6 words, as d2.candidatos_territorio compares them.
 _RUN = 6

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from d2.geocoder.nominatim_search import Consulta, Match, Resultados, Unavailable
+from d2.geocoder.nominatim.search import Consulta, Match, Resultados, Unavailable
 
 _MAX_RESPOSTA_HTTP = 1 << 20
 

@@ -23,7 +23,7 @@ import psycopg.conninfo
 from psycopg import sql
 
 from d2 import config, db, errors
-from d2.geocoder import nominatim, nominatim_local
+from d2.geocoder.nominatim import client, local
 
 SUFIXOS = (".osm", ".osm.pbf", ".pbf", ".osm.bz2")
 
@@ -34,7 +34,7 @@ COMENTARIO = f"{MARCA} built by `d2 nominatim import`, which drops and rebuilds 
 
 
 def dsn(settings: config.Settings, database_url: str) -> str:
-    return settings.nominatim_dsn or nominatim.url_nominatim_padrao(database_url)
+    return settings.nominatim_dsn or client.url_nominatim_padrao(database_url)
 
 
 def _manutencao(alvo: str) -> tuple[str, str]:
@@ -233,7 +233,7 @@ def _importar_osm(
 ) -> None:
     """Nominatim's importer into the (absent) database at alvo."""
     ambiente = os.environ | {
-        "NOMINATIM_DATABASE_DSN": nominatim_local.dsn_nominatim(alvo),
+        "NOMINATIM_DATABASE_DSN": local.dsn_nominatim(alvo),
         "NOMINATIM_DATABASE_WEBUSER": settings.nominatim_web_user,
     }
     comando = [
@@ -242,7 +242,7 @@ def _importar_osm(
         "--osm-file",
         str(arquivo.absolute()),
         "--project-dir",
-        str(nominatim.projeto_nominatim(settings)),
+        str(client.projeto_nominatim(settings)),
         "--threads",
         str(max(1, threads)),
     ]

@@ -1,17 +1,18 @@
-"""The names an address names, each read as the rest of its text makes it (d2.geocoder.places
-decides with them; the rules, with worked examples, are docs/geocoding.md's "Reading a
-place as a whole"): a name inside a longer one is none; "Bairro X" names only bairros; an
-area word alone at the start of a longer name is its type; a município that is also a
-bairro of another município named is the bairro; a UF's name is the UF or the município
-as the text says; and of the places a complaint speaks of, the ones its anchors tie
-("aqui", "em frente", "no bairro") are the address's."""
+"""The names an address names, each read as the rest of its text makes it
+(d2.geocoder.places.decision decides with them; the rules, with worked examples, are
+docs/geocoding.md's "Reading a place as a whole"): a name inside a longer one is none;
+"Bairro X" names only bairros; an area word alone at the start of a longer name is its
+type; a município that is also a bairro of another município named is the bairro; a UF's
+name is the UF or the município as the text says; and of the places a complaint speaks
+of, the ones its anchors tie ("aqui", "em frente", "no bairro") are the address's."""
 
 from __future__ import annotations
 
 import re
 
-from d2.geocoder import fields, gazetteer, inference, text, vocabulary
-from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Candidate
+from d2.geocoder import complaint, fields, vocabulary
+from d2.geocoder.places import gazetteer, inference
+from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # Words as d2.candidatos_territorio counts them (its inicio/fim): apostrophes dropped,
 # anything else that is not a letter or a digit a space.
@@ -21,12 +22,12 @@ _NAO_ALFANUMERICO = re.compile(r"[^A-Z0-9]+")
 def atados(e: fields.Entendido, nomes: list[Candidate]) -> list[Candidate]:
     """Where a clause with "aqui", "em frente", "no bairro" names a município or UF (or a
     bairro) as a place, not inside prose, those named elsewhere at that level are other
-    places the text speaks of ("moro em Z"): not the address's (text.trechos)."""
+    places the text speaks of ("moro em Z"): not the address's (complaint.trechos)."""
 
     # A name cut from a street's end (gazetteer.CAUDA) is never tied: it may be the street's own
     # ("Rua Nova Esperança": Esperança, PB).
     def atado(c: Candidate) -> bool:
-        return c.segmento in e.lugares_atados and text.so_o_nome(
+        return c.segmento in e.lugares_atados and complaint.so_o_nome(
             palavras_do_segmento(e, c), c.inicio, c.fim
         )
 
