@@ -291,7 +291,7 @@ class Execucao:
     respostas: dict[str, dict[str, Any]]  # case id → its row
     gravacao: Gravacao
     segundos: float
-    segundos_estagio: float
+    segundos_stage: float
     com_passos: bool  # whether d2.v_geocodificacoes was there to read
 
     @property

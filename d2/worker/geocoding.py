@@ -96,15 +96,15 @@ class GeocodingStage:
     def __init__(
         self,
         settings: config.Settings,
-        enderecos: AddressPath,
+        address_path: AddressPath,
         *,
         metrics: GeocodingMetrics | None = None,
     ) -> None:
         self.settings = settings
         # The address path's stop signal, set when the worker stops: one signal, so the
         # stage stops its rounds when the path stops asking Nominatim.
-        self.parar = enderecos.parar
-        self.enderecos = enderecos
+        self.parar = address_path.parar
+        self.address_path = address_path
         self.metrics = metrics
         self.handler = handler.Handler(settings)
         self.total = Round()
@@ -178,7 +178,7 @@ class GeocodingStage:
         geocodings = dict(
             zip(
                 ids,
-                self.enderecos.geocodificar(conn, list(retomada.enderecos.values())),
+                self.address_path.geocodificar(conn, list(retomada.enderecos.values())),
                 strict=True,
             )
         )
@@ -224,7 +224,7 @@ class GeocodingStage:
         address of a round (down, or slow for everyone)."""
         if not adiados or self.parar.is_set():
             return False
-        return round_.respondeu or (len(adiados) == 1 and self.enderecos.saudavel())
+        return round_.respondeu or (len(adiados) == 1 and self.address_path.saudavel())
 
     def _esgotados(
         self, adiados: dict[uuid.UUID, str], falhas: dict[uuid.UUID, int]

@@ -79,7 +79,7 @@ class Worker:
         self._geometry_stage: geometry.GeometryStage | None = None
         # Address demands (docs/geocoding.md): the geocoding stage, its metrics and cache, kept
         # across reconnects.
-        self._estagio: geocoding.GeocodingStage | None = None
+        self._geocoding_stage: geocoding.GeocodingStage | None = None
         self._metrics_geo = (
             geocoding.GeocodingMetrics(self.metrics.registry) if self.metrics else None
         )
@@ -169,8 +169,8 @@ class Worker:
                     self.estado.pronto = True
                     log.info("D-2 Georreferenciamento inicializado")
                     if drain:
-                        if self._estagio is not None:
-                            round_ = self._estagio.drenar(conn)
+                        if self._geocoding_stage is not None:
+                            round_ = self._geocoding_stage.drenar(conn)
                             self.estado.resultado.somar(round_.resultado)
                         geometry_stage.drenar(conn)
                         return
@@ -220,18 +220,20 @@ class Worker:
 
         # With drain the stage runs on this thread: the worker's own stop stops it.
         parar = self.parar if drain else threading.Event()
-        caminho = address.AddressPath(
+        address_path = address.AddressPath(
             self.settings,
             geocodificador,
             cache=self._cache_enderecos,
             parar=parar,
             reescolher=reescolher,
         )
-        self._estagio = geocoding.GeocodingStage(self.settings, caminho, metrics=self._metrics_geo)
+        self._geocoding_stage = geocoding.GeocodingStage(
+            self.settings, address_path, metrics=self._metrics_geo
+        )
         thread = None
         if not drain:
             thread = threading.Thread(
-                target=self._estagio.executar,
+                target=self._geocoding_stage.executar,
                 args=(self.url, parar, max(self.settings.poll_interval_s, 1.0)),
                 name="d2-geocodificacao",
                 daemon=True,
@@ -242,11 +244,11 @@ class Worker:
         finally:
             if not drain:
                 parar.set()
-            self._estagio.acordar()
+            self._geocoding_stage.acordar()
             if thread is not None:
                 thread.join()
-            caminho.geocodificador.fechar()
-            self._estagio = None
+            address_path.geocodificador.fechar()
+            self._geocoding_stage = None
             self.estado.geocodificador = None
 
     @contextlib.contextmanager
@@ -317,10 +319,10 @@ class Worker:
                     leitura.pedir(bus.position(eventos[-1]))
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
-                if self._estagio is not None and resultado.contagem.get(
+                if self._geocoding_stage is not None and resultado.contagem.get(
                     classification.Outcome.GEOCODIFICACAO_PENDENTE
                 ):
-                    self._estagio.acordar()
+                    self._geocoding_stage.acordar()
                 if self.metrics is not None:
                     self.metrics.observar_batch(
                         resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None

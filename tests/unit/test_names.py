@@ -61,7 +61,7 @@ INGLES = {
     "replica", "requeue", "resolve", "resolved", "resolver", "results", "resume", "retry",
     "role", "rounding", "row", "rules", "sample", "schema", "schemas", "scripts", "sealed",
     "search", "security", "seed", "sequence", "session", "set", "settings", "setup", "shared",
-    "show", "shrink", "since", "size", "skip", "source", "spelling", "split", "sql", "staging",
+    "show", "shrink", "since", "size", "skip", "source", "split", "sql", "staging",
     "state",
     "stats", "status", "steps", "stop", "store", "street", "submitted", "summary", "support",
     "surface", "synthetic", "table", "terminal", "test", "tests", "text", "timeouts", "to",
@@ -81,8 +81,6 @@ INGLES = {
     "interpretation", "decision", "client", "remote",
     # The bounded LRU cache (d2/lru.py) and the handler's geo cache (d2/handler/geo_cache.py).
     "lru", "geo",
-    # Points of interest named as an address.
-    "poi",
     # The locks and the sessions holding them.
     "locks", "statement", "timeout", "transaction",
     # The address corpus's generator and its categories (d2/bench/corpus/), and the run of

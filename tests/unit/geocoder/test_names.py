@@ -1,6 +1,6 @@
 """The names held in the process for misspellings (d2.geocoder.places.names), on rows written
 here as the query geocoder_names returns them: what is proposed, and what never is (the
-same names against the real territory: tests/integration/test_geocoder_spelling.py)."""
+same names against the real territory: tests/integration/geocoder/test_names.py)."""
 
 from __future__ import annotations
 

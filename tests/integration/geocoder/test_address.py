@@ -393,15 +393,15 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
             texto = prometheus_client.generate_latest(registro).decode()
             assert "Palmeiras" not in texto and "Centro" not in texto
             # The repeated text in one round was asked once (both lookups missed).
-            assert (est.enderecos.cache.hits, est.enderecos.cache.misses) == (0, 2)
+            assert (est.address_path.cache.hits, est.address_path.cache.misses) == (0, 2)
             rodar(conn, casa)
-            assert (est.enderecos.cache.hits, est.enderecos.cache.misses) == (1, 2)
+            assert (est.address_path.cache.hits, est.address_path.cache.misses) == (1, 2)
             conn.execute(
                 "INSERT INTO d2.nominatim_importacoes (arquivo, bytes, duracao_s) "
                 "VALUES ('novo.osm', 1, 1)"
             )
             rodar(conn, casa)
-            assert (est.enderecos.cache.hits, est.enderecos.cache.misses) == (1, 3)
+            assert (est.address_path.cache.hits, est.address_path.cache.misses) == (1, 3)
             invariants.verificar(conn)
     finally:
         geocodificador.fechar()

@@ -1,7 +1,7 @@
 """Hostile address texts cost what an address costs (docs/reliability.md, section 6):
 what reaches the geocoder is a few short fields, never the text, and a bounded number of
 searches per address, whatever the text; the parser's own work is bounded too
-(tests/unit/test_geocoder_fields.py)."""
+(tests/unit/geocoder/test_fields.py)."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ Ler = Callable[[str], decision.Contexto]
 @pytest.fixture(scope="module")
 def nacional(pg_server: Server) -> Iterator[str]:
     """A database with the whole territory of ../shared/data and the CEPs of MS and AL."""
-    shared = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+    shared = Path(__file__).resolve().parents[3].parent / "shared" / "data"
     if not (shared / "br_municipios.geojson.gz").exists():
         pytest.skip(f"shared data not found at {shared}")
     srv = common.Server(pg_server.url("postgres"))

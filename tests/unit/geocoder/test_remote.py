@@ -1,6 +1,7 @@
 """The HTTP client against a local server that misbehaves on purpose (mocking Nominatim
-here is the point: its failures are what is tested; the real one is in test_geocoder.py),
-and a stage that stops asking once the worker stops."""
+here is the point: its failures are what is tested; the real one is in
+tests/integration/geocoder/test_address.py), and a stage that stops asking once the
+worker stops."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def servidor() -> Iterator[str]:
         srv.server_close()
 
 
-def test_http__answers_refusals_and_failures(servidor: str) -> None:
+def test_remote__answers_refusals_and_failures(servidor: str) -> None:
     medidas: list[float] = []
     cliente = remote.NominatimHTTP(servidor, timeout_s=0.5, observar=medidas.append)
     try:
