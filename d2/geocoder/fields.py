@@ -24,6 +24,9 @@ from d2.geocoder.vocabulary import COMPLEMENTOS, SEM_VALOR, TIPOS
 
 MAX_SEGMENTOS = 8
 MAX_PALAVRAS = 12
+# A place segment is read whole up to this many words (a complaint's clause names its
+# town anywhere in it); d2.candidatos_territorio reads as many.
+MAX_PALAVRAS_LUGAR = 24
 _NUMERO = re.compile(r"\d{1,6}(?:\.\d{3})?(?:-?[A-Z])?")
 _MARCA_NUMERO = re.compile(r"N|NO|NRO|NUM|NUMERO|N\.O|N\.|NO\.")
 _SIGLA = re.compile(r"[A-Z]{2}")
@@ -49,6 +52,11 @@ class Entendido:
     lugares_bairro: set[int] = field(default_factory=set)
     # Those of a clause with an anchor ("aqui", "em frente": complaint.trechos).
     lugares_atados: set[int] = field(default_factory=set)
+    # Those a form labels as the city ("Cidade: X", "Município: X"): a place as such.
+    lugares_cidade: set[int] = field(default_factory=set)
+    # Those that follow a street and its number with no separator ("rua X 100 centro
+    # natal"): the name that ends one is the address's place.
+    lugares_cauda: set[int] = field(default_factory=set)
     referencia: str | None = None  # a POI the address refers to
     esquina: str | None = None  # the crossing street (tipo + name)
     texto: str = ""  # the standardised text, complements out (the free-text query)
@@ -82,9 +90,11 @@ class Entendido:
         return {k: v for k, v in campos.items() if v is not None}
 
 
-def padronizado(padronizar: Callable[[str], str], palavras: list[str]) -> str:
+def padronizado(
+    padronizar: Callable[[str], str], palavras: list[str], limite: int = MAX_PALAVRAS
+) -> str:
     """Words standardised by enderecobr, cut again (standardising can split a word)."""
-    return " ".join(padronizar(" ".join(palavras)).split()[:MAX_PALAVRAS])
+    return " ".join(padronizar(" ".join(palavras)).split()[:limite])
 
 
 def e_numero(palavra: str) -> bool:
@@ -141,6 +151,15 @@ def ler_complemento(e: Entendido, palavras: list[str], i: int) -> int:
         e.complemento = f"{e.complemento} {parte}" if e.complemento else parte
         i = fim
     return i
+
+
+def complemento_escrito(palavras: list[str], padrao: list[str]) -> bool:
+    """Whether a segment enderecobr standardises to a complement starts with one as
+    written: the word itself ("Casa 2", "Fundos"), or its abbreviation with a value
+    ("BL 3", "AP 12"); chat's "blz" (beleza) before prose is no BLOCO."""
+    seguinte = palavras[1] if len(palavras) > 1 else ""
+    valor = e_numero(seguinte) or 0 < len(seguinte) <= 2
+    return palavras[0] == padrao[0] or valor or padrao[0] in SEM_VALOR
 
 
 def segmento_de_complemento(e: Entendido, padrao: list[str]) -> list[str]:
@@ -200,14 +219,17 @@ def rua_do_segmento(e: Entendido, palavras: list[str], com_tipo: bool, numero: b
     return resto
 
 
-def ler_lugar(e: Entendido, palavras: list[str]) -> None:
+def ler_lugar(e: Entendido, palavras: list[str], *, papel: set[int] | None = None) -> None:
     """A place segment: bairro, município and UF names, in any order; a final two-letter
-    word is also looked up alone (a UF's sigla: "Campo Grande MS")."""
+    word is also looked up alone (a UF's sigla: "Campo Grande MS"). papel: the set of
+    Entendido the segment's index goes in (lugares_cidade, lugares_cauda)."""
     if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
         return
-    palavras, inicio = ordinais(sem_capital(palavras[-MAX_PALAVRAS:])), len(e.lugares)
-    e.lugares.append(padronizado(enderecobr.padronizar_bairros, palavras))
+    palavras, inicio = ordinais(sem_capital(palavras[-MAX_PALAVRAS_LUGAR:])), len(e.lugares)
+    e.lugares.append(padronizado(enderecobr.padronizar_bairros, palavras, MAX_PALAVRAS_LUGAR))
     e._no_texto.append(e.lugares[-1])
+    if papel is not None:
+        papel.add(inicio)
     if len(palavras) > 1 and _SIGLA.fullmatch(palavras[-1]):
         e.lugares.append(palavras[-1])
     if e._atado:

@@ -18,7 +18,7 @@ import re
 
 import enderecobr
 
-from d2.geocoder import complaint, fields, question, references
+from d2.geocoder import complaint, fields, labels, question, references
 from d2.geocoder.fields import MAX_PALAVRAS, MAX_SEGMENTOS, Entendido
 from d2.geocoder.vocabulary import COMPLEMENTOS, PREPOSICOES
 
@@ -32,6 +32,8 @@ _SN = re.compile(r"\bS\s*/\s*N(?:O|\.)?(?![A-Z0-9])|\bS\.\s*N\b\.?|\bS\s+N\b|\bS
 _SEPARADOR = re.compile(r"[,;|()\[\]{}<>\n/\\]|\s-+\s*|-+\s|(?<=[A-Z])-(?=[A-Z]{2}(?![A-Z0-9]))")
 _NAO_PALAVRA = re.compile(r"[^A-Z0-9' .-]")
 _BAIRRO = re.compile(r"(?:BAIRRO|BRO|B)\b\.?\s+(.+)")
+# Where a sentence may end: a dot after a word, an exclamation or a question mark.
+_PONTO = re.compile(r"([A-Z0-9]+)\.(?=\s|$)|[!?]+")
 
 
 def _palavras(segmento: str) -> list[str]:
@@ -53,26 +55,52 @@ def _sem_preposicao(palavras: list[str]) -> list[str]:
     return palavras
 
 
-def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
-    """The text standardised, its CEP taken out, cut into segments at separators, at
-    reference phrases and at the prose around them (complaint.trechos), each with whether it
-    is tied to an anchor."""
+def _frases(texto: str) -> list[str]:
+    """A text's sentences ("... falta água. Itaubal, Amapá."): cut at "!", "?" and at a
+    dot after a number or a word enderecobr does not read as an abbreviation ("Prof.",
+    "Av.", "Jd.", "Sta." stay inside their names; one letter is an initial)."""
+    frases, inicio = [], 0
+    for ponto in _PONTO.finditer(texto):
+        palavra = ponto.group(1)
+        if palavra is not None and not (
+            palavra.isdigit()
+            or (len(palavra) > 1 and enderecobr.padronizar_logradouros(palavra) == palavra)
+        ):
+            continue
+        frases.append(texto[inicio : ponto.start() if palavra is None else ponto.end() - 1])
+        inicio = ponto.end()
+    frases.append(texto[inicio:])
+    return frases
+
+
+def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool, str | None]]:
+    """The text standardised, its CEP taken out, cut at its labels (d2.geocoder.labels),
+    its sentences, separators, reference phrases and the prose around them
+    (complaint.trechos): each segment with whether it is tied to an anchor, and what its
+    label says it is (None: no label)."""
     texto = enderecobr.normalizar(_TRACOS.sub("-", bruto))
     cep = _CEP.search(texto)
     if cep is not None:
         e.cep = e.cep or "".join(cep.groups())
         texto = _CEP.sub(" ", texto)
-    texto = _SN.sub(" SN ", _PALAVRA_CEP.sub(" ", complaint.DATA.sub(" ", texto)))
-    segmentos: list[tuple[str, bool]] = []
-    partes = [(p, atado) for t, atado in complaint.trechos(texto) for p in _SEPARADOR.split(t)]
-    for parte, atado in partes:
+    texto = _SN.sub(" SN ", complaint.DATA.sub(" ", texto))
+    segmentos: list[tuple[str, bool, str | None]] = []
+    partes = [
+        (p, atado, campo.papel)
+        for campo in labels.campos(texto)
+        if campo.papel != labels.FORA
+        for frase in _frases(_PALAVRA_CEP.sub(" ", campo.valor))
+        for t, atado in complaint.trechos(frase)
+        for p in _SEPARADOR.split(t)
+    ]
+    for parte, atado, papel in partes:
         parte = parte.strip(" .-'")
         if not parte:
             continue
         esquina = references.esquina(parte)
         if esquina is not None:
             cruzada, sigla = references.sem_sigla(esquina.cruzada)
-            segmentos += [(p, atado) for p in (*esquina.lugares, sigla) if p]
+            segmentos += [(p, atado, papel) for p in (*esquina.lugares, sigla) if p]
             e.esquina = e.esquina or " ".join(cruzada[:MAX_PALAVRAS])
             parte = esquina.rua
         achada = references.REFERENCIA.search(parte)
@@ -85,10 +113,31 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool]]:
             antes = parte[: achada.start()].strip()
             parte = " ".join(p for p in (antes, referencia.segmento or "") if p)
         if parte:
-            segmentos.append((parte, atado))
+            segmentos.append((parte, atado, papel))
         if len(segmentos) >= MAX_SEGMENTOS:
             break
     return segmentos
+
+
+def _rotulado(e: Entendido, palavras: list[str], rotulo: str | None) -> bool:
+    """A labelled value read as its label says (d2.geocoder.labels); False where the label
+    says nothing more than any text would."""
+    if rotulo in (labels.CIDADE, labels.UF):
+        fields.ler_lugar(e, palavras, papel=e.lugares_cidade)
+    elif rotulo == labels.BAIRRO:
+        if palavras != ["CENTRO"] or not e.bairro:
+            e.bairro = e.bairro or fields.padronizado(enderecobr.padronizar_bairros, palavras)
+        if len(e.lugares) < MAX_SEGMENTOS:
+            e.lugares_bairro.add(len(e.lugares))
+        fields.ler_lugar(e, palavras)
+    elif rotulo == labels.NUMERO:
+        if e.numero is None and fields.inicio_de_numero(palavras, 0):
+            fields.ler_numero(e, palavras, 0)
+    elif rotulo == labels.REFERENCIA:
+        e.referencia = e.referencia or " ".join(palavras[:MAX_PALAVRAS])
+    elif rotulo != labels.COMPLEMENTO:
+        return False
+    return True
 
 
 def entender(endereco: question.Endereco) -> Entendido:
@@ -98,14 +147,18 @@ def entender(endereco: question.Endereco) -> Entendido:
         e.cep = endereco.cep.replace("-", "")
     rua_explicita = endereco.rua and _segmentos(endereco.rua, Entendido())
     segmentos = _segmentos(endereco.texto or "", e) if endereco.texto else []
+    if not rua_explicita:
+        rua_explicita = [s for s in segmentos if s[2] == labels.RUA][:1]
+        segmentos = [s for s in segmentos if s[2] != labels.RUA]
     if rua_explicita:
-        # nomeRua is the street: read first, the text's own street then only fills in
-        # the number it may carry.
-        resto = fields.ler_rua(e, _sem_preposicao(_palavras(rua_explicita[0][0])), com_tipo=True)
-        fields.ler_lugar(e, resto)
-    for n, (segmento, e._atado) in enumerate(segmentos):
+        # nomeRua (or a form's "Logradouro:") is the street: read first, the text's own
+        # street then only fills in the number it may carry.
+        palavras = _sem_preposicao(_palavras(rua_explicita[0][0]))
+        resto = fields.ler_rua(e, palavras, com_tipo=fields.tipo_de(palavras[0]) is not None)
+        fields.ler_lugar(e, resto, papel=e.lugares_cauda)
+    for n, (segmento, e._atado, rotulo) in enumerate(segmentos):
         palavras = _sem_preposicao(_palavras(segmento))
-        if not palavras:
+        if not palavras or _rotulado(e, palavras, rotulo):
             continue
         if e.numero is None and not e.sem_numero and fields.numero_sozinho(palavras):
             fields.ler_numero(e, palavras, 0)
@@ -122,7 +175,7 @@ def entender(endereco: question.Endereco) -> Entendido:
             fields.ler_lugar(e, onde)
             continue
         padrao = enderecobr.padronizar_complementos(" ".join(palavras)).split()
-        if padrao and padrao[0] in COMPLEMENTOS:
+        if padrao and padrao[0] in COMPLEMENTOS and fields.complemento_escrito(palavras, padrao):
             fields.ler_lugar(e, fields.segmento_de_complemento(e, padrao))
             continue
         seguinte = _sem_preposicao(_palavras(segmentos[n + 1][0] if n + 1 < len(segmentos) else ""))
@@ -139,7 +192,9 @@ def entender(endereco: question.Endereco) -> Entendido:
             # "Rua X em Campo Grande": no street's name holds "em".
             rua, depois = fields.ate_em(palavras, 2) if de_rua else (palavras, [])
             fields.ler_lugar(
-                e, fields.rua_do_segmento(e, rua, de_rua, fields.numero_sozinho(seguinte))
+                e,
+                fields.rua_do_segmento(e, rua, de_rua, fields.numero_sozinho(seguinte)),
+                papel=e.lugares_cauda,
             )
             fields.ler_lugar(e, depois)
         elif rua_explicita and de_rua:

@@ -18,12 +18,14 @@ _CEP = re.compile(r"(?<!\d)(\d{5})[-.\s]?(\d{3})(?!\d)")
 # Control characters, and the format/surrogate/private-use ones, become spaces.
 _CATEGORIAS_FORA = {"Cc", "Cf", "Cs", "Co", "Cn"}
 _ESPACOS = re.compile(r"\s+")
-# The label a citizen (or a form) writes before the address in a longer text ("... O
-# mato está alto. Endereço: Rua X, 10, Campo Grande"): the address is what follows the
-# last one. Looked for among the last few mentions of the word only, so the work stays
-# a few scans of the text, however long or hostile.
-_ROTULO = re.compile(r"endere[cç]o\s*:")
-_MENCOES = 8
+# The labels a citizen (or a form) writes before the address in a longer text ("... O
+# mato está alto. Endereço: Rua X, 10, Campo Grande"): the address starts at the first.
+_ROTULO = re.compile(
+    r"\b(?:endere[cç]o|logradouro|bairro|cidade|munic[ií]pio|cep|local)\b[^:\n|]{0,30}:",
+    re.IGNORECASE,
+)
+# Lines are fields of a form: cut as a pipe cuts them, not joined into one.
+_LINHAS = re.compile(r"\s*[\r\n]+\s*")
 # A street named in a long text with no label ("... passei de novo ontem. Aqui na Rua X,
 # 10, Centro, tem um buraco"): a street type and a word; or words that say where the
 # citizen is ("aqui no Jardim X", "estou em Corumbá", "em frente ao", "no bairro Y");
@@ -57,23 +59,14 @@ def limpar(texto: str) -> str:
 
 
 def rotulado(texto: str) -> str:
-    """The address a text labels ("Endereço: Rua X, 10"): what follows its last label,
-    found whatever the text's length; the text itself when it has none (or nothing
-    follows it)."""
-    minusculo = texto.lower()
-    if len(minusculo) != len(texto):  # a letter whose lower case is longer: no label
+    """A long text's form: from its first address label on ("… Tenho fotos. Endereço: Rua
+    X, 10, Campo Grande", "Nome: … Município: X"), when the text is longer than LIMITE;
+    the text itself otherwise (d2.geocoder.labels reads the labels of what is kept). One
+    scan."""
+    if len(texto) <= LIMITE:
         return texto
-    fim = len(minusculo)
-    for _ in range(_MENCOES):
-        inicio = minusculo.rfind("endere", 0, fim)
-        if inicio < 0:
-            break
-        achado = _ROTULO.match(minusculo, inicio)
-        if achado is not None and (inicio == 0 or not minusculo[inicio - 1].isalnum()):
-            depois = texto[achado.end() :]
-            return depois if depois.strip() else texto
-        fim = inicio + len("endere") - 1
-    return texto
+    achado = _ROTULO.search(texto)
+    return texto[achado.start() :] if achado is not None else texto
 
 
 def localizado(texto: str) -> str:
@@ -115,7 +108,8 @@ def do_payload(payload: Any) -> Endereco | None:
         valor = entidades.get(campo)
         if isinstance(valor, str):
             limpo = limpar(valor)
-            campo_limpo = limpar(localizado(rotulado(valor))) if campo == "endereco" else limpo
+            linhas = _LINHAS.sub(" | ", valor.strip())
+            campo_limpo = limpar(localizado(rotulado(linhas))) if campo == "endereco" else limpo
             if campo_limpo:
                 campos[campo] = campo_limpo
             if limpo and not any(normalizar(limpo) in normalizar(p) for p in partes):

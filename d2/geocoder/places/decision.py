@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from d2.geocoder import fields, question
-from d2.geocoder.places import gazetteer, interpretation
+from d2.geocoder.places import gazetteer, interpretation, position
 from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
 from d2.geocoder.vocabulary import CONECTORES
 
@@ -163,9 +163,24 @@ def decidir(
         if not coerentes:
             ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
             return ctx
-        nomeado = _municipio_nomeado(ctx, coerentes, cep_municipio, g, nomes)
-        if not nomeado and cep is not None:
-            ctx.cep_contraditorio, cep = True, None
+        ids = {m.unidade_civica_id for m in coerentes}
+        if (
+            cep_municipio is not None
+            and cep_municipio.unidade_civica_id not in ids
+            and not contradiz(cep_municipio)
+        ):
+            # The CEP decides over a name read in the text, unless one is said as a place
+            # as such ("Cidade: X", "município de X", "X - UF"): then the two disagree.
+            if any(
+                position.forte(e, interpretation.palavras_do_segmento(e, m), m) for m in coerentes
+            ):
+                ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
+                return ctx
+            ctx.municipio = cep_municipio
+        else:
+            nomeado = _municipio_nomeado(ctx, coerentes, cep_municipio, g, nomes)
+            if not nomeado and cep is not None:
+                ctx.cep_contraditorio, cep = True, None
     elif cep is not None and cep_municipio is not None:
         if contradiz(cep_municipio):
             ctx.cep_contraditorio, cep = True, None
@@ -206,6 +221,15 @@ def _municipio_nomeado(
         for m in coerentes
         if cep_municipio and m.unidade_civica_id == cep_municipio.unidade_civica_id
     ]
+    # Said as a place more strongly ("zona rural de X" over "distrito de Y"): those.
+    forcas = {
+        id(m): position.forca(
+            ctx.entendido, interpretation.palavras_do_segmento(ctx.entendido, m), m
+        )
+        for m in coerentes
+    }
+    maior = max(forcas.values())
+    coerentes = [m for m in coerentes if forcas[id(m)] == maior]
     if len(coerentes) == 1 or pelo_cep:
         ctx.municipio = (pelo_cep or coerentes)[0]
         return bool(pelo_cep)
@@ -223,9 +247,10 @@ def _municipio_nomeado(
     depois = all(m.segmento < ultimo.segmento or m.fim < ultimo.inicio for m in antes)
     if provado is not None and depois:
         forca = len(g.provas(provado, nomes))
-        if forca > 0 and all(len(g.provas(m, nomes)) <= forca for m in antes):
-            # Named last, and what the text says of its bairro or street is there at
-            # least as much as anywhere else the text names: the reader's município.
+        if all(len(g.provas(m, nomes)) <= forca for m in antes):
+            # Named last, and what the text says of its bairro or street is not more at
+            # home anywhere else the text names: the reader's município (those before it
+            # are a bairro, a district, a rural place named after another town).
             ctx.municipio = provado
             return False
     if all(_position(m)[0] < _position(ultimo)[0] for m in antes):

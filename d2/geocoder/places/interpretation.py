@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from d2.geocoder import complaint, fields, vocabulary
-from d2.geocoder.places import gazetteer, inference
+from d2.geocoder.places import gazetteer, inference, position
 from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # Words as d2.candidatos_territorio counts them (its inicio/fim): apostrophes dropped,
@@ -61,6 +61,12 @@ def lidos(
     start of a longer name is its type; a município that is also a bairro of another
     município named is the bairro; a UF's name is the UF or the município as the text
     says."""
+    # A name inside a longer one is none, whether the longer one is read or not
+    # ("Farmácia São José dos Campos"); then a name only where a reader reads one
+    # (position): "sem luz desde março" names none.
+    candidatos = [c for c in candidatos if not inference.dentro_de_outro(c, candidatos)]
+    nomeados = {_vao(c) for c in candidatos if c.nivel == MUNICIPIO}
+    candidatos = [c for c in candidatos if position.lido(e, palavras_do_segmento(e, c), c)]
     # Words of a bairro's name first: a name they drop holds no shorter one inside it
     # ("cidade nova maringa": Nova Maringá runs into Maringá's bairro, Maringá stays).
     candidatos = gazetteer.cobertos(candidatos, g, cep_municipio)
@@ -117,8 +123,8 @@ def lidos(
     for c in nomes:
         palavras = palavras_do_segmento(e, c)
         if c.nivel == MUNICIPIO and gazetteer.nome_de_uf(" ".join(palavras[c.inicio - 1 : c.fim])):
-            if any(_vao(m) != _vao(c) for m in municipios):
-                continue  # "Goiânia, Goiás": the UF
+            if any(v != _vao(c) for v in nomeados):
+                continue  # "Goiânia, Goiás", "Escrevo de Itatiaia, Rio de Janeiro": the UF
             if sozinho and c.fim - c.inicio + 1 == len(palavras) and not g.provas(c, nomes):
                 # "Paraná" alone: the UF, where it holds the município; else no guess.
                 uf = [u for u in nomes if u.nivel == UF and _vao(u) == _vao(c)]
@@ -126,4 +132,9 @@ def lidos(
                     fora.add(_vao(c))
                 continue
         lidos.append(c)
-    return [c for c in lidos if _vao(c) not in fora]
+    lidos = [c for c in lidos if _vao(c) not in fora]
+    # A name cut from a street's end is a place only where the text names none elsewhere
+    # ("na R. Maria José Correa Barbosa", "Fica em União de Minas": not Barbosa, SP).
+    if any(c.nivel == MUNICIPIO and c.segmento not in gazetteer.CAUDAS for c in lidos):
+        lidos = [c for c in lidos if not (c.nivel == MUNICIPIO and c.segmento in gazetteer.CAUDAS)]
+    return lidos

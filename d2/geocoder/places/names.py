@@ -22,7 +22,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
 from d2 import db
-from d2.geocoder.places import gazetteer
+from d2.geocoder.places import gazetteer, lexicon
 from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # Runs of up to 6 words, as d2.candidatos_territorio compares them.
@@ -126,7 +126,9 @@ class Nomes:
             if len(w) == 1 and len(w[0]) == 2:
                 continue  # a UF's sigla, or no name
             for i, f, termo in _livres(w, self.exato):
-                if len(termo.replace(" ", "")) >= _MINIMO:
+                # Words of the language are no misspelt place ("calcada" is not Calçado).
+                comum = i == f and lexicon.palavra_comum(termo)
+                if len(termo.replace(" ", "")) >= _MINIMO and not comum:
                     pedidos.append((j, i, f, termo))
         if not pedidos:
             return []

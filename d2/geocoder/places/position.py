@@ -1,0 +1,135 @@
+"""Where a reader reads a place: a name found in an address's text names that place only
+where it stands as a place stands (docs/geocoding.md, "Where a place is read"). A name's
+strength where it stands, from the words around it in its segment:
+
+* FORTE: a place said as such — after "município de", "cidade de", "prefeitura de",
+  "zona rural de", "interior de", "centro de"; after "em" closing its segment ("… em
+  Natal"); the value of a form's "Cidade:" or "Município:"; followed by a UF's sigla or
+  name ("Natal RN", "Natal - RN", "Natal, Rio Grande do Norte"); closing the words that
+  follow a street and its number ("rua X 100 centro natal"), or cut from the end of a
+  street's name.
+* MEDIA: alone in its segment but for a preposition or an article before it ("…, Natal,
+  …", "no Crato"); after "de" closing its segment ("no Taguatinga Norte de Brasília").
+* FRACA: at a segment's start or after "em"/"no"/"na", but with prose after it ("em
+  Quixadá tem buraco"); after "de" with prose after it.
+* NENHUMA: after any other word ("Farmácia São José", "sem luz", "Povoado Lagoa Nova",
+  "desde março"): part of another name, or of prose.
+
+What is read (lido): a name that is an ordinary word of the language (lexicon.nome_comum:
+Natal, Luz, Esperança) only FORTE, or MEDIA where the text is an address (a street, a
+house number, a CEP, a bairro marked or a corner); a month or weekday (lexicon.temporal:
+"em março") only FORTE; any other name at least FRACA. A bairro is weighed inside the
+município it lies in, but one named like an ordinary word ("Centro", a bairro "E") is a
+bairro only where it stands alone (MEDIA) or the text marks it ("Bairro X").
+"""
+
+from __future__ import annotations
+
+import enum
+
+from d2.geocoder import fields
+from d2.geocoder.places import gazetteer, lexicon
+from d2.geocoder.places.inference import BAIRRO, UF, Candidate
+
+_LOCATIVAS = frozenset({"EM", "NO", "NA", "NOS", "NAS", "AQUI"})
+_ARTIGOS = frozenset({"A", "O", "AS", "OS"})
+_DE = frozenset({"DE", "DO", "DA", "DOS", "DAS", "D"})
+# The nouns after which "de X" names the município itself: the two a form or a letter
+# uses ("município de", "cidade de"), the city hall a complaint writes to ("prefeitura
+# de"), the parts of a município a rural text names it by ("zona rural de", "interior
+# de", "centro de"): the grammar of places, which no library lists. Not "distrito de",
+# "povoado de": they name the district.
+_INTRODUTORES = (
+    ("MUNICIPIO",), ("CIDADE",), ("PREFEITURA",), ("PREFEITURA", "MUNICIPAL"),
+    ("ZONA", "RURAL"), ("INTERIOR",), ("CENTRO",), ("COMARCA",),
+)  # fmt: skip
+# The kinds of a place inside a município (IBGE's kinds of locality, and enderecobr's
+# rural area words): "distrito de X", "povoado de X" name that place, not a município X.
+RURAIS = frozenset(
+    "POVOADO SITIO FAZENDA CHACARA COLONIA COMUNIDADE ASSENTAMENTO RAMAL SERINGAL LINHA "
+    "DISTRITO VILA ALDEIA AGROVILA GLEBA LOCALIDADE LUGAREJO NUCLEO GRANJA ACAMPAMENTO "
+    "QUILOMBO BAIRRO LOTEAMENTO CONJUNTO SETOR".split()
+)
+
+
+class Forca(enum.IntEnum):
+    NENHUMA = 0
+    FRACA = 1
+    MEDIA = 2
+    FORTE = 3
+
+
+def forca(e: fields.Entendido, palavras: list[str], c: Candidate) -> Forca:
+    """How strongly words inicio..fim of a segment (palavras) stand as a place."""
+    if c.segmento in gazetteer.CAUDAS or c.segmento in e.lugares_cidade:
+        return Forca.FORTE
+    antes = palavras[: c.inicio - 1]
+    depois = palavras[c.fim :]
+    sigla = bool(depois) and gazetteer.sigla_de_uf(depois[0])
+    if c.segmento in e.lugares_cauda:
+        # After a street and its number: the name that ends the words (or stands before a
+        # UF's sigla) is the place, those before it the bairro's.
+        return Forca.FORTE if not depois or sigla else Forca.NENHUMA
+    while antes and antes[-1] in _ARTIGOS:
+        antes = antes[:-1]
+    if _introduzido(antes):
+        return Forca.FORTE
+    anterior = antes[-1] if antes else None
+    de = anterior in _DE and not (len(antes) > 1 and antes[-2] in RURAIS)
+    if anterior is not None and anterior not in _LOCATIVAS and not de:
+        return Forca.NENHUMA
+    if (sigla and len(depois) == 1) or (not depois and _uf_segue(e, c)):
+        return Forca.FORTE
+    if depois:
+        return Forca.FRACA
+    if anterior == "EM":
+        return Forca.FORTE
+    return Forca.MEDIA
+
+
+def _introduzido(antes: list[str]) -> bool:
+    if len(antes) < 2 or antes[-1] not in _DE:
+        return False
+    return any(tuple(antes[-1 - len(i) : -1]) == i for i in _INTRODUTORES)
+
+
+def _uf_segue(e: fields.Entendido, c: Candidate) -> bool:
+    """Whether the next segment is a UF alone: its sigla or its name ("Natal/RN", "Natal
+    - RN", "Natal, Rio Grande do Norte")."""
+    if not 0 <= c.segmento < len(e.lugares) - 1:
+        return False
+    seguinte = e.lugares[c.segmento + 1].strip()
+    return gazetteer.sigla_de_uf(seguinte) or gazetteer.nome_de_uf(seguinte)
+
+
+def endereco(e: fields.Entendido) -> bool:
+    """Whether the text is an address, not only prose: a street, a house number, a CEP, a
+    bairro marked as such, a corner."""
+    return bool(
+        (e.logradouro and e.tipo)
+        or e.numero
+        or e.sem_numero
+        or e.cep
+        or e.lugares_bairro
+        or e.esquina
+    )
+
+
+def lido(e: fields.Entendido, palavras: list[str], c: Candidate) -> bool:
+    """Whether a name is read where it stands (the module's rules)."""
+    if c.nivel == UF and len(palavras) == 1 and len(palavras[0]) == 2:
+        return True  # a UF's sigla alone
+    f = forca(e, palavras, c)
+    if c.nivel == BAIRRO:
+        comum = lexicon.nome_comum(c.nome) or len(c.nome) <= 2
+        return not comum or f >= Forca.MEDIA or c.segmento in e.lugares_bairro
+    if lexicon.temporal(" ".join(gazetteer.palavras(c.nome))):
+        return f == Forca.FORTE
+    if lexicon.nome_comum(c.nome):
+        return f == Forca.FORTE or (f == Forca.MEDIA and endereco(e))
+    return f >= Forca.FRACA
+
+
+def forte(e: fields.Entendido, palavras: list[str], c: Candidate) -> bool:
+    """Whether a name is said as a place as such (FORTE)."""
+    return forca(e, palavras, c) == Forca.FORTE
