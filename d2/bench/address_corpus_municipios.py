@@ -67,6 +67,7 @@ def gerar(shared: Path = common.SHARED_DATA, semente: int = SEMENTE) -> list[dic
                     "municipio": codigo if decide else None,
                     "bairro": bairro if decide else None,
                     "homonimo": not decide,
+                    "verdadeiro": codigo,
                 },
                 "retirar": {"municipio": codigo,
                             "nomes": [p for p in (linha.logradouro, linha.bairro) if p]},

@@ -8,7 +8,10 @@ Every text gets a verdict on its município:
   município where none is expected (a homonym nothing tells apart);
 * wrong: another município;
 * missed: no answer, or only the UF;
-* unexpected: a município where none is expected.
+* unexpected: a município where none is expected;
+* unasked: where none is expected, the very município the text was written about (a
+  corpus that says which: "verdadeiro"), read from what a careful reader would not have
+  decided on (a small misspelling, a homonym's bairro) — neither right nor wrong.
 Where a bairro is expected (MS): right (that bairro), wrong (another), missed (none).
 The level: over-confident when the município is right but the answer is a bairro where
 none is expected; under-confident when a bairro is expected and the município answers.
@@ -34,7 +37,7 @@ from d2.bench import (
 
 ALVO_CERTOS = 0.97
 ALVO_ERRADOS_INFERENCIA = 0.005
-VEREDITOS = ("right", "wrong", "missed", "unexpected")
+VEREDITOS = ("right", "wrong", "missed", "unexpected", "unasked")
 ROWS_QUICK = 2  # --quick: the first rows of each UF
 
 
@@ -93,7 +96,10 @@ def julgar(esperado: dict[str, Any], resposta: dict[str, Any]) -> Veredito:
     obtido = codigo[:7] if len(codigo) >= 7 else None
     metodo = resposta.get("metodo_resolucao")
     if esperado["municipio"] is None:
-        return Veredito("right" if obtido is None else "unexpected", None, "as_expected", metodo)
+        if obtido is None:
+            return Veredito("right", None, "as_expected", metodo)
+        veredito = "unasked" if obtido == esperado.get("verdadeiro") else "unexpected"
+        return Veredito(veredito, None, "as_expected", metodo)
     if obtido is None:
         municipio = "missed"
     else:

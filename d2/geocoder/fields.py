@@ -267,12 +267,13 @@ def sem_capital(palavras: list[str]) -> list[str]:
 
 def ate_em(palavras: list[str], inicio: int) -> tuple[list[str], list[str]]:
     """A street's or bairro's words up to an "em" that ends them (no such name holds "em":
-    "na Rua X em Campo Grande"), and the place named after it; an "em" among the first
-    inicio words or last is the name's own."""
+    "na Rua X em Campo Grande"), and the place named after it with its "em" (where a place
+    stands: d2.geocoder.places.position); an "em" among the first inicio words or last is
+    the name's own."""
     if "EM" not in palavras[inicio:-1]:
         return palavras, []
     em = palavras.index("EM", inicio)
-    return palavras[:em], palavras[em + 1 :]
+    return palavras[:em], palavras[em:]
 
 
 def bairro_e_lugar(palavras: list[str]) -> tuple[list[str], list[str]]:

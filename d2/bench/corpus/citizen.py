@@ -273,6 +273,7 @@ def esperado(p: Preenchido, lugar: Lugar, lugares: Lugares) -> dict[str, Any]:
         bairro = m.bairro(lugar.codigo, lugar.bairro)
     return {
         "municipio": None if motivo else lugar.codigo,
+        "verdadeiro": lugar.codigo,
         "bairro": bairro,
         "indecidivel": motivo,
     }

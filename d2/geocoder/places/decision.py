@@ -143,7 +143,13 @@ def decidir(
     the municípios named (g) and the CEP."""
     g = g if g is not None else gazetteer.Gazetteer([], set())
     cep_municipio = cep.municipio if cep is not None else None
-    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares), g)
+    # A misspelling is weighed against the names written exactly where a reader reads them.
+    exatos = {
+        c.nivel
+        for c in candidatos
+        if c.exato and position.lido(e, interpretation.palavras_do_segmento(e, c), c, g.siglas)
+    }
+    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares, exatos), g)
     nomes = interpretation.lidos(
         e, candidatos, g, cep_municipio.unidade_civica_id if cep_municipio else None
     )
@@ -172,7 +178,8 @@ def decidir(
             # The CEP decides over a name read in the text, unless one is said as a place
             # as such ("Cidade: X", "município de X", "X - UF"): then the two disagree.
             if any(
-                position.forte(e, interpretation.palavras_do_segmento(e, m), m) for m in coerentes
+                position.forte(e, interpretation.palavras_do_segmento(e, m), m, g.siglas)
+                for m in coerentes
             ):
                 ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
                 return ctx
@@ -224,7 +231,7 @@ def _municipio_nomeado(
     # Said as a place more strongly ("zona rural de X" over "distrito de Y"): those.
     forcas = {
         id(m): position.forca(
-            ctx.entendido, interpretation.palavras_do_segmento(ctx.entendido, m), m
+            ctx.entendido, interpretation.palavras_do_segmento(ctx.entendido, m), m, g.siglas
         )
         for m in coerentes
     }

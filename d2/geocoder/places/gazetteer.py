@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import enderecobr
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
@@ -66,6 +66,7 @@ class Gazetteer:
 
     nomes: list[NomeCep]
     dados: set[tuple[str, str]]  # (município, tipo) with names in d2.cep_nomes
+    siglas: dict[str, str] = field(default_factory=dict)  # UF → its sigla
 
     def provas(self, m: Candidate, lidos: Iterable[Candidate]) -> set[str]:
         """What the rest of the text says is in m: 'rua' (its street is one of m's
@@ -83,8 +84,14 @@ class Gazetteer:
                 # A bairro holding m's own name ("Nova Cachoeirinha, Cachoeirinha") counts;
                 # m's name read as a bairro of its own does not.
                 saida.add("bairro")
-        if any(c.nivel == BAIRRO and m.unidade_civica_id in c.cadeia_ucs for c in lidos):
-            saida.add("bairro")
+        vaos = {(c.segmento, c.inicio, c.fim) for c in meus}
+        if any(
+            c.nivel == BAIRRO
+            and m.unidade_civica_id in c.cadeia_ucs
+            and (c.segmento, c.inicio, c.fim) not in vaos
+            for c in lidos
+        ):
+            saida.add("bairro")  # a bairro UC of m, at other words than m's own name
         return saida
 
     def tem(self, municipio: str, prova: str) -> bool:
@@ -196,15 +203,22 @@ def palavras(texto: str) -> list[str]:
     return _OUTROS.sub(" ", _APOSTROFOS.sub("", sem_acento)).split()[:24]
 
 
-def aproximados(candidatos: list[Candidate], segmentos: list[str]) -> list[Candidate]:
-    """The candidates with the misspelt ones ranked: none where a name of its level is
-    written exactly; per segment, only the name clearly most similar to the words it was
-    proposed for (and its homonyms, proposed for the same words)."""
-    exatos = {c.nivel for c in candidatos if c.exato}
+def aproximados(
+    candidatos: list[Candidate], segmentos: list[str], exatos: set[int] | None = None
+) -> list[Candidate]:
+    """The candidates with the misspelt ones ranked: none of a level written exactly (of
+    the levels exatos: those read where they stand; all levels written when None) but
+    around such a name, longer than it ("Pedra Branca do Amaapari"); per segment, only the
+    name clearly most similar to the words it was proposed for (and its homonyms, proposed
+    for the same words), ahead of any name proposed for other words than inside its own."""
+    exatos_nivel = {c.nivel for c in candidatos if c.exato} if exatos is None else exatos
+    escritos = [c for c in candidatos if c.exato and c.nivel in exatos_nivel]
     saida = [c for c in candidatos if c.exato]
     por_segmento: dict[int, list[Candidate]] = {}
     for c in candidatos:
-        if not c.exato and c.nivel not in exatos:
+        if not c.exato and not any(
+            o.nivel == c.nivel and not (_contem_vao(c, o) and _mais_longo(c, o)) for o in escritos
+        ):
             por_segmento.setdefault(c.segmento, []).append(c)
     for seg, grupo in por_segmento.items():
         w = palavras(segmentos[seg]) if 0 <= seg < len(segmentos) else []
@@ -216,16 +230,35 @@ def aproximados(candidatos: list[Candidate], segmentos: list[str]) -> list[Candi
                 notas[id(c)] = DamerauLevenshtein.normalized_similarity(escrito, nome)
         if not notas:
             continue
-        por_nome: dict[str, float] = {}
-        for c in grupo:
-            if id(c) in notas:
-                nome = " ".join(palavras(c.nome))
-                por_nome[nome] = max(por_nome.get(nome, 0.0), notas[id(c)])
-        ordem = sorted(por_nome.values(), reverse=True)
-        segunda = ordem[1] if len(ordem) > 1 else 0.0
-        if ordem[0] >= SEMELHANCA and ordem[0] - segunda >= _MARGEM:
-            saida += [c for c in grupo if notas.get(id(c)) == ordem[0]]
+        melhor = max(notas.values())
+        primeiros = [c for c in grupo if notas.get(id(c)) == melhor]
+        nomes = {" ".join(palavras(c.nome)) for c in primeiros}
+        rivais = [
+            notas[id(c)]
+            for c in grupo
+            if id(c) in notas
+            and " ".join(palavras(c.nome)) not in nomes
+            and not any(_contem_vao(p, c) for p in primeiros)
+        ]
+        if melhor >= SEMELHANCA and melhor - max(rivais, default=0.0) >= _MARGEM:
+            saida += primeiros
     return saida
+
+
+def _mais_longo(a: Candidate, b: Candidate) -> bool:
+    """Whether a's name is another, longer name than b's (Pedra Branca do Amapari, not
+    Pedra Branca again)."""
+    return len(palavras(a.nome)) > len(palavras(b.nome))
+
+
+def _contem_vao(a: Candidate, b: Candidate) -> bool:
+    """Whether a's words hold b's, and more of them."""
+    return (
+        a.segmento == b.segmento
+        and a.inicio <= b.inicio
+        and b.fim <= a.fim
+        and (a.fim - a.inicio) > (b.fim - b.inicio)
+    )
 
 
 def nome_de_uf(texto: str) -> bool:
@@ -233,6 +266,12 @@ def nome_de_uf(texto: str) -> bool:
     Sul"; not its sigla), by enderecobr's list of the UFs: whatever the territory holds."""
     sigla = enderecobr.padronizar_estados_para_sigla(texto)
     return bool(sigla) and sigla != " ".join(texto.upper().split())
+
+
+def sigla_do_nome(nome: str) -> str:
+    """A UF's sigla from its name, by enderecobr's list of the UFs ("" where none)."""
+    sigla = enderecobr.padronizar_estados_para_sigla(nome)
+    return sigla if sigla_de_uf(sigla) else ""
 
 
 def sigla_de_uf(palavra: str) -> bool:

@@ -27,8 +27,11 @@ import unicodedata
 # corrected.
 COMUM = 1.5
 # From which a place's own name reads as a word before it reads as a place: Luz 5.2,
-# Natal 5.1, Esperança 4.9, Formosa 3.4; Quixeramobim 2.5, Itacoatiara 2.7.
+# Natal 5.1, Esperança 4.9, Formosa 3.4, Timóteo 3.3; not Aracruz 2.6, Quixeramobim 2.5.
+# From MUITO_COMUM it is a word first even where a short text names nothing else: Glória
+# 4.5, Socorro 4.7, Porto 5.3; not Dourados 3.8, Laguna 3.4.
 NOME_COMUM = 3.0
+MUITO_COMUM = 4.0
 
 
 @functools.lru_cache(maxsize=1)
@@ -78,6 +81,22 @@ def nome_comum(nome: str) -> bool:
     return len(palavras) == 1 and frequencia(nome) >= NOME_COMUM
 
 
+def nome_muito_comum(nome: str) -> bool:
+    """Whether a territory name of one word is a very common word (Glória, Socorro)."""
+    return nome_comum(nome) and frequencia(nome) >= MUITO_COMUM
+
+
 def temporal(termo: str) -> bool:
     """Whether words (as d2.nome_busca writes them) name a month or a weekday."""
     return termo in _tempo()
+
+
+_LIGACOES = frozenset({"de", "da", "do", "das", "dos", "d", "e"})
+
+
+@functools.lru_cache(maxsize=16384)
+def frase_comum(nome: str) -> bool:
+    """Whether a territory name of several words is made of ordinary words only (Feliz
+    Natal, Santo Antônio, Nova Esperança; not Quixeramobim, São José dos Campos)."""
+    palavras = [p for p in nome.lower().replace("'", " ").split() if p not in _LIGACOES]
+    return len(palavras) > 1 and all(frequencia(p) >= NOME_COMUM for p in palavras)

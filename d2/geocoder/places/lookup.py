@@ -91,7 +91,7 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
     dados = _distribuir(linhas, [onde[t] for t in textos], candidatos, lidos)
     saida = []
     for e, achados, g in zip(entendidos, candidatos, lidos, strict=True):
-        g.dados = dados
+        g.dados, g.siglas = dados, nomes.siglas
         contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None, g)
         if contexto.municipio is not None and contexto.bairro is None:
             contexto.bairro = nomes.bairro_aproximado(contexto.municipio, achados, e.lugares)

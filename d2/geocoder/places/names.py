@@ -14,6 +14,7 @@ among the bairro UCs of the município read, when no bairro of it was written ex
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from rapidfuzz.distance import Indel
 from d2 import db
 from d2.geocoder.places import gazetteer, lexicon
 from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
+from d2.nome_busca import nome_busca
 
 # Runs of up to 6 words, as d2.candidatos_territorio compares them.
 _RUN = 6
@@ -56,6 +58,10 @@ class Nomes:
     escolhas: list[str] = field(default_factory=list)  # município and UF names
     por_nivel: dict[int, list[str]] = field(default_factory=dict)  # município, UF → names
     bairros: dict[str, list[str]] = field(default_factory=dict)  # município → bairro names
+    siglas: dict[str, str] = field(default_factory=dict)  # UF → its sigla
+    # Other ways to write a name with an apostrophe or a hyphen → its nome_busca
+    # ("santa clara do oeste", "olho d agua" for Santa Clara d'Oeste, Olho d'Água).
+    variantes: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def de_linhas(cls, chave: tuple[object, ...], linhas: Iterable[dict[str, object]]) -> Nomes:
@@ -75,6 +81,11 @@ class Nomes:
             for nivel in {lg.nivel for lg in lugares} & {MUNICIPIO, UF}:
                 nomes.por_nivel.setdefault(nivel, []).append(nome)
             for lg in lugares:
+                if lg.nivel in (MUNICIPIO, UF):
+                    for variante in _variantes(lg.nome):
+                        nomes.variantes.setdefault(variante, nome)
+                if lg.nivel == UF:
+                    nomes.siglas[lg.unidade_civica_id] = gazetteer.sigla_do_nome(lg.nome)
                 if lg.nivel == BAIRRO:
                     for uc in lg.cadeia_ucs[1:]:
                         nomes.bairros.setdefault(uc, []).append(nome)
@@ -107,54 +118,58 @@ class Nomes:
 
     def propostos(self, segmentos: list[str]) -> list[Candidate]:
         """The municípios and UFs (not exact) a text's place segments may misspell: per
-        run of words that is no name and overlaps none, every name as near as the
-        ranking could take; none of a level the text writes exactly."""
+        run of words that is no name and overlaps none but inside it ("pedra branca do
+        amaapari" holds Pedra Branca), every name as near as the ranking could take. Which
+        of them a reader reads is decided with the names written exactly
+        (gazetteer.aproximados, position)."""
         lidos = [gazetteer.palavras(s) for s in segmentos]
-        exatos_nivel = {
-            lg.nivel
-            for w in lidos
-            for _, _, termo in _runs(w)
-            for lg in self.por_nome.get(termo, ())
-        }
-        if any(len(w) == 1 and gazetteer.sigla_de_uf(w[0].upper()) for w in lidos):
-            exatos_nivel.add(UF)
-        niveis = {MUNICIPIO, UF} - exatos_nivel
-        if not niveis:
-            return []
-        pedidos: list[tuple[int, int, int, str]] = []
+        pedidos: list[tuple[int, int, int, int, str]] = []
+        escrito: list[Candidate] = []  # names written another way (variantes)
         for j, w in enumerate(lidos):
             if len(w) == 1 and len(w[0]) == 2:
                 continue  # a UF's sigla, or no name
             for i, f, termo in _livres(w, self.exato):
-                # Words of the language are no misspelt place ("calcada" is not Calçado).
-                comum = i == f and lexicon.palavra_comum(termo)
-                if len(termo.replace(" ", "")) >= _MINIMO and not comum:
-                    pedidos.append((j, i, f, termo))
+                if termo in self.variantes:
+                    escrito += self._variante(termo, j, i, f)
+                # Words of the language are no misspelt place ("calcada" is not Calçado,
+                # "o cara" not Ocara).
+                elif len(termo.replace(" ", "")) >= _MINIMO and not lexicon.trecho_comum(
+                    w[i - 1 : f]
+                ):
+                    pedidos.append((_prioridade(w, i), j, i, f, termo))
         if not pedidos:
-            return []
-        # A hostile text's many runs cost a bounded pass: the município is named last.
-        pedidos = sorted(pedidos, key=lambda p: (-p[0], -p[2], p[1]))[:_PEDIDOS]
-        # One pass over the names of the levels asked (a call costs ~0.1 ms before any
-        # comparison; a text that names its município exactly asks only the 27 UFs).
-        escolhas = self.escolhas if len(niveis) > 1 else self.por_nivel.get(next(iter(niveis)), [])
+            return escrito
+        # A hostile text's many runs cost a bounded pass: first the runs where a place
+        # stands ("prefeitura de X", "em X", a segment's start), then the last ones (the
+        # município is named last).
+        pedidos = sorted(pedidos, key=lambda p: (p[0], -p[1], -p[3], p[2]))[:_PEDIDOS]
         notas = process.cdist(
-            [p[3] for p in pedidos],
-            escolhas,
+            [p[4] for p in pedidos],
+            self.escolhas,
             scorer=Indel.normalized_similarity,
             score_cutoff=_INDEL,
             workers=1,
         )
         saida = []
-        for (j, i, f, _), linha in zip(pedidos, notas, strict=True):
+        for (_, j, i, f, _), linha in zip(pedidos, notas, strict=True):
             saida += [
                 Candidate(
                     lg.unidade_civica_id, lg.nivel, lg.nome, lg.cadeia_ucs, j, i, f, exato=False
                 )
                 for k in linha.nonzero()[0]
-                for lg in self.por_nome[escolhas[int(k)]]
-                if lg.nivel in niveis
+                for lg in self.por_nome[self.escolhas[int(k)]]
+                if lg.nivel in (MUNICIPIO, UF)
             ]
-        return saida
+        return escrito + saida
+
+    def _variante(self, termo: str, j: int, i: int, f: int) -> list[Candidate]:
+        """The places a name written another way names, as if written as the territory
+        spells it (exato)."""
+        return [
+            Candidate(lg.unidade_civica_id, lg.nivel, lg.nome, lg.cadeia_ucs, j, i, f)
+            for lg in self.por_nome[self.variantes[termo]]
+            if lg.nivel in (MUNICIPIO, UF)
+        ]
 
     def bairros_propostos(self, municipio: str, segmentos: list[str]) -> list[Candidate]:
         """The bairro UCs of a município a text's place segments may misspell: a whole
@@ -208,6 +223,26 @@ class Nomes:
         return escolhidos[0] if len(escolhidos) == 1 else None
 
 
+# How an apostrophe's contraction is written out ("d'Oeste": d Oeste, do Oeste, de Oeste).
+_APOSTROFO = re.compile(r"\b([A-Za-zÀ-ÿ])['`\u00b4\u2019](?=\w)")
+
+
+def _variantes(nome: str) -> set[str]:
+    """Other ways people write a name with an apostrophe or a hyphen, as the runs of a
+    text are compared (gazetteer.palavras): the apostrophe as a space, "d'" as "do", "de"
+    or "da"; a hyphen dropped ("Xique-Xique", "xiquexique")."""
+    formas = set()
+    if _APOSTROFO.search(nome):
+        formas.add(_APOSTROFO.sub(r"\1 ", nome))
+        if re.search(r"\b[dD]['`\u00b4\u2019]", nome):
+            for artigo in ("do ", "de ", "da "):
+                formas.add(re.sub(r"\b[dD]['`\u00b4\u2019]", artigo, nome))
+    if "-" in nome:
+        formas.add(nome.replace("-", ""))
+    busca = nome_busca(nome)
+    return {v for f in formas if (v := " ".join(gazetteer.palavras(f))) != busca}
+
+
 def _sobrepoe(a: Candidate, b: Candidate) -> bool:
     return a.segmento == b.segmento and a.inicio <= b.fim and b.inicio <= a.fim
 
@@ -220,11 +255,29 @@ def _runs(w: list[str]) -> Iterator[tuple[int, int, str]]:
 
 
 def _livres(w: list[str], exato: Callable[[str], bool]) -> list[tuple[int, int, str]]:
-    """The runs that are no name and overlap none written exactly."""
-    tomadas = {p for i, f, termo in _runs(w) if exato(termo) for p in range(i, f + 1)}
+    """The runs that are no name and overlap none written exactly, but those that hold
+    such names whole inside them (a longer name misspelt around a shorter one)."""
+    exatos = [(i, f) for i, f, termo in _runs(w) if exato(termo)]
     return [
-        (i, f, termo) for i, f, termo in _runs(w) if not any(p in tomadas for p in range(i, f + 1))
+        (i, f, termo)
+        for i, f, termo in _runs(w)
+        if (i, f) not in exatos and all(i <= a and b <= f for a, b in exatos if a <= f and i <= b)
     ]
+
+
+# The words after which a place stands (d2.geocoder.places.position): its misspelling is
+# asked first.
+_ANTES_DE_LUGAR = frozenset({"em", "no", "na", "municipio", "cidade", "prefeitura", "rural"})
+
+
+def _prioridade(w: list[str], inicio: int) -> int:
+    """0 for a run at a segment's start or after "em", "município de", "prefeitura de"…"""
+    if inicio == 1:
+        return 0
+    anterior = w[inicio - 2]
+    if anterior in ("de", "do", "da") and inicio > 2:
+        anterior = w[inicio - 3]
+    return 0 if anterior in _ANTES_DE_LUGAR else 1
 
 
 # Per database (a worker has one; the tests' process many, hence the bound).

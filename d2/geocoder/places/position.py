@@ -26,6 +26,7 @@ bairro only where it stands alone (MEDIA) or the text marks it ("Bairro X").
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 
 from d2.geocoder import fields
 from d2.geocoder.places import gazetteer, lexicon
@@ -52,6 +53,16 @@ RURAIS = frozenset(
 )
 
 
+# Words that end the phrase a place closes ("em Cariacica e o lixo não passa", "em Natal
+# que tem buraco"): a conjunction or a verb of the complaint.
+_FIM_DE_FRASE = frozenset(
+    "E QUE MAS POREM PORQUE POIS ONDE QUANDO HA TEM TA TAH ESTA ESTAO FICA JA NAO NUNCA "
+    "PRECISA PRECISAM PODE PODEM "
+    # and as chat writes them ("em Porto Belo pq ninguém resolve", "vcs podem")
+    "PQ Q VC VCS KD TB TBM N NAUM".split()
+)
+
+
 class Forca(enum.IntEnum):
     NENHUMA = 0
     FRACA = 1
@@ -59,17 +70,23 @@ class Forca(enum.IntEnum):
     FORTE = 3
 
 
-def forca(e: fields.Entendido, palavras: list[str], c: Candidate) -> Forca:
-    """How strongly words inicio..fim of a segment (palavras) stand as a place."""
+def forca(
+    e: fields.Entendido, palavras: list[str], c: Candidate, siglas: Mapping[str, str] = {}
+) -> Forca:
+    """How strongly words inicio..fim of a segment (palavras) stand as a place (siglas:
+    each UF's sigla, to know a name followed by its own UF's)."""
     if c.segmento in gazetteer.CAUDAS or c.segmento in e.lugares_cidade:
         return Forca.FORTE
     antes = palavras[: c.inicio - 1]
     depois = palavras[c.fim :]
-    sigla = bool(depois) and gazetteer.sigla_de_uf(depois[0])
-    if c.segmento in e.lugares_cauda:
-        # After a street and its number: the name that ends the words (or stands before a
-        # UF's sigla) is the place, those before it the bairro's.
-        return Forca.FORTE if not depois or sigla else Forca.NENHUMA
+    if depois and gazetteer.sigla_de_uf(depois[0]):
+        # "… Centro Paulo Jacinto AL manda o pessoal": a name its own UF's sigla follows.
+        if len(depois) == 1 or depois[0] in {siglas.get(u) for u in c.cadeia_ucs}:
+            return Forca.FORTE
+    fim = not depois or depois[0] in _FIM_DE_FRASE
+    if c.segmento in e.lugares_cauda and fim:
+        # After a street and its number, the name that ends the words is the place.
+        return Forca.FORTE
     while antes and antes[-1] in _ARTIGOS:
         antes = antes[:-1]
     if _introduzido(antes):
@@ -78,13 +95,19 @@ def forca(e: fields.Entendido, palavras: list[str], c: Candidate) -> Forca:
     de = anterior in _DE and not (len(antes) > 1 and antes[-2] in RURAIS)
     if anterior is not None and anterior not in _LOCATIVAS and not de:
         return Forca.NENHUMA
-    if (sigla and len(depois) == 1) or (not depois and _uf_segue(e, c)):
+    if not depois and _uf_segue(e, c):
         return Forca.FORTE
-    if depois:
-        return Forca.FRACA
     if anterior == "EM":
-        return Forca.FORTE
-    return Forca.MEDIA
+        return Forca.FORTE if fim else Forca.MEDIA
+    return Forca.MEDIA if fim else Forca.FRACA
+
+
+def _antes(palavras: list[str], c: Candidate) -> str | None:
+    """The word before a name, its articles skipped."""
+    antes = palavras[: c.inicio - 1]
+    while antes and antes[-1] in _ARTIGOS:
+        antes = antes[:-1]
+    return antes[-1] if antes else None
 
 
 def _introduzido(antes: list[str]) -> bool:
@@ -115,21 +138,40 @@ def endereco(e: fields.Entendido) -> bool:
     )
 
 
-def lido(e: fields.Entendido, palavras: list[str], c: Candidate) -> bool:
+def so_lugares(e: fields.Entendido) -> bool:
+    """Whether a text is only a few short segments, as a place is written ("Jardim X,
+    Cidade"; "Cidade"), not prose."""
+    return 0 < len(e.lugares) <= 4 and all(len(s.split()) <= 4 for s in e.lugares)
+
+
+def lido(
+    e: fields.Entendido, palavras: list[str], c: Candidate, siglas: Mapping[str, str] = {}
+) -> bool:
     """Whether a name is read where it stands (the module's rules)."""
     if c.nivel == UF and len(palavras) == 1 and len(palavras[0]) == 2:
         return True  # a UF's sigla alone
-    f = forca(e, palavras, c)
+    f = forca(e, palavras, c, siglas)
     if c.nivel == BAIRRO:
         comum = lexicon.nome_comum(c.nome) or len(c.nome) <= 2
         return not comum or f >= Forca.MEDIA or c.segmento in e.lugares_bairro
     if lexicon.temporal(" ".join(gazetteer.palavras(c.nome))):
-        return f == Forca.FORTE
+        # "em março" is a month: a place only said as one ("Marco - CE", "Cidade: Marco").
+        return f == Forca.FORTE and _antes(palavras, c) != "EM"
     if lexicon.nome_comum(c.nome):
-        return f == Forca.FORTE or (f == Forca.MEDIA and endereco(e))
+        # An address, or a short text of places alone ("Timirim, Timóteo", "Laguna")
+        # for a name that is not a very common word ("Obrigada, Glória" names nobody's
+        # town).
+        curto = not lexicon.nome_muito_comum(c.nome) and so_lugares(e)
+        return f == Forca.FORTE or (f == Forca.MEDIA and (endereco(e) or curto))
+    if not c.exato or lexicon.frase_comum(c.nome):
+        # A misspelling, or words of the language ("Feliz Natal a todos", "a paróquia de
+        # Santo Antônio pede"): only where it stands alone, or as a place as such.
+        return f >= Forca.MEDIA
     return f >= Forca.FRACA
 
 
-def forte(e: fields.Entendido, palavras: list[str], c: Candidate) -> bool:
+def forte(
+    e: fields.Entendido, palavras: list[str], c: Candidate, siglas: Mapping[str, str] = {}
+) -> bool:
     """Whether a name is said as a place as such (FORTE)."""
-    return forca(e, palavras, c) == Forca.FORTE
+    return forca(e, palavras, c, siglas) == Forca.FORTE
