@@ -226,7 +226,10 @@ def ler_lugar(e: Entendido, palavras: list[str], *, papel: set[int] | None = Non
     if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
         return
     palavras, inicio = ordinais(sem_capital(palavras[-MAX_PALAVRAS_LUGAR:])), len(e.lugares)
-    e.lugares.append(padronizado(enderecobr.padronizar_bairros, palavras, MAX_PALAVRAS_LUGAR))
+    if len(palavras) == 1 and _SIGLA.fullmatch(palavras[0]):
+        e.lugares.append(palavras[0])  # a UF's sigla as written (enderecobr drops "RR")
+    else:
+        e.lugares.append(padronizado(enderecobr.padronizar_bairros, palavras, MAX_PALAVRAS_LUGAR))
     e._no_texto.append(e.lugares[-1])
     if papel is not None:
         papel.add(inicio)
@@ -245,6 +248,14 @@ def numero_sozinho(palavras: list[str]) -> bool:
 
 # An ordinal as enderecobr writes it ("7º" → 7O, "1ª" → 1A).
 _ORDINAL = re.compile(r"\d{1,3}[OA]")
+
+
+def rua_com_ordinal(palavras: list[str]) -> list[str]:
+    """A street whose type an ordinal precedes ("1ª Travessa São Vicente", as enderecobr
+    writes it 1A TRAVESSA …) with its type first, the ordinal its name's first word."""
+    if len(palavras) > 2 and _ORDINAL.fullmatch(palavras[0]) and tipo_de(palavras[1]):
+        return [palavras[1], palavras[0], *palavras[2:]]
+    return palavras
 
 
 def ordinais(palavras: list[str]) -> list[str]:

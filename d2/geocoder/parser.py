@@ -111,6 +111,12 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool, str | None]]:
             if referencia.poi is not None:
                 e.referencia = e.referencia or referencia.poi
             antes = parte[: achada.start()].strip()
+            rua = fields.rua_com_ordinal(referencia.segmento.split()) if referencia.segmento else []
+            if antes and rua and fields.tipo_de(rua[0]) is not None:
+                # "… ao lado do número 1730 da 1ª Travessa São Vicente": that street, apart
+                # from the prose before it.
+                segmentos.append((antes, atado, papel))
+                antes = ""
             parte = " ".join(p for p in (antes, referencia.segmento or "") if p)
         if parte:
             segmentos.append((parte, atado, papel))
@@ -157,7 +163,7 @@ def entender(endereco: question.Endereco) -> Entendido:
         resto = fields.ler_rua(e, palavras, com_tipo=fields.tipo_de(palavras[0]) is not None)
         fields.ler_lugar(e, resto, papel=e.lugares_cauda)
     for n, (segmento, e._atado, rotulo) in enumerate(segmentos):
-        palavras = _sem_preposicao(_palavras(segmento))
+        palavras = fields.rua_com_ordinal(_sem_preposicao(_palavras(segmento)))
         if not palavras or _rotulado(e, palavras, rotulo):
             continue
         if e.numero is None and not e.sem_numero and fields.numero_sozinho(palavras):
@@ -176,7 +182,11 @@ def entender(endereco: question.Endereco) -> Entendido:
             continue
         padrao = enderecobr.padronizar_complementos(" ".join(palavras)).split()
         if padrao and padrao[0] in COMPLEMENTOS and fields.complemento_escrito(palavras, padrao):
-            fields.ler_lugar(e, fields.segmento_de_complemento(e, padrao))
+            resto = fields.segmento_de_complemento(e, padrao)
+            # What follows a complement read ("quadra 12 689 joao paulo ii juazeiro") closes
+            # the address, as after a street's number.
+            papel = e.lugares_cauda if len(resto) < len(padrao) else None
+            fields.ler_lugar(e, resto, papel=papel)
             continue
         seguinte = _sem_preposicao(_palavras(segmentos[n + 1][0] if n + 1 < len(segmentos) else ""))
         rua_na_prosa = e.logradouro is None and fields.tipo_de(palavras[0]) is None
@@ -191,6 +201,8 @@ def entender(endereco: question.Endereco) -> Entendido:
         if e.logradouro is None and (de_rua or sem_tipo):
             # "Rua X em Campo Grande": no street's name holds "em".
             rua, depois = fields.ate_em(palavras, 2) if de_rua else (palavras, [])
+            if any(fields.inicio_de_numero(depois, i) for i in range(len(depois))):
+                rua, depois = palavras, []  # "Rua Fé em Deus 226": the street's own "em"
             fields.ler_lugar(
                 e,
                 fields.rua_do_segmento(e, rua, de_rua, fields.numero_sozinho(seguinte)),

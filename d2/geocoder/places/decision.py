@@ -147,7 +147,7 @@ def decidir(
     exatos = {
         c.nivel
         for c in candidatos
-        if c.exato and position.lido(e, interpretation.palavras_do_segmento(e, c), c, g.siglas)
+        if c.exato and position.lido(e, interpretation.palavras_do_segmento(e, c), c, g)
     }
     candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares, exatos), g)
     nomes = interpretation.lidos(

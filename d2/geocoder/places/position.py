@@ -42,7 +42,7 @@ _DE = frozenset({"DE", "DO", "DA", "DOS", "DAS", "D"})
 # "povoado de": they name the district.
 _INTRODUTORES = (
     ("MUNICIPIO",), ("CIDADE",), ("PREFEITURA",), ("PREFEITURA", "MUNICIPAL"),
-    ("ZONA", "RURAL"), ("INTERIOR",), ("CENTRO",), ("COMARCA",),
+    ("ZONA", "RURAL"), ("INTERIOR",), ("CENTRO",), ("COMARCA",), ("ESTADO",),
 )  # fmt: skip
 # The kinds of a place inside a município (IBGE's kinds of locality, and enderecobr's
 # rural area words): "distrito de X", "povoado de X" name that place, not a município X.
@@ -92,13 +92,17 @@ def forca(
     if _introduzido(antes):
         return Forca.FORTE
     anterior = antes[-1] if antes else None
-    de = anterior in _DE and not (len(antes) > 1 and antes[-2] in RURAIS)
+    # After "de", a município closing a place's name ("no Taguatinga Norte de Brasília"),
+    # not a district's ("distrito de X") nor a UF inside a name ("São Sebastião do Paraíba").
+    de = anterior in _DE and c.nivel != UF and not (len(antes) > 1 and antes[-2] in RURAIS)
     if anterior is not None and anterior not in _LOCATIVAS and not de:
         return Forca.NENHUMA
     if not depois and _uf_segue(e, c):
         return Forca.FORTE
     if anterior == "EM":
         return Forca.FORTE if fim else Forca.MEDIA
+    if de and not fim:
+        return Forca.NENHUMA  # "boca do Jari laranjal…", "recanto das Emas brasília"
     return Forca.MEDIA if fim else Forca.FRACA
 
 
@@ -138,19 +142,30 @@ def endereco(e: fields.Entendido) -> bool:
     )
 
 
-def so_lugares(e: fields.Entendido) -> bool:
+def so_lugares(e: fields.Entendido, c: Candidate) -> bool:
     """Whether a text is only a few short segments, as a place is written ("Jardim X,
-    Cidade"; "Cidade"), not prose."""
-    return 0 < len(e.lugares) <= 4 and all(len(s.split()) <= 4 for s in e.lugares)
+    Cidade"; "Cidade"), not prose; a very common word (Natal, Glória) closing it only
+    after words that are not all ordinary ones ("Passaré, Fortaleza", not "Obrigada,
+    Glória")."""
+    if not (0 < len(e.lugares) <= 4 and all(len(s.split()) <= 4 for s in e.lugares)):
+        return False
+    if not lexicon.nome_muito_comum(c.nome):
+        return True
+    antes = [gazetteer.palavras(s) for s in e.lugares[: c.segmento]]
+    return c.segmento == len(e.lugares) - 1 and any(not lexicon.trecho_comum(w) for w in antes if w)
 
 
 def lido(
-    e: fields.Entendido, palavras: list[str], c: Candidate, siglas: Mapping[str, str] = {}
+    e: fields.Entendido,
+    palavras: list[str],
+    c: Candidate,
+    g: gazetteer.Gazetteer | None = None,
 ) -> bool:
-    """Whether a name is read where it stands (the module's rules)."""
+    """Whether a name is read where it stands (the module's rules; g: what d2.cep_nomes
+    says of the address, whose bairro or street named in a município makes it read)."""
     if c.nivel == UF and len(palavras) == 1 and len(palavras[0]) == 2:
         return True  # a UF's sigla alone
-    f = forca(e, palavras, c, siglas)
+    f = forca(e, palavras, c, g.siglas if g is not None else {})
     if c.nivel == BAIRRO:
         comum = lexicon.nome_comum(c.nome) or len(c.nome) <= 2
         return not comum or f >= Forca.MEDIA or c.segmento in e.lugares_bairro
@@ -158,11 +173,13 @@ def lido(
         # "em março" is a month: a place only said as one ("Marco - CE", "Cidade: Marco").
         return f == Forca.FORTE and _antes(palavras, c) != "EM"
     if lexicon.nome_comum(c.nome):
-        # An address, or a short text of places alone ("Timirim, Timóteo", "Laguna")
-        # for a name that is not a very common word ("Obrigada, Glória" names nobody's
-        # town).
-        curto = not lexicon.nome_muito_comum(c.nome) and so_lugares(e)
-        return f == Forca.FORTE or (f == Forca.MEDIA and (endereco(e) or curto))
+        # Alone in its segment, in an address, or with a bairro or street of it named, or
+        # in a short text of places alone ("Timirim, Timóteo", "Laguna"; "Obrigada,
+        # Glória" names nobody's town).
+        if f != Forca.MEDIA:
+            return f == Forca.FORTE
+        provado = g is not None and bool(g.provas(c, []))
+        return endereco(e) or provado or so_lugares(e, c)
     if not c.exato or lexicon.frase_comum(c.nome):
         # A misspelling, or words of the language ("Feliz Natal a todos", "a paróquia de
         # Santo Antônio pede"): only where it stands alone, or as a place as such.
@@ -175,3 +192,11 @@ def forte(
 ) -> bool:
     """Whether a name is said as a place as such (FORTE)."""
     return forca(e, palavras, c, siglas) == Forca.FORTE
+
+
+def nomeado(
+    e: fields.Entendido, palavras: list[str], c: Candidate, siglas: Mapping[str, str] = {}
+) -> bool:
+    """Whether a name stands where a place could (FRACA at least), ordinary word or not:
+    "Escrevo de Itatiaia, Rio de Janeiro" names a town before its UF."""
+    return forca(e, palavras, c, siglas) >= Forca.FRACA
