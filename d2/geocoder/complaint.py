@@ -9,6 +9,7 @@ cuts the text with them; d2.geocoder.places.interpretation reads the places a cl
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from d2.geocoder.vocabulary import CONECTORES, PREPOSICOES
 
@@ -46,22 +47,33 @@ _ANTES_DO_NOME = frozenset({"EM", "NO", "NA", "NOS", "NAS", "DE", "DA", "DO", "A
 DATA = re.compile(r"\b(?:DIA\s+)?\d{1,2}/\d{1,2}/\d{2,4}\b|\bDIA\s+\d{1,2}/\d{1,2}\b")
 
 
-def trechos(padrao: str) -> list[tuple[str, bool]]:
-    """A standardised text's clauses, and whether each holds an anchor: the places a
-    clause with one names are the address's ("Moro em Dourados mas trabalho em Campo
-    Grande, aqui na Rua X tem um buraco" → DOURADOS untied; CAMPO GRANDE, RUA X tied).
-    Lead-ins ("moro em") and the prose a place is spoken of with are out. A text with no
-    anchor nor lead-in is an address, read as it is: a bairro may be called "Vale Quem
-    Tem" (Teresina)."""
+@dataclass(frozen=True)
+class Trecho:
+    """A clause of a complaint: its text, whether an anchor ties it to where the citizen
+    is, and whether a lead-in speaks of a place the citizen is ("moro em X")."""
+
+    texto: str
+    atado: bool = False
+    falado: bool = False
+
+
+def trechos(padrao: str) -> list[Trecho]:
+    """A standardised text's clauses (Trecho): the places a clause with an anchor names
+    are the address's ("Moro em Dourados mas trabalho em Campo Grande, aqui na Rua X tem
+    um buraco" → DOURADOS untied; CAMPO GRANDE, RUA X tied). Lead-ins ("moro em") and the
+    prose a place is spoken of with are out, and a clause with a lead-in is marked. A text
+    with no anchor nor lead-in is an address, read as it is: a bairro may be called "Vale
+    Quem Tem" (Teresina)."""
     if not (_ANCORA.search(padrao) or _ENTRADA.search(padrao)):
-        return [(padrao, False)]
-    partes: list[tuple[str, bool]] = []
+        return [Trecho(padrao)]
+    partes: list[Trecho] = []
     for oracao in _ORACAO.split(padrao):
-        sem_entrada = _ENTRADA.sub(",", _PROSA.sub(",", oracao))
+        sem_prosa = _PROSA.sub(",", oracao)
+        sem_entrada = _ENTRADA.sub(",", sem_prosa)
         atado = _ANCORA.search(sem_entrada) is not None
         limpa = _ANCORA.sub(",", sem_entrada)
         if limpa.strip(" ,.;"):
-            partes.append((limpa, atado))
+            partes.append(Trecho(limpa, atado, sem_entrada != sem_prosa))
     return partes
 
 

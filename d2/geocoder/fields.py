@@ -57,11 +57,17 @@ class Entendido:
     # Those that follow a street and its number with no separator ("rua X 100 centro
     # natal"): the name that ends one is the address's place.
     lugares_cauda: set[int] = field(default_factory=set)
+    # Those said after "em" ("na Rua X em Natal"): where a place stands.
+    lugares_em: set[int] = field(default_factory=set)
+    # Those of a clause whose lead-in speaks of where the citizen is ("moro em X"): a
+    # place the text speaks of, not always the address's (complaint.trechos).
+    lugares_falados: set[int] = field(default_factory=set)
     referencia: str | None = None  # a POI the address refers to
     esquina: str | None = None  # the crossing street (tipo + name)
     texto: str = ""  # the standardised text, complements out (the free-text query)
     _no_texto: list[str] = field(default_factory=list, repr=False)
     _atado: bool = field(default=False, repr=False)  # the segment being read is tied
+    _falado: bool = field(default=False, repr=False)  # … spoken of after a lead-in
 
     @property
     def rua(self) -> str | None:
@@ -237,6 +243,8 @@ def ler_lugar(e: Entendido, palavras: list[str], *, papel: set[int] | None = Non
         e.lugares.append(palavras[-1])
     if e._atado:
         e.lugares_atados.update(range(inicio, len(e.lugares)))
+    if e._falado:
+        e.lugares_falados.update(range(inicio, len(e.lugares)))
 
 
 def numero_sozinho(palavras: list[str]) -> bool:
@@ -278,13 +286,13 @@ def sem_capital(palavras: list[str]) -> list[str]:
 
 def ate_em(palavras: list[str], inicio: int) -> tuple[list[str], list[str]]:
     """A street's or bairro's words up to an "em" that ends them (no such name holds "em":
-    "na Rua X em Campo Grande"), and the place named after it with its "em" (where a place
-    stands: d2.geocoder.places.position); an "em" among the first inicio words or last is
+    "na Rua X em Campo Grande"), and the place named after it (read into
+    Entendido.lugares_em by the caller); an "em" among the first inicio words or last is
     the name's own."""
     if "EM" not in palavras[inicio:-1]:
         return palavras, []
     em = palavras.index("EM", inicio)
-    return palavras[:em], palavras[em:]
+    return palavras[:em], palavras[em + 1 :]
 
 
 def bairro_e_lugar(palavras: list[str]) -> tuple[list[str], list[str]]:

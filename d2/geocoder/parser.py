@@ -20,6 +20,7 @@ import enderecobr
 
 from d2.geocoder import complaint, fields, labels, question, references
 from d2.geocoder.fields import MAX_PALAVRAS, MAX_SEGMENTOS, Entendido
+from d2.geocoder.places import gazetteer, lexicon
 from d2.geocoder.vocabulary import COMPLEMENTOS, PREPOSICOES
 
 _TRACOS = re.compile("[\u2010-\u2015\u2212]")
@@ -34,6 +35,7 @@ _NAO_PALAVRA = re.compile(r"[^A-Z0-9' .-]")
 _BAIRRO = re.compile(r"(?:BAIRRO|BRO|B)\b\.?\s+(.+)")
 # Where a sentence may end: a dot after a word, an exclamation or a question mark.
 _PONTO = re.compile(r"([A-Z0-9]+)\.(?=\s|$)|[!?]+")
+_PALAVRA = re.compile(r"\s*([A-Z]+)")
 
 
 def _palavras(segmento: str) -> list[str]:
@@ -57,14 +59,16 @@ def _sem_preposicao(palavras: list[str]) -> list[str]:
 
 def _frases(texto: str) -> list[str]:
     """A text's sentences ("... falta água. Itaubal, Amapá."): cut at "!", "?" and at a
-    dot after a number or a word enderecobr does not read as an abbreviation ("Prof.",
-    "Av.", "Jd.", "Sta." stay inside their names; one letter is an initial)."""
+    dot after a number, a UF's sigla ("Natal/RN. A rua…") or a word that enderecobr does
+    not read as an abbreviation ("Prof.", "Sta." stay inside their names) and that ends
+    the sentence (_fim)."""
     frases, inicio = [], 0
     for ponto in _PONTO.finditer(texto):
         palavra = ponto.group(1)
+        abreviatura = enderecobr.padronizar_logradouros(palavra or "") != palavra
         if palavra is not None and not (
             palavra.isdigit()
-            or (len(palavra) > 1 and enderecobr.padronizar_logradouros(palavra) == palavra)
+            or ((gazetteer.sigla_de_uf(palavra) or not abreviatura) and _fim(texto, ponto))
         ):
             continue
         frases.append(texto[inicio : ponto.start() if palavra is None else ponto.end() - 1])
@@ -73,7 +77,17 @@ def _frases(texto: str) -> list[str]:
     return frases
 
 
-def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool, str | None]]:
+def _fim(texto: str, ponto: re.Match[str]) -> bool:
+    """Whether a dot after a word no abbreviation of enderecobr's ends a sentence: after a
+    word of four letters or more; after a shorter one ("Com.", "Sul."), when what follows
+    is no name but a common word ("Rio Grande do Sul. No bairro…", not "Com. Araújo")."""
+    if len(ponto.group(1)) > 3:
+        return True
+    seguinte = _PALAVRA.match(texto, ponto.end())
+    return seguinte is None or lexicon.frequencia(seguinte.group(1)) >= 5.0
+
+
+def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, complaint.Trecho, str | None]]:
     """The text standardised, its CEP taken out, cut at its labels (d2.geocoder.labels),
     its sentences, separators, reference phrases and the prose around them
     (complaint.trechos): each segment with whether it is tied to an anchor, and what its
@@ -84,23 +98,23 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool, str | None]]:
         e.cep = e.cep or "".join(cep.groups())
         texto = _CEP.sub(" ", texto)
     texto = _SN.sub(" SN ", complaint.DATA.sub(" ", texto))
-    segmentos: list[tuple[str, bool, str | None]] = []
+    segmentos: list[tuple[str, complaint.Trecho, str | None]] = []
     partes = [
-        (p, atado, campo.papel)
+        (p, trecho, campo.papel)
         for campo in labels.campos(texto)
         if campo.papel != labels.FORA
         for frase in _frases(_PALAVRA_CEP.sub(" ", campo.valor))
-        for t, atado in complaint.trechos(frase)
-        for p in _SEPARADOR.split(t)
+        for trecho in complaint.trechos(frase)
+        for p in _SEPARADOR.split(trecho.texto)
     ]
-    for parte, atado, papel in partes:
+    for parte, trecho, papel in partes:
         parte = parte.strip(" .-'")
         if not parte:
             continue
         esquina = references.esquina(parte)
         if esquina is not None:
             cruzada, sigla = references.sem_sigla(esquina.cruzada)
-            segmentos += [(p, atado, papel) for p in (*esquina.lugares, sigla) if p]
+            segmentos += [(p, trecho, papel) for p in (*esquina.lugares, sigla) if p]
             e.esquina = e.esquina or " ".join(cruzada[:MAX_PALAVRAS])
             parte = esquina.rua
         achada = references.REFERENCIA.search(parte)
@@ -115,11 +129,11 @@ def _segmentos(bruto: str, e: Entendido) -> list[tuple[str, bool, str | None]]:
             if antes and rua and fields.tipo_de(rua[0]) is not None:
                 # "… ao lado do número 1730 da 1ª Travessa São Vicente": that street, apart
                 # from the prose before it.
-                segmentos.append((antes, atado, papel))
+                segmentos.append((antes, trecho, papel))
                 antes = ""
             parte = " ".join(p for p in (antes, referencia.segmento or "") if p)
         if parte:
-            segmentos.append((parte, atado, papel))
+            segmentos.append((parte, trecho, papel))
         if len(segmentos) >= MAX_SEGMENTOS:
             break
     return segmentos
@@ -160,9 +174,10 @@ def entender(endereco: question.Endereco) -> Entendido:
         # nomeRua (or a form's "Logradouro:") is the street: read first, the text's own
         # street then only fills in the number it may carry.
         palavras = _sem_preposicao(_palavras(rua_explicita[0][0]))
-        resto = fields.ler_rua(e, palavras, com_tipo=fields.tipo_de(palavras[0]) is not None)
+        resto = fields.ler_rua(e, palavras, com_tipo=True)
         fields.ler_lugar(e, resto, papel=e.lugares_cauda)
-    for n, (segmento, e._atado, rotulo) in enumerate(segmentos):
+    for n, (segmento, trecho, rotulo) in enumerate(segmentos):
+        e._atado, e._falado = trecho.atado, trecho.falado
         palavras = fields.rua_com_ordinal(_sem_preposicao(_palavras(segmento)))
         if not palavras or _rotulado(e, palavras, rotulo):
             continue
@@ -178,7 +193,7 @@ def entender(endereco: question.Endereco) -> Entendido:
             if len(e.lugares) < MAX_SEGMENTOS:
                 e.lugares_bairro.add(len(e.lugares))
             fields.ler_lugar(e, nome)
-            fields.ler_lugar(e, onde)
+            fields.ler_lugar(e, onde, papel=e.lugares_em)
             continue
         padrao = enderecobr.padronizar_complementos(" ".join(palavras)).split()
         if padrao and padrao[0] in COMPLEMENTOS and fields.complemento_escrito(palavras, padrao):
@@ -208,7 +223,7 @@ def entender(endereco: question.Endereco) -> Entendido:
                 fields.rua_do_segmento(e, rua, de_rua, fields.numero_sozinho(seguinte)),
                 papel=e.lugares_cauda,
             )
-            fields.ler_lugar(e, depois)
+            fields.ler_lugar(e, depois, papel=e.lugares_em)
         elif rua_explicita and de_rua:
             # The text repeats the street nomeRua gave: only its number is new.
             for i in range(1, len(palavras)):

@@ -252,7 +252,10 @@ def _municipio_nomeado(
         ctx.municipio = provado
         return False
     depois = all(m.segmento < ultimo.segmento or m.fim < ultimo.inicio for m in antes)
-    if provado is not None and depois:
+    # Places a lead-in speaks of ("moro em X e trabalho em Y") are not told apart by
+    # their order: only the street, or the bairro named, decides among them.
+    falados = any(m.segmento in ctx.entendido.lugares_falados for m in [ultimo, *antes])
+    if provado is not None and depois and not falados:
         forca = len(g.provas(provado, nomes))
         if all(len(g.provas(m, nomes)) <= forca for m in antes):
             # Named last, and what the text says of its bairro or street is not more at

@@ -91,7 +91,7 @@ def forca(
         antes = antes[:-1]
     if _introduzido(antes):
         return Forca.FORTE
-    anterior = antes[-1] if antes else None
+    anterior = antes[-1] if antes else ("EM" if c.segmento in e.lugares_em else None)
     # After "de", a município closing a place's name ("no Taguatinga Norte de Brasília"),
     # not a district's ("distrito de X") nor a UF inside a name ("São Sebastião do Paraíba").
     de = anterior in _DE and c.nivel != UF and not (len(antes) > 1 and antes[-2] in RURAIS)
@@ -166,6 +166,8 @@ def lido(
     if c.nivel == UF and len(palavras) == 1 and len(palavras[0]) == 2:
         return True  # a UF's sigla alone
     f = forca(e, palavras, c, g.siglas if g is not None else {})
+    if c.nivel == UF:
+        return f >= Forca.MEDIA  # "Goiás" alone names the UF; "Casas Bahia" does not
     if c.nivel == BAIRRO:
         comum = lexicon.nome_comum(c.nome) or len(c.nome) <= 2
         return not comum or f >= Forca.MEDIA or c.segmento in e.lugares_bairro
