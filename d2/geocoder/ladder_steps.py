@@ -36,6 +36,7 @@ from d2.geocoder import fields, question
 from d2.geocoder.nominatim import search
 from d2.geocoder.places import decision
 from d2.geocoder.places.inference import Candidate
+from d2.geocoder.vocabulary import POI_ABREVIACOES, POI_NOMES, POI_QUALIFICADORES, POI_TIPOS
 
 
 class Passo(enum.StrEnum):
@@ -55,47 +56,6 @@ class Passo(enum.StrEnum):
     UF = "uf"
     TEXTO_LIVRE = "texto_livre"
 
-
-# The kinds of place a citizen names as the address itself ("Hospital Regional", "UBS
-# Tiradentes", "Parque das Nações Indígenas"), as the first word of a place segment the
-# territory does not hold. A list because neither enderecobr (no POI vocabulary) nor
-# Nominatim (its special phrases come from the OSM wiki at import, not with it) gives
-# one; kept small because each hit costs a search, and a segment that is only a bairro
-# the territory lacks must not wait for Nominatim. Nominatim's class of the match then
-# decides (ladder_rules: an amenity, a park..., never a place or a boundary).
-POI_TIPOS = frozenset(
-    "HOSPITAL UBS UPA CLINICA POLICLINICA POSTO ESCOLA COLEGIO CRECHE UNIVERSIDADE "
-    "FACULDADE PARQUE IGREJA PAROQUIA CAPELA CATEDRAL SANTUARIO MERCADO SUPERMERCADO "
-    "SHOPPING ESTADIO GINASIO CEMITERIO DELEGACIA BIBLIOTECA MUSEU TEATRO "
-    # Acronyms that are kinds of place and how OSM names them ("EMEI Pequeno Príncipe"):
-    # schools (municipal, infantil, técnica), family-health units, social assistance.
-    "EMEI EMEF EMEB CMEI CEI CEINF ETEC UBSF USF PSF CRAS CREAS CAPS".split()
-)
-# POIs whose name alone says which one (one per município, as a rule): the name, or its
-# first words ("Santa Casa de Misericórdia").
-POI_NOMES = (("SANTA", "CASA"), ("RODOVIARIA",), ("AEROPORTO",), ("PREFEITURA",))
-# The kinds of place citizens abbreviate ("Hosp. Regional", "E.E. Maria Constança",
-# "Esc. Mun. Padre Tomaz"), dots read as spaces, with the words they stand for; Nominatim
-# is asked the words. enderecobr expands "Sta." SANTA, "Pq." PARQUE, "Pça" PRACA (a
-# street type), "N. Sra." NOSSA SENHORA and "Cond." CONDOMINIO (a complement: a
-# condomínio is a landuse in OSM, no POI) before this is read, and has no POI
-# vocabulary; no Python library of POI abbreviations was found (br-address-normalize
-# expands street and bairro words; libpostal needs its C library and 2 GB model).
-POI_ABREVIACOES = {
-    ("HOSP",): "HOSPITAL", ("ESC",): "ESCOLA", ("EE",): "ESCOLA ESTADUAL",
-    ("E", "E"): "ESCOLA ESTADUAL", ("E", "M"): "ESCOLA MUNICIPAL", ("COL",): "COLEGIO",
-    ("FAC",): "FACULDADE", ("UNIV",): "UNIVERSIDADE", ("IGR",): "IGREJA",
-    ("CLIN",): "CLINICA", ("POLICLIN",): "POLICLINICA", ("MERC",): "MERCADO",
-    ("SUPERM",): "SUPERMERCADO", ("SUPERMERC",): "SUPERMERCADO", ("DELEG",): "DELEGACIA",
-    ("CEMIT",): "CEMITERIO", ("BIBL",): "BIBLIOTECA", ("BIBLIOT",): "BIBLIOTECA",
-    ("UNID", "BASICA"): "UNIDADE BASICA", ("UNIDADE", "BASICA"): "UNIDADE BASICA",
-    ("PRONTO", "SOCORRO"): "PRONTO SOCORRO", ("PRONTO", "ATENDIMENTO"): "PRONTO ATENDIMENTO",
-}  # fmt: skip
-# What follows a kind abbreviated: "Esc. Est.", "Esc. Mun.", "Hosp. Univ.".
-_POI_QUALIFICADORES = {
-    "EST": "ESTADUAL", "MUN": "MUNICIPAL", "MUNIC": "MUNICIPAL", "FED": "FEDERAL",
-    "REG": "REGIONAL", "UNIV": "UNIVERSITARIO", "INF": "INFANTIL",
-}  # fmt: skip
 
 # Matches wanted per search: enough to see a street's homonyms in other places.
 _LIMITE = 5
@@ -270,8 +230,8 @@ def _poi_por_extenso(palavras: list[str]) -> tuple[str, bool, bool]:
     for abreviacao, extenso in POI_ABREVIACOES.items():
         if tuple(palavras[: len(abreviacao)]) == abreviacao:
             resto = palavras[len(abreviacao) :]
-            if resto and resto[0] in _POI_QUALIFICADORES:
-                extenso, resto = f"{extenso} {_POI_QUALIFICADORES[resto[0]]}", resto[1:]
+            if resto and resto[0] in POI_QUALIFICADORES:
+                extenso, resto = f"{extenso} {POI_QUALIFICADORES[resto[0]]}", resto[1:]
             return " ".join([extenso, *resto]), True, bool(resto)
     tipo = bool(palavras) and palavras[0] in POI_TIPOS
     return " ".join(palavras), tipo, len(palavras) > 1

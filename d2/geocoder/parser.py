@@ -21,7 +21,7 @@ import enderecobr
 from d2.geocoder import complaint, fields, labels, question, references
 from d2.geocoder.fields import MAX_PALAVRAS, MAX_SEGMENTOS, Entendido
 from d2.geocoder.places import gazetteer, lexicon
-from d2.geocoder.vocabulary import COMPLEMENTOS, PREPOSICOES
+from d2.geocoder.vocabulary import COMPLEMENTOS, POI_ABREVIACOES, PREPOSICOES
 
 _TRACOS = re.compile("[\u2010-\u2015\u2212]")
 _CEP = re.compile(r"(?<![\d.])(\d{2})\.?(\d{3})[-.\s]?(\d{3})(?![\d.])")
@@ -65,11 +65,7 @@ def _frases(texto: str) -> list[str]:
     frases, inicio = [], 0
     for ponto in _PONTO.finditer(texto):
         palavra = ponto.group(1)
-        abreviatura = enderecobr.padronizar_logradouros(palavra or "") != palavra
-        if palavra is not None and not (
-            palavra.isdigit()
-            or ((gazetteer.sigla_de_uf(palavra) or not abreviatura) and _fim(texto, ponto))
-        ):
+        if palavra is not None and not _fim_de_frase(texto, ponto, palavra):
             continue
         frases.append(texto[inicio : ponto.start() if palavra is None else ponto.end() - 1])
         inicio = ponto.end()
@@ -77,11 +73,20 @@ def _frases(texto: str) -> list[str]:
     return frases
 
 
-def _fim(texto: str, ponto: re.Match[str]) -> bool:
-    """Whether a dot after a word no abbreviation of enderecobr's ends a sentence: after a
-    word of four letters or more; after a shorter one ("Com.", "Sul."), when what follows
-    is no name but a common word ("Rio Grande do Sul. No bairro…", not "Com. Araújo")."""
-    if len(ponto.group(1)) > 3:
+def _fim_de_frase(texto: str, ponto: re.Match[str], palavra: str) -> bool:
+    """Whether a dot after a word ends a sentence: after a number; never after one letter
+    (an initial, "E.E.") nor an abbreviation enderecobr or the POIs' kinds know ("Av.",
+    "Prof.", "Hosp."); after a word of four letters or more; after a shorter one or a UF's
+    sigla ("Sul.", "PB.", "Com."), when what follows is no name but a common word ("Rio
+    Grande do Sul. No bairro…", "Boa Vista - PB. Bairro…", not "Com. Araújo")."""
+    if palavra.isdigit():
+        return True
+    abreviatura = (palavra,) in POI_ABREVIACOES or (
+        enderecobr.padronizar_logradouros(palavra) != palavra
+    )
+    if len(palavra) == 1 or (abreviatura and not gazetteer.sigla_de_uf(palavra)):
+        return False
+    if len(palavra) > 3 and not gazetteer.sigla_de_uf(palavra):
         return True
     seguinte = _PALAVRA.match(texto, ponto.end())
     return seguinte is None or lexicon.frequencia(seguinte.group(1)) >= 5.0
@@ -160,6 +165,43 @@ def _rotulado(e: Entendido, palavras: list[str], rotulo: str | None) -> bool:
     return True
 
 
+def _rua_ou_lugar(
+    e: Entendido, palavras: list[str], primeiro: bool, proximo: str, rua_explicita: bool
+) -> None:
+    """A segment with no label that is no number, bairro or complement: the street (with
+    a type, or the first segment with a number: "Av. X 10", "Principal 10"; a street
+    after prose: "buraco na Rua X"), or a place segment."""
+    seguinte = _sem_preposicao(_palavras(proximo))
+    rua_na_prosa = e.logradouro is None and fields.tipo_de(palavras[0]) is None
+    if rua_na_prosa and (corte := complaint.rua_depois(palavras)):
+        fields.ler_lugar(e, palavras[: corte[0]])  # the prose before it, a place segment as any
+        palavras = palavras[corte[1] :]
+    de_rua = fields.tipo_de(palavras[0]) is not None and len(palavras) > 1
+    sem_tipo = primeiro and (
+        any(fields.inicio_de_numero(palavras, i) for i in range(1, len(palavras)))
+        or fields.numero_sozinho(seguinte)
+    )
+    if e.logradouro is None and (de_rua or sem_tipo):
+        # "Rua X em Campo Grande": no street's name holds "em".
+        rua, depois = fields.ate_em(palavras, 2) if de_rua else (palavras, [])
+        if any(fields.inicio_de_numero(depois, i) for i in range(len(depois))):
+            rua, depois = palavras, []  # "Rua Fé em Deus 226": the street's own "em"
+        fields.ler_lugar(
+            e,
+            fields.rua_do_segmento(e, rua, de_rua, fields.numero_sozinho(seguinte)),
+            papel=e.lugares_cauda,
+        )
+        fields.ler_lugar(e, depois, papel=e.lugares_em)
+    elif rua_explicita and de_rua:
+        # The text repeats the street nomeRua gave: only its number is new.
+        for i in range(1, len(palavras)):
+            if fields.inicio_de_numero(palavras, i):
+                fields.ler_numero(e, palavras, i)
+                break
+    else:
+        fields.ler_lugar(e, palavras)
+
+
 def entender(endereco: question.Endereco) -> Entendido:
     """The fields of an address (its payload's endereco, nomeRua and cep)."""
     e = Entendido()
@@ -203,35 +245,8 @@ def entender(endereco: question.Endereco) -> Entendido:
             papel = e.lugares_cauda if len(resto) < len(padrao) else None
             fields.ler_lugar(e, resto, papel=papel)
             continue
-        seguinte = _sem_preposicao(_palavras(segmentos[n + 1][0] if n + 1 < len(segmentos) else ""))
-        rua_na_prosa = e.logradouro is None and fields.tipo_de(palavras[0]) is None
-        if rua_na_prosa and (corte := complaint.rua_depois(palavras)):
-            fields.ler_lugar(e, palavras[: corte[0]])  # the prose before it, a place segment as any
-            palavras = palavras[corte[1] :]
-        de_rua = fields.tipo_de(palavras[0]) is not None and len(palavras) > 1
-        sem_tipo = n == 0 and (
-            any(fields.inicio_de_numero(palavras, i) for i in range(1, len(palavras)))
-            or fields.numero_sozinho(seguinte)
-        )
-        if e.logradouro is None and (de_rua or sem_tipo):
-            # "Rua X em Campo Grande": no street's name holds "em".
-            rua, depois = fields.ate_em(palavras, 2) if de_rua else (palavras, [])
-            if any(fields.inicio_de_numero(depois, i) for i in range(len(depois))):
-                rua, depois = palavras, []  # "Rua Fé em Deus 226": the street's own "em"
-            fields.ler_lugar(
-                e,
-                fields.rua_do_segmento(e, rua, de_rua, fields.numero_sozinho(seguinte)),
-                papel=e.lugares_cauda,
-            )
-            fields.ler_lugar(e, depois, papel=e.lugares_em)
-        elif rua_explicita and de_rua:
-            # The text repeats the street nomeRua gave: only its number is new.
-            for i in range(1, len(palavras)):
-                if fields.inicio_de_numero(palavras, i):
-                    fields.ler_numero(e, palavras, i)
-                    break
-        else:
-            fields.ler_lugar(e, palavras)
+        seguinte = segmentos[n + 1][0] if n + 1 < len(segmentos) else ""
+        _rua_ou_lugar(e, palavras, n == 0, seguinte, bool(rua_explicita))
     partes = (e.rua, e.numero, *e._no_texto, fields.cep_formatado(e.cep))
     e.texto = " ".join(p for p in partes if p)[: question.LIMITE]
     return e

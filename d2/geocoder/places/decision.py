@@ -160,39 +160,9 @@ def decidir(
     ctx = Contexto(e)
     if cep is not None and cep_municipio is None:
         cep = None  # a CEP of a locality the territory lacks says nothing here
-
-    def contradiz(m: Candidate | None) -> bool:
-        return m is not None and bool(ufs) and not set(ufs) <= set(m.cadeia_ucs)
-
-    if municipios:
-        coerentes = [m for m in municipios.values() if not contradiz(m)]
-        if not coerentes:
-            ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
-            return ctx
-        ids = {m.unidade_civica_id for m in coerentes}
-        if (
-            cep_municipio is not None
-            and cep_municipio.unidade_civica_id not in ids
-            and not contradiz(cep_municipio)
-        ):
-            # The CEP decides over a name read in the text, unless one is said as a place
-            # as such ("Cidade: X", "município de X", "X - UF"): then the two disagree.
-            if any(
-                position.forte(e, interpretation.palavras_do_segmento(e, m), m, g.siglas)
-                for m in coerentes
-            ):
-                ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
-                return ctx
-            ctx.municipio = cep_municipio
-        else:
-            nomeado = _municipio_nomeado(ctx, coerentes, cep_municipio, g, nomes)
-            if not nomeado and cep is not None:
-                ctx.cep_contraditorio, cep = True, None
-    elif cep is not None and cep_municipio is not None:
-        if contradiz(cep_municipio):
-            ctx.cep_contraditorio, cep = True, None
-        else:
-            ctx.municipio = cep_municipio
+    cep = _municipio_e_cep(ctx, list(municipios.values()), ufs, cep, g, nomes)
+    if ctx.motivo == Reason.CONTRADITORIO:
+        return ctx
     if ctx.municipio is None and not ctx.homonimos and ctx.motivo is None:
         if len(ufs) == 1:
             ctx.uf = next(iter(ufs.values()))
@@ -209,6 +179,54 @@ def decidir(
         elif not dentro and cep is not None and cep.bairro_uc is not None:
             ctx.bairro = cep.bairro_uc
     return ctx
+
+
+def _municipio_e_cep(
+    ctx: Contexto,
+    municipios: list[Candidate],
+    ufs: dict[str, Candidate],
+    cep: Cep | None,
+    g: gazetteer.Gazetteer,
+    nomes: list[Candidate],
+) -> Cep | None:
+    """The município the names read and the CEP say, in the evidence's order: the CEP
+    that d2.ceps places decides over a name read in the text, unless one is said as a
+    place as such ("Cidade: X", "município de X", "X - UF"), when the two disagree; a CEP
+    of another UF than the one named is set aside. The CEP still usable."""
+    e = ctx.entendido
+    cep_municipio = cep.municipio if cep is not None else None
+
+    def contradiz(m: Candidate | None) -> bool:
+        return m is not None and bool(ufs) and not set(ufs) <= set(m.cadeia_ucs)
+
+    if not municipios:
+        if cep_municipio is not None and contradiz(cep_municipio):
+            ctx.cep_contraditorio = True
+            return None
+        ctx.municipio = cep_municipio
+        return cep
+    coerentes = [m for m in municipios if not contradiz(m)]
+    if not coerentes:
+        ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
+        return cep
+    ids = {m.unidade_civica_id for m in coerentes}
+    if (
+        cep_municipio is not None
+        and cep_municipio.unidade_civica_id not in ids
+        and not contradiz(cep_municipio)
+    ):
+        if any(
+            position.forte(e, interpretation.palavras_do_segmento(e, m), m, g.siglas)
+            for m in coerentes
+        ):
+            ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
+        else:
+            ctx.municipio = cep_municipio
+        return cep
+    if not _municipio_nomeado(ctx, coerentes, cep_municipio, g, nomes) and cep is not None:
+        ctx.cep_contraditorio = True
+        return None
+    return cep
 
 
 def _municipio_nomeado(

@@ -64,16 +64,16 @@ def lidos(
     # A name inside a longer one is none, whether the longer one is read or not
     # ("Farmácia São José dos Campos"); then a name only where a reader reads one
     # (position): "sem luz desde março" names none.
-    candidatos = [c for c in candidatos if not inference.dentro_de_outro(c, candidatos)]
-    nomeados = {
-        _vao(c)
-        for c in gazetteer.cobertos(candidatos, g, cep_municipio)
-        if c.nivel == MUNICIPIO and position.nomeado(e, palavras_do_segmento(e, c), c, g.siglas)
-    }
-    candidatos = [c for c in candidatos if position.lido(e, palavras_do_segmento(e, c), c, g)]
     # Words of a bairro's name first: a name they drop holds no shorter one inside it
     # ("cidade nova maringa": Nova Maringá runs into Maringá's bairro, Maringá stays).
     candidatos = gazetteer.cobertos(candidatos, g, cep_municipio)
+    candidatos = [c for c in candidatos if not inference.dentro_de_outro(c, candidatos)]
+    nomeados = {
+        _vao(c)
+        for c in candidatos
+        if c.nivel == MUNICIPIO and position.nomeado(e, palavras_do_segmento(e, c), c, g.siglas)
+    }
+    candidatos = [c for c in candidatos if position.lido(e, palavras_do_segmento(e, c), c, g)]
     ufs = {c.unidade_civica_id for c in candidatos if c.nivel == UF}
 
     def cidade_no_fim(c: Candidate) -> bool:

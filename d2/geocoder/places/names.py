@@ -136,7 +136,7 @@ class Nomes:
                 elif len(termo.replace(" ", "")) >= _MINIMO and not lexicon.trecho_comum(
                     w[i - 1 : f]
                 ):
-                    pedidos.append((_prioridade(w, i), j, i, f, termo))
+                    pedidos.append((_prioridade(w, i, f), j, i, f, termo))
         if not pedidos:
             return escrito
         # A hostile text's many runs cost a bounded pass: first the runs where a place
@@ -270,14 +270,15 @@ def _livres(w: list[str], exato: Callable[[str], bool]) -> list[tuple[int, int, 
 _ANTES_DE_LUGAR = frozenset({"em", "no", "na", "municipio", "cidade", "prefeitura", "rural"})
 
 
-def _prioridade(w: list[str], inicio: int) -> int:
-    """0 for a run at a segment's start or after "em", "município de", "prefeitura de"…"""
-    if inicio == 1:
-        return 0
-    anterior = w[inicio - 2]
+def _prioridade(w: list[str], inicio: int, fim: int) -> int:
+    """0 for a run after "em", "município de", "prefeitura de"…; 1 for one that starts or
+    ends its segment; 2 for the others."""
+    anterior = w[inicio - 2] if inicio > 1 else ""
     if anterior in ("de", "do", "da") and inicio > 2:
         anterior = w[inicio - 3]
-    return 0 if anterior in _ANTES_DE_LUGAR else 1
+    if anterior in _ANTES_DE_LUGAR:
+        return 0
+    return 1 if inicio == 1 or fim == len(w) else 2
 
 
 # Per database (a worker has one; the tests' process many, hence the bound).
