@@ -93,6 +93,8 @@ INGLES = {
     "geometry",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
+    # What installs Debian's packages, waiting for another apt (scripts/apt_install.sh).
+    "apt", "install",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
