@@ -132,6 +132,8 @@ def enlaces_quebrados(pagina: Path) -> list[str]:
                 continue  # a page outside the repository
             caminho, _, trecho = alvo.partition("#")
             destino = (pagina.parent / caminho).resolve() if caminho else pagina
+            if not destino.is_relative_to(RAIZ):
+                continue  # beside the checkout (the spec, the shared data), not in it
             if not destino.exists():
                 quebrados.append(f"{pagina.relative_to(RAIZ)}:{numero}: no {caminho}")
             elif trecho and destino.suffix == ".md" and trecho not in ancoras(destino):
