@@ -100,6 +100,12 @@ INGLES = {
     "geometry",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
+    # What installs Debian's packages, waiting for another apt (scripts/apt_install.sh).
+    "apt", "install",
+    # The git hook that runs scripts/check.sh before a commit (scripts/install-hooks.sh).
+    "hooks",
+    # The engineering notes (docs/notes/): how the figures were reached.
+    "notes", "throughput",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
