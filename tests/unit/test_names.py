@@ -88,6 +88,9 @@ INGLES = {
     "categories", "generator", "run",
     # The national address corpus, drawn from CEP Aberto in every UF.
     "national",
+    # The corpora of what users write: the citizen corpus (a seen and an unseen half),
+    # its texts that name no place, read beside a previous commit's worker.
+    "citizen", "seen", "unseen", "no", "place", "corpora", "previous",
     # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
     "conclusion",
     # Nominatim in process (d2/geocoder/nominatim/local.py).
