@@ -88,6 +88,9 @@ INGLES = {
     "categories", "generator", "run",
     # The national address corpus, drawn from CEP Aberto in every UF.
     "national",
+    # The corpora of what users write: the citizen corpus (a seen and an unseen half),
+    # its texts that name no place, read beside a previous commit's worker.
+    "citizen", "seen", "unseen", "no", "place", "corpora", "previous",
     # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
     "conclusion",
     # Nominatim in process (d2/geocoder/nominatim/local.py).
@@ -100,6 +103,12 @@ INGLES = {
     "geometry",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
+    # What installs Debian's packages, waiting for another apt (scripts/apt_install.sh).
+    "apt", "install",
+    # The git hook that runs scripts/check.sh before a commit (scripts/install-hooks.sh).
+    "hooks",
+    # The engineering notes (docs/notes/): how the figures were reached.
+    "notes", "throughput",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
