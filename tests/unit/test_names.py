@@ -91,6 +91,9 @@ INGLES = {
     # The corpora of what users write: the citizen corpus (a seen and an unseen half),
     # its texts that name no place, read beside a previous commit's worker.
     "citizen", "seen", "unseen", "no", "place", "corpora", "previous",
+    # Where a place is read: a form's labels, the words of the language (the lexicon),
+    # and a name's position in its segment.
+    "labels", "lexicon", "position",
     # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
     "conclusion",
     # Nominatim in process (d2/geocoder/nominatim/local.py).

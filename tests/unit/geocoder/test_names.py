@@ -44,13 +44,15 @@ def test_a_run_of_words_that_is_no_name_is_compared_with_every_municipio_and_uf(
     assert {("mun-cg", 1, 1, 2), ("mun-cg-al", 1, 1, 2)} <= _ids(["CENTRO", "CAMPO GRNADE"])
 
 
-def test_nothing_is_proposed_at_a_level_written_exactly_nor_for_short_words() -> None:
-    # Itaporã is written exactly: no misspelt município beside it.
-    assert _ids(["DUORADOS", "ITAPORA"]) == set()
-    # The UF's sigla alone is a UF written exactly: only municípios are proposed.
+def test_a_misspelling_is_proposed_beside_names_written_exactly_but_not_for_words() -> None:
+    # Itaporã is written exactly: the misspelt Dourados is proposed all the same (whether
+    # a reader reads either is decided with their positions: gazetteer.aproximados).
+    assert _ids(["DUORADOS", "ITAPORA"]) == {("mun-dou", 0, 1, 1)}
     assert {uc for uc, *_ in _ids(["DUORADOS", "MS"])} == {"mun-dou"}
-    # Four letters or fewer are not read as a misspelling ("Uma" is not Una).
+    # Four letters or fewer are not read as a misspelling ("Uma" is not Una), nor a word
+    # of the language ("calçada" is not Calçado, "o cara" not Ocara).
     assert _ids(["UMA"]) == set()
+    assert _ids(["CALCADA QUEBRADA"]) == set()
 
 
 def test_a_hostile_texts_runs_are_bounded() -> None:
