@@ -28,7 +28,9 @@ from d2.bench import (
     event_log,
     geocode,
     geocode_quality,
+    geocode_quality_corpora,
     geocode_quality_national,
+    geocode_quality_national_run,
     pip,
     regeo,
 )
@@ -62,7 +64,10 @@ _SEM_NOMINATIM = (2_000, 500)
 _JUNTOS = 2
 
 
-CORPORA = ("all", "address", "national")
+# The corpora of geocode-quality: the address corpus, the national one, and those of what
+# users write (users: the citizen corpus, its texts that name no place, the national
+# corpus drawn per município), or one of these three alone.
+CORPORA = ("all", "address", "national", "users", *geocode_quality_corpora.CORPORA)
 
 
 def run(
@@ -72,9 +77,11 @@ def run(
     quick: bool,
     corpus: str = "all",
     selecao: geocode_quality_national.Selecao | None = None,
+    escolha: geocode_quality_corpora.Escolha | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run the named benchmarks (all when empty) and yield their figures. geocode-quality
-    runs the corpus named (both by default); selecao picks texts of the national one."""
+    runs the corpus named (all by default); selecao picks texts of the national one,
+    escolha the parts and the previous reading of those of what users write."""
     escolhidos = list(names) or list(NAMES)
     desconhecidos = [n for n in escolhidos if n not in NAMES]
     if desconhecidos:
@@ -93,7 +100,7 @@ def run(
         template: str | None = None
         for nome in escolhidos:
             if nome in ("import", "eventlog", "geocode", "geocode-quality", "adversarial"):
-                yield from _sem_modelo(nome, srv, url, quick, corpus, selecao)
+                yield from _sem_modelo(nome, srv, url, quick, corpus, selecao, escolha)
                 continue
             if nome == "capture":
                 yield from capture.escritor(srv, _INSERCOES[i], anterior=not quick)
@@ -114,6 +121,7 @@ def _sem_modelo(
     quick: bool,
     corpus: str = "all",
     selecao: geocode_quality_national.Selecao | None = None,
+    escolha: geocode_quality_corpora.Escolha | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The benchmarks that do not start from the shared data loaded once."""
     i = 1 if quick else 0
@@ -130,16 +138,39 @@ def _sem_modelo(
     elif nome == "geocode-quality":
         if corpus in ("all", "address"):
             yield from geocode_quality.medir(srv, quick)
-        if corpus in ("all", "national"):
-            selecao = selecao or geocode_quality_national.Selecao()
-            if quick and selecao.linhas_por_uf is None:
-                selecao = dataclasses.replace(
-                    selecao, linhas_por_uf=geocode_quality_national.ROWS_QUICK
-                )
-            # The misses, one line each, when the national corpus is asked for alone.
-            yield from geocode_quality_national.medir(srv, selecao, falhas=corpus == "national")
+        yield from _nacionais(srv, quick, corpus, selecao, escolha)
     elif nome == "adversarial":
         yield from adversarial.medir(srv, _ADVERSARIOS[i])
+
+
+def _nacionais(
+    srv: Any,
+    quick: bool,
+    corpus: str,
+    selecao: geocode_quality_national.Selecao | None,
+    escolha: geocode_quality_corpora.Escolha | None,
+) -> Iterator[dict[str, Any]]:
+    """geocode-quality's corpora read against the whole territory and every CEP, in one
+    environment built once: the national corpus, and those of what users write."""
+    nacional = corpus in ("all", "national")
+    usuarios = corpus in ("all", "users", *geocode_quality_corpora.CORPORA)
+    if not (nacional or usuarios):
+        return
+    selecao = selecao or geocode_quality_national.Selecao()
+    if quick and selecao.linhas_por_uf is None:
+        selecao = dataclasses.replace(selecao, linhas_por_uf=geocode_quality_national.ROWS_QUICK)
+    escolha = escolha or geocode_quality_corpora.Escolha()
+    if corpus in geocode_quality_corpora.CORPORA:
+        escolha = dataclasses.replace(escolha, corpora=(corpus,))
+    escolha = dataclasses.replace(escolha, rapido=escolha.rapido or quick)
+    ufs = geocode_quality_national.ufs_do_ambiente(selecao) if not usuarios else None
+    with geocode_quality_national_run.ambiente(srv, ufs=ufs) as amb:
+        yield geocode_quality_national.ambiente_linha(amb)
+        if nacional:
+            # The misses, one line each, when the national corpus is asked for alone.
+            yield from geocode_quality_national.medir(amb, selecao, falhas=corpus == "national")
+        if usuarios:
+            yield from geocode_quality_corpora.medir(amb, escolha)
 
 
 def _captura(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:

@@ -46,18 +46,22 @@ ALVO_SEM_LUGAR = 0.01
 # The reading before the rules that read places only where a reader reads one.
 ANTERIOR = "2bcc48d"
 CORPORA = ("citizen", "no_place", "municipios")
+RAPIDO = 2  # --quick: texts per (part, UF)
 Placar = geocode_quality_national.Placar
 
 
 @dataclass(frozen=True)
 class Escolha:
-    """What runs: the corpora, the parts of the two-part ones, and the commit whose
-    reading is printed beside this one (None: this one alone)."""
+    """What runs: the corpora, the parts of the two-part ones, the commit whose reading is
+    printed beside this one (None: this one alone), whether the misses are listed, and a
+    short form (--quick: the first texts of each UF, of each part's texts that name no
+    place, of the municípios drawn)."""
 
     corpora: tuple[str, ...] = CORPORA
     partes: tuple[str, ...] = citizen.PARTES
     anterior: str | None = ANTERIOR
     falhas: bool = True
+    rapido: bool = False
 
 
 def casos(escolha: Escolha) -> dict[str, list[dict[str, Any]]]:
@@ -72,6 +76,20 @@ def casos(escolha: Escolha) -> dict[str, list[dict[str, Any]]]:
             saida["no_place"] = [c for c in todos if c["forma"] == "sem_lugar"]
     if "municipios" in escolha.corpora:
         saida["municipios"] = address_corpus_municipios.ler()[1]
+    if escolha.rapido:
+        saida = {nome: _curto(lista) for nome, lista in saida.items()}
+    return saida
+
+
+def _curto(lista: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The short form's texts: RAPIDO of each (part, UF), or of each part when no UF."""
+    vistos: dict[tuple[str | None, str | None], int] = defaultdict(int)
+    saida = []
+    for caso in lista:
+        chave = (caso.get("parte"), caso.get("uf"))
+        vistos[chave] += 1
+        if vistos[chave] <= (RAPIDO if chave[1] else 6 * RAPIDO):
+            saida.append(caso)
     return saida
 
 
@@ -168,27 +186,27 @@ def alvos(corpus: str, placar: Placar) -> dict[str, bool]:
     }
 
 
-def medir(srv: common.Server, escolha: Escolha = Escolha()) -> Iterator[dict[str, Any]]:
-    """Every corpus chosen, read by this worker and by the previous commit's, side by side:
-    per part, per form, the targets (this reading's), and the seen part's misses."""
+def medir(
+    amb: geocode_quality_national_run.Ambiente, escolha: Escolha = Escolha()
+) -> Iterator[dict[str, Any]]:
+    """Every corpus chosen, read in the national environment by this worker and by the
+    previous commit's, side by side: per part, per form, the targets (this reading's),
+    and the seen part's misses."""
     corpora = casos(escolha)
     inicio = time.perf_counter()
-    with geocode_quality_national_run.ambiente(srv) as amb:
-        yield {
-            "bench": "setup",
-            "corpus": "citizen, no_place, municipios",
-            "figure": "national environment",
-            "seconds": {k: round(v, 1) for k, v in amb.segundos.items()},
-            "cep_import": amb.cep_import,
-            "previous": previous.descrever(escolha.anterior) if escolha.anterior else None,
-        }
-        leituras: dict[str, list[Leitura]] = {nome: [] for nome in corpora}
-        anterior = escolha.anterior if previous.disponivel() else None
-        with previous.worktree(anterior) if anterior else contextlib.nullcontext() as arvore:
-            for nome, lista in corpora.items():
-                if arvore is not None:
-                    leituras[nome].append(ler(amb, lista, arvore))
-                leituras[nome].append(ler(amb, lista))
+    anterior = escolha.anterior if escolha.anterior and previous.disponivel() else None
+    yield {
+        "bench": "geocode-quality",
+        "corpus": ", ".join(corpora),
+        "figure": "the previous reading",
+        "previous": previous.descrever(anterior) if anterior else "none",
+    }
+    leituras: dict[str, list[Leitura]] = {nome: [] for nome in corpora}
+    with previous.worktree(anterior) if anterior else contextlib.nullcontext() as arvore:
+        for nome, lista in corpora.items():
+            if arvore is not None:
+                leituras[nome].append(ler(amb, lista, arvore))
+            leituras[nome].append(ler(amb, lista))
     for nome, lista in corpora.items():
         yield from relatorio(nome, lista, leituras[nome], falhas=escolha.falhas)
     yield {

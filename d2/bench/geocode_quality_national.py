@@ -201,36 +201,51 @@ def avaliar(amb: geocode_quality_national_run.Ambiente, casos: list[dict[str, An
 # --- the benchmark -----------------------------------------------------------------------------
 
 
-def medir(srv: common.Server, selecao: Selecao, *, falhas: bool = True) -> Iterator[dict[str, Any]]:
-    """The national corpus (or the texts selected) through the worker: the tables, the
-    targets, the misses (when falhas) and what the run took."""
+def casos(selecao: Selecao) -> list[dict[str, Any]]:
+    """The national corpus's texts selected (the committed corpus, or another draw)."""
     if selecao.semente is None:
-        _, casos = address_corpus_national.ler()
+        _, todos = address_corpus_national.ler()
     else:
-        casos = address_corpus_national.gerar(semente=selecao.semente).casos
-    escolhidos = selecao.escolher(casos)
+        todos = address_corpus_national.gerar(semente=selecao.semente).casos
+    escolhidos = selecao.escolher(todos)
     if not escolhidos:
         raise errors.InvalidInput("no text of the national corpus matches the selection")
+    return escolhidos
+
+
+def ufs_do_ambiente(selecao: Selecao) -> tuple[str, ...] | None:
+    """The UFs the environment holds (None: the whole of Brazil)."""
+    return tuple(sorted(selecao.ufs)) if selecao.so_as_ufs and selecao.ufs else None
+
+
+def ambiente_linha(amb: geocode_quality_national_run.Ambiente) -> dict[str, Any]:
+    """What building the national environment took, as a line of the run."""
+    return {
+        "bench": "setup",
+        "corpus": "national",
+        "figure": "national corpus environment",
+        "seconds": {k: round(v, 1) for k, v in amb.segundos.items()},
+        "territory": "whole" if amb.ufs is None else ", ".join(amb.ufs),
+        "nominatim": "none" if amb.nominatim_url is None else "one that knows no street",
+        "cep_import": amb.cep_import,
+    }
+
+
+def medir(
+    amb: geocode_quality_national_run.Ambiente, selecao: Selecao, *, falhas: bool = True
+) -> Iterator[dict[str, Any]]:
+    """The national corpus (or the texts selected) through the worker, in the national
+    environment: the tables, the targets, the misses (when falhas) and what the run
+    took."""
+    escolhidos = casos(selecao)
     inicio = time.perf_counter()
-    # The whole territory and every CEP, unless asked for the UFs' own only.
-    ufs = tuple(sorted(selecao.ufs)) if selecao.so_as_ufs and selecao.ufs else None
-    with geocode_quality_national_run.ambiente(srv, ufs=ufs) as amb:
-        yield {
-            "bench": "setup",
-            "corpus": "national",
-            "figure": "national corpus environment",
-            "seconds": {k: round(v, 1) for k, v in amb.segundos.items()},
-            "territory": "whole" if ufs is None else ", ".join(ufs),
-            "nominatim": "none" if amb.nominatim_url is None else "one that knows no street",
-            "cep_import": amb.cep_import,
-        }
-        # Read-only, before any clone of the template is made (a clone needs it idle).
-        yield from geocode_reading.medir(
-            common.with_dbname(srv.admin_url, amb.template),
-            escolhidos,
-            "whole" if ufs is None else ", ".join(ufs),
-        )
-        av = avaliar(amb, escolhidos)
+    # Read-only, before any clone of the template is made (a clone needs it idle).
+    yield from geocode_reading.medir(
+        common.with_dbname(amb.srv.admin_url, amb.template),
+        escolhidos,
+        "whole" if amb.ufs is None else ", ".join(amb.ufs),
+    )
+    av = avaliar(amb, escolhidos)
     yield from relatorio(av, falhas=falhas)
     yield {
         "bench": "geocode-quality",

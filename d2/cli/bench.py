@@ -12,7 +12,7 @@ from d2.cli.common import comando, emitir_linha
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from d2 import bench  # shapely, numpy, geopandas: ~1.3 s the other commands need not pay
-    from d2.bench import geocode_quality_national
+    from d2.bench import geocode_quality_corpora, geocode_quality_national
 
     # The worker's per-event warnings (reviews, discards) are noise in a benchmark.
     logs.configure("ERROR")
@@ -21,7 +21,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     ufs = tuple(u.strip().upper() for grupo in args.uf or [] for u in grupo.split(",") if u.strip())
     formas = tuple(f.strip() for grupo in args.form or [] for f in grupo.split(",") if f.strip())
     selecao = geocode_quality_national.Selecao(ufs, formas, args.limit, args.ufs_only, args.seed)
-    figuras = bench.run(args.names, url=url, quick=args.quick, corpus=args.corpus, selecao=selecao)
+    partes = geocode_quality_corpora.citizen.PARTES if args.part == "all" else (args.part,)
+    anterior = {None: geocode_quality_corpora.ANTERIOR, "none": None}.get(
+        args.previous, args.previous
+    )
+    escolha = geocode_quality_corpora.Escolha(partes=partes, anterior=anterior)
+    figuras = bench.run(
+        args.names,
+        url=url,
+        quick=args.quick,
+        corpus=args.corpus,
+        selecao=selecao,
+        escolha=escolha,
+    )
     for figura in figuras:
         emitir_linha(figura)
     return 0
@@ -67,7 +79,12 @@ def registrar(sub: Any) -> None:
             "drawn in all 27 UFs, six forms each) against the whole IBGE territory and every "
             "CEP: right, wrong, missed município, bairro, over- and under-confident, "
             "per form, in total and per UF (--quick: 2 rows per UF; --corpus national also "
-            "prints each miss with its text, motivo and passo). "
+            "prints each miss with its text, motivo and passo); then the corpora of what "
+            "users write (d2/bench/address_corpus_citizen.jsonl: phrasings by writers who "
+            "never read the reader, places drawn in all 27 UFs, a seen and an unseen half, "
+            "and texts that name no place; d2/bench/address_corpus_municipios.jsonl: the "
+            "national corpus drawn per município), each read with its own rows held out of "
+            "d2.cep_nomes, beside a previous commit's reading in the same run (--previous). "
             "adversarial: milliseconds per hostile address text (100 kB, hundreds of "
             "segments, names or numbers) against an ordinary address, same run (needs no "
             "shared data)."
@@ -83,9 +100,26 @@ def registrar(sub: Any) -> None:
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
     p_bench.add_argument(
         "--corpus",
-        choices=("all", "address", "national"),
+        choices=("all", "address", "national", "users", "citizen", "no_place", "municipios"),
         default="all",
-        help="geocode-quality: the corpus to run (default: both, side by side)",
+        help="geocode-quality: the corpus to run (default: all; users: the citizen corpus, "
+        "its texts that name no place and the national corpus drawn per município)",
+    )
+    p_bench.add_argument(
+        "--part",
+        choices=("seen", "unseen", "all"),
+        default="all",
+        help="geocode-quality, the citizen corpus and its texts that name no place: the half "
+        "the reading rules were written against (seen), the one kept out of sight (unseen: "
+        "the figure), or both (default)",
+    )
+    p_bench.add_argument(
+        "--previous",
+        metavar="REV",
+        default=None,
+        help="geocode-quality, users' corpora: the commit whose reading is printed beside "
+        "this one (default: the one before the rules that read places only where a reader "
+        "does; none: this one alone; needs a git checkout)",
     )
     p_bench.add_argument(
         "--uf",

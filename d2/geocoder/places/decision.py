@@ -189,11 +189,12 @@ def _municipio_e_cep(
     g: gazetteer.Gazetteer,
     nomes: list[Candidate],
 ) -> Cep | None:
-    """The município the names read and the CEP say, in the evidence's order: the CEP
-    that d2.ceps places decides over a name read in the text, unless one is said as a
-    place as such ("Cidade: X", "município de X", "X - UF"), when the two disagree; a CEP
-    of another UF than the one named is set aside. The CEP still usable."""
-    e = ctx.entendido
+    """The município the names read and the CEP say, in the evidence's order: a CEP that
+    d2.ceps places decides over the names inside the text's street and bairro (they are
+    its own: gazetteer.cobertos, position); a município a reader reads where the CEP
+    places another is a disagreement, and no guess (a CEP d2.ceps reads only by its
+    range gives way to the text); a CEP of another UF than the one named is set aside.
+    The CEP still usable."""
     cep_municipio = cep.municipio if cep is not None else None
 
     def contradiz(m: Candidate | None) -> bool:
@@ -215,14 +216,14 @@ def _municipio_e_cep(
         and cep_municipio.unidade_civica_id not in ids
         and not contradiz(cep_municipio)
     ):
-        if any(
-            position.forte(e, interpretation.palavras_do_segmento(e, m), m, g.siglas)
-            for m in coerentes
-        ):
+        # A name a reader reads where the CEP places another município (not a bairro
+        # or street of the CEP's município: those were covered, gazetteer.cobertos):
+        # the two disagree, and nothing is guessed; a CEP read only by its range gives
+        # way to the text.
+        if cep is not None and not cep.faixa:
             ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
-        else:
-            ctx.municipio = cep_municipio
-        return cep
+            ctx.cep_contraditorio = True
+            return cep
     if not _municipio_nomeado(ctx, coerentes, cep_municipio, g, nomes) and cep is not None:
         ctx.cep_contraditorio = True
         return None
@@ -273,9 +274,9 @@ def _municipio_nomeado(
     # Places a lead-in speaks of ("moro em X e trabalho em Y") are not told apart by
     # their order: only the street, or the bairro named, decides among them.
     falados = any(m.segmento in ctx.entendido.lugares_falados for m in [ultimo, *antes])
-    if provado is not None and depois and not falados:
+    if provado is not None and depois:
         forca = len(g.provas(provado, nomes))
-        if all(len(g.provas(m, nomes)) <= forca for m in antes):
+        if (forca > 0 or not falados) and all(len(g.provas(m, nomes)) <= forca for m in antes):
             # Named last, and what the text says of its bairro or street is not more at
             # home anywhere else the text names: the reader's município (those before it
             # are a bairro, a district, a rural place named after another town).

@@ -286,11 +286,12 @@ def test_ladder__places_alone_cost_no_search(geocoder_ms_url: str) -> None:
         assert [_geocodificacao(conn, i)["consultas"] for i in ids] == [0, 0, 0, 0]
 
 
-def test_ladder__a_cep_contradicting_the_text_is_set_aside_and_counted(
+def test_ladder__a_cep_contradicting_the_text_is_no_guess_and_counted(
     geocoder_ms_url: str,
 ) -> None:
-    """The rule: the place the text names wins over a CEP of another município; the CEP
-    is set aside (its street is not asked), counted, and marked in what was understood."""
+    """The rule: a CEP that d2.ceps places in one município and a município the text names
+    in another disagree: no answer (either could be the slip), the contradiction counted
+    and marked in what was understood; the same text without the CEP is answered."""
     import prometheus_client
 
     from d2.worker import geocoding
@@ -308,8 +309,8 @@ def test_ladder__a_cep_contradicting_the_text_is_set_aside_and_counted(
         worker.executar(drain=True)
         assert registro.get_sample_value("d2_geocodificacao_ceps_contraditorios_total") == 1
         g = _geocodificacao(conn, event_id)
-        assert (g["municipio"], g["precisao"]) == (DOURADOS, "numero")
+        assert (g["municipio"], g["motivo"]) == (None, "contraditorio")
         assert g["endereco_entendido"]["cep_contraditorio"] is True
-        assert (
-            "cep_contraditorio" not in _geocodificacao(conn, sem_contradicao)["endereco_entendido"]
-        )
+        sem = _geocodificacao(conn, sem_contradicao)
+        assert (sem["municipio"], sem["precisao"]) == (DOURADOS, "numero")
+        assert "cep_contraditorio" not in sem["endereco_entendido"]

@@ -11,7 +11,7 @@ import time
 from d2.geocoder import fields, parser, question
 from d2.geocoder.places import decision, gazetteer
 from d2.geocoder.places.gazetteer import Gazetteer, NomeCep
-from d2.geocoder.places.inference import Candidate, Reason
+from d2.geocoder.places.inference import Candidate
 
 
 def _entender(endereco: str) -> fields.Entendido:
