@@ -10,7 +10,9 @@
 -- d2.candidatos_territorio counts them (inicio/fim).
 -- A function, with one generic plan kept for the session, because the statement's
 -- custom plan cost more than running it (~1.5 ms of a lone text's ~2.7 ms against the
--- national territory; migration 20261206110100).
+-- national territory; migration 20261206110100). Migration 20261208400000: the names of
+-- at most 8 municípios an address names are probed (a hostile text of town names cost
+-- ~16 ms, the probes growing with names times words).
 CREATE OR REPLACE FUNCTION d2.lugares_lidos(
     ordens integer[], textos text[], enderecos integer[], lugares integer[], indices integer[],
     cep_enderecos integer[], ceps_lidos bpchar[], rua_enderecos integer[], ruas text[],
@@ -38,13 +40,25 @@ BEGIN
         FROM unnest(lugares_lidos.enderecos, lugares_lidos.lugares, lugares_lidos.indices)
             AS o (endereco, lugar, texto)
     ),
-    -- The municípios each address names: written exactly, or misspelt (proposed in the
-    -- process, d2/geocoder/names.py).
+    -- The municípios each address names: written exactly (the 8 named last: a text of
+    -- dozens of town names probes the names of 8 of them, not of all), or misspelt
+    -- (proposed in the process, d2/geocoder/names.py).
     nomeados AS MATERIALIZED (
-        SELECT DISTINCT o.endereco, c.unidade_civica_id AS municipio, c.nome
-        FROM onde o
-        JOIN c ON c.ordem = o.texto
-        WHERE c.nivel = 4
+        SELECT x.endereco, x.municipio, x.nome
+        FROM (
+            SELECT y.*, row_number() OVER (
+                       PARTITION BY y.endereco ORDER BY y.lugar DESC, y.fim DESC, y.municipio
+                   ) AS n
+            FROM (
+                SELECT DISTINCT ON (o.endereco, c.unidade_civica_id)
+                       o.endereco, c.unidade_civica_id AS municipio, c.nome, o.lugar, c.fim
+                FROM onde o
+                JOIN c ON c.ordem = o.texto
+                WHERE c.nivel = 4
+                ORDER BY o.endereco, c.unidade_civica_id, o.lugar DESC, c.fim DESC
+            ) y
+        ) x
+        WHERE x.n <= 8
         UNION
         SELECT a.endereco, a.municipio, a.nome
         FROM unnest(lugares_lidos.aproximados_enderecos, lugares_lidos.aproximados,

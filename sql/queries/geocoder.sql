@@ -8,10 +8,13 @@ JOIN pg_catalog.pg_database d ON d.datname = current_database();
 -- name: geocoder_names
 -- Every bairro, município and UF name as d2.candidatos_territorio compares them
 -- (nome_busca), with its chain, for the misspellings read in the process
--- (d2/geocoder/names.py); one row per UC.
+-- (d2/geocoder/names.py); one row per UC; and whether it is a citizen's drawing (fonte
+-- comunitario, as D-2's drawings and the replica's proposals write it): such a name never
+-- chooses a município.
 SELECT DISTINCT ON (u.unidade_civica_id) u.unidade_civica_id::text AS unidade_civica_id,
        u.nivel, u.nome, u.nome_busca,
-       coalesce(cad.cadeia_ucs, d2.cadeia_ucs(u.unidade_civica_id))::text[] AS cadeia_ucs
+       coalesce(cad.cadeia_ucs, d2.cadeia_ucs(u.unidade_civica_id))::text[] AS cadeia_ucs,
+       u.fonte = 'comunitario' AS comunitario
 FROM core.uc_polygons u
 LEFT JOIN d2.mirror_cadeias cad ON cad.unidade_civica_id = u.unidade_civica_id
 WHERE u.nivel IN (2, 4, 5) AND u.nome_busca <> ''

@@ -142,6 +142,10 @@ def decidir(
     """The rules of the module's docstring, over the names found, what d2.ceps knows of
     the municípios named (g) and the CEP."""
     g = g if g is not None else gazetteer.Gazetteer([], set())
+    # A citizen's drawing names at most a bairro inside the município the official names
+    # and d2.ceps decide: its name takes no part in choosing one.
+    desenhados = [c for c in candidatos if c.unidade_civica_id in g.comunitarios]
+    candidatos = [c for c in candidatos if c.unidade_civica_id not in g.comunitarios]
     cep_municipio = cep.municipio if cep is not None else None
     # A misspelling is weighed against the names written exactly where a reader reads them.
     exatos = {
@@ -173,7 +177,16 @@ def decidir(
     ctx.cep = cep
     if ctx.municipio is not None:
         ctx.motivo = None
-        dentro = [b for b in bairros.values() if ctx.municipio.unidade_civica_id in b.cadeia_ucs]
+        uc = ctx.municipio.unidade_civica_id
+        dentro = [b for b in bairros.values() if uc in b.cadeia_ucs]
+        if not dentro:
+            dentro = list(
+                {
+                    b.unidade_civica_id: b
+                    for b in desenhados
+                    if b.nivel == BAIRRO and uc in b.cadeia_ucs
+                }.values()
+            )
         if len(dentro) == 1:
             ctx.bairro = dentro[0]
         elif not dentro and cep is not None and cep.bairro_uc is not None:

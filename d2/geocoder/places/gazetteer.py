@@ -67,6 +67,7 @@ class Gazetteer:
     nomes: list[NomeCep]
     dados: set[tuple[str, str]]  # (município, tipo) with names in d2.cep_nomes
     siglas: dict[str, str] = field(default_factory=dict)  # UF → its sigla
+    comunitarios: set[str] = field(default_factory=set)  # UCs drawn by citizens
 
     def provas(self, m: Candidate, lidos: Iterable[Candidate]) -> set[str]:
         """What the rest of the text says is in m: 'rua' (its street is one of m's

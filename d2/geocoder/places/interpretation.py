@@ -8,6 +8,7 @@ of, the ones its anchors tie ("aqui", "em frente", "no bairro") are the address'
 
 from __future__ import annotations
 
+import functools
 import re
 
 from d2.geocoder import complaint, fields, vocabulary
@@ -46,7 +47,12 @@ def palavras_do_segmento(e: fields.Entendido, c: Candidate) -> list[str]:
     """The words of the segment a name was found in, as the SQL counted them."""
     if c.segmento == gazetteer.CAUDA or not 0 <= c.segmento < len(e.lugares):
         return []
-    return _NAO_ALFANUMERICO.sub(" ", e.lugares[c.segmento].replace("'", "")).split()
+    return _palavras(e.lugares[c.segmento])
+
+
+@functools.lru_cache(maxsize=4096)
+def _palavras(segmento: str) -> list[str]:
+    return _NAO_ALFANUMERICO.sub(" ", segmento.replace("'", "")).split()
 
 
 def lidos(

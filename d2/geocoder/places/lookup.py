@@ -91,7 +91,7 @@ def contextos(conn: db.Connection, entendidos: list[fields.Entendido]) -> list[C
     dados = _distribuir(linhas, [onde[t] for t in textos], candidatos, lidos)
     saida = []
     for e, achados, g in zip(entendidos, candidatos, lidos, strict=True):
-        g.dados, g.siglas = dados, nomes.siglas
+        g.dados, g.siglas, g.comunitarios = dados, nomes.siglas, nomes.comunitarios
         contexto = decidir(e, achados, ceps.get(e.cep) if e.cep else None, g)
         if contexto.municipio is not None and contexto.bairro is None:
             contexto.bairro = nomes.bairro_aproximado(contexto.municipio, achados, e.lugares)
@@ -137,7 +137,9 @@ def _propostos(
     """The misspelt municípios and UFs each address may name (none of a level it writes
     exactly), ranked; and the municípios among them, whose names in d2.cep_nomes the
     names' statement reads too."""
-    candidatos = [gazetteer.aproximados(nomes.propostos(e.lugares), e.lugares) for e in entendidos]
+    candidatos = [
+        gazetteer.aproximados(nomes.propostos(e.lugares, e), e.lugares) for e in entendidos
+    ]
     aproximados = [
         (i, c.unidade_civica_id, c.nome)
         for i, achados in enumerate(candidatos)

@@ -23,7 +23,8 @@ from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
 from d2 import db
-from d2.geocoder.places import gazetteer, lexicon
+from d2.geocoder import fields
+from d2.geocoder.places import gazetteer, interpretation, lexicon, position
 from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
 from d2.nome_busca import nome_busca
 
@@ -31,6 +32,8 @@ from d2.nome_busca import nome_busca
 _RUN = 6
 # The runs of a text compared with the names, at most (the last ones).
 _PEDIDOS = 24
+# Of those, the runs around a name written exactly compared with every name, at most.
+_EM_VOLTA = 4
 # A run this short (letters and spaces) is not read as a misspelling: one edit in three
 # or four letters makes another word too often.
 _MINIMO = 5
@@ -62,6 +65,8 @@ class Nomes:
     # Other ways to write a name with an apostrophe or a hyphen → its nome_busca
     # ("santa clara do oeste", "olho d agua" for Santa Clara d'Oeste, Olho d'Água).
     variantes: dict[str, str] = field(default_factory=dict)
+    # The UCs drawn by citizens: no name of theirs chooses a município.
+    comunitarios: set[str] = field(default_factory=set)
 
     @classmethod
     def de_linhas(cls, chave: tuple[object, ...], linhas: Iterable[dict[str, object]]) -> Nomes:
@@ -75,6 +80,8 @@ class Nomes:
                 tuple(str(c) for c in cadeia) if isinstance(cadeia, list) else (),
             )
             nomes.por_nome.setdefault(str(linha["nome_busca"]), []).append(lugar)
+            if linha.get("comunitario"):
+                nomes.comunitarios.add(lugar.unidade_civica_id)
         for nome, lugares in nomes.por_nome.items():
             if any(lg.nivel in (MUNICIPIO, UF) for lg in lugares):
                 nomes.escolhas.append(nome)
@@ -116,12 +123,13 @@ class Nomes:
         """Whether words are a bairro's, município's or UF's name as written."""
         return termo in self.por_nome
 
-    def propostos(self, segmentos: list[str]) -> list[Candidate]:
+    def propostos(self, segmentos: list[str], e: fields.Entendido | None = None) -> list[Candidate]:
         """The municípios and UFs (not exact) a text's place segments may misspell: per
         run of words that is no name and overlaps none but inside it ("pedra branca do
-        amaapari" holds Pedra Branca), every name as near as the ranking could take. Which
-        of them a reader reads is decided with the names written exactly
-        (gazetteer.aproximados, position)."""
+        amaapari" holds Pedra Branca), every name as near as the ranking could take; of a
+        level the text writes exactly where a reader reads it (e's positions), only the
+        longer names around that one. Which of them a reader reads is decided with the
+        names written exactly (gazetteer.aproximados, position)."""
         lidos = [gazetteer.palavras(s) for s in segmentos]
         pedidos: list[tuple[int, int, int, int, str]] = []
         escrito: list[Candidate] = []  # names written another way (variantes)
@@ -139,28 +147,78 @@ class Nomes:
                     pedidos.append((_prioridade(w, i, f), j, i, f, termo))
         if not pedidos:
             return escrito
-        # A hostile text's many runs cost a bounded pass: first the runs where a place
-        # stands ("prefeitura de X", "em X", a segment's start), then the last ones (the
-        # município is named last).
-        pedidos = sorted(pedidos, key=lambda p: (p[0], -p[1], -p[3], p[2]))[:_PEDIDOS]
-        notas = process.cdist(
-            [p[4] for p in pedidos],
-            self.escolhas,
-            scorer=Indel.normalized_similarity,
-            score_cutoff=_INDEL,
-            workers=1,
-        )
+        escritos = self._niveis_lidos(lidos, e) if e is not None else set()
         saida = []
-        for (_, j, i, f, _), linha in zip(pedidos, notas, strict=True):
+        # A hostile text's many runs cost a bounded pass: first the runs where a place
+        # stands ("prefeitura de X", "em X", a segment's start or end), the last
+        # segments' first (the município is named last).
+        for (_, j, i, f, _), nomes in self._comparar(
+            sorted(pedidos, key=lambda p: (p[0], -p[1], -p[3], p[2]))[:_PEDIDOS], lidos, escritos
+        ):
             saida += [
                 Candidate(
                     lg.unidade_civica_id, lg.nivel, lg.nome, lg.cadeia_ucs, j, i, f, exato=False
                 )
-                for k in linha.nonzero()[0]
-                for lg in self.por_nome[self.escolhas[int(k)]]
-                if lg.nivel in (MUNICIPIO, UF)
+                for nome in nomes
+                for lg in self.por_nome[nome]
+                if lg.nivel in (MUNICIPIO, UF) and (lg.nivel not in escritos or _longo(lg, i, f))
             ]
         return escrito + saida
+
+    def _comparar(
+        self,
+        pedidos: list[tuple[int, int, int, int, str]],
+        lidos: list[list[str]],
+        escritos: set[int],
+    ) -> list[tuple[tuple[int, int, int, int, str], list[str]]]:
+        """Each run asked, with the names as near as the ranking could take: one pass over
+        the names of the levels asked (a call costs ~0.1 ms before any comparison; a text
+        that names its município where a reader reads it asks the municípios only for the
+        runs around that name, the 27 UFs for the others)."""
+        if not pedidos:
+            return []
+        todos_em_volta = [p for p in pedidos if _em_volta(lidos[p[1]], p[2], p[3], self.exato)]
+        outros = [p for p in pedidos if p not in todos_em_volta]
+        # Around names written exactly, the first few runs only: a text of town names has
+        # one around every name.
+        em_volta = todos_em_volta[:_EM_VOLTA]
+        grupos: list[tuple[list[tuple[int, int, int, int, str]], list[str]]] = [
+            (em_volta, self.escolhas)
+        ]
+        if MUNICIPIO in escritos:
+            grupos.append((outros, [] if UF in escritos else self.por_nivel.get(UF, [])))
+        else:
+            grupos.append((outros, self.escolhas))
+        saida = []
+        for grupo, escolhas in grupos:
+            if not grupo or not escolhas:
+                continue
+            notas = process.cdist(
+                [p[4] for p in grupo],
+                escolhas,
+                scorer=Indel.normalized_similarity,
+                score_cutoff=_INDEL,
+                workers=1,
+            )
+            for p, linha in zip(grupo, notas, strict=True):
+                saida.append((p, [escolhas[int(k)] for k in linha.nonzero()[0]]))
+        return saida
+
+    def _niveis_lidos(self, lidos: list[list[str]], e: fields.Entendido) -> set[int]:
+        """The levels (município, UF) of the names the text writes exactly where a reader
+        reads them."""
+        niveis: set[int] = set()
+        for j, w in enumerate(lidos):
+            for i, f, termo in _runs(w):
+                for lg in self.por_nome.get(termo, ()):
+                    if lg.nivel in (MUNICIPIO, UF) and lg.nivel not in niveis:
+                        c = Candidate(
+                            lg.unidade_civica_id, lg.nivel, lg.nome, lg.cadeia_ucs, j, i, f
+                        )
+                        palavras = interpretation.palavras_do_segmento(e, c)
+                        if position.lido(e, palavras, c):
+                            niveis.add(lg.nivel)
+        return niveis
 
     def _variante(self, termo: str, j: int, i: int, f: int) -> list[Candidate]:
         """The places a name written another way names, as if written as the territory
@@ -268,6 +326,17 @@ def _livres(w: list[str], exato: Callable[[str], bool]) -> list[tuple[int, int, 
 # The words after which a place stands (d2.geocoder.places.position): its misspelling is
 # asked first.
 _ANTES_DE_LUGAR = frozenset({"em", "no", "na", "municipio", "cidade", "prefeitura", "rural"})
+
+
+def _em_volta(w: list[str], i: int, f: int, exato: Callable[[str], bool]) -> bool:
+    """Whether a run holds a name written exactly inside it (_livres' longer runs)."""
+    return any(exato(termo) for a, b, termo in _runs(w[i - 1 : f]) if (a, b) != (1, f - i + 1))
+
+
+def _longo(lg: Lugar, inicio: int, fim: int) -> bool:
+    """Whether a name proposed for a run of words is long enough to hold another name
+    (two words or more)."""
+    return fim > inicio and len(gazetteer.palavras(lg.nome)) > 1
 
 
 def _prioridade(w: list[str], inicio: int, fim: int) -> int:

@@ -26,6 +26,7 @@ bairro only where it stands alone (MEDIA) or the text marks it ("Bairro X").
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping
 
 from d2.geocoder import fields
@@ -171,7 +172,7 @@ def lido(
     if c.nivel == BAIRRO:
         comum = lexicon.nome_comum(c.nome) or len(c.nome) <= 2
         return not comum or f >= Forca.MEDIA or c.segmento in e.lugares_bairro
-    if lexicon.temporal(" ".join(gazetteer.palavras(c.nome))):
+    if _temporal(c.nome):
         # "em março" is a month: a place only said as one ("Marco - CE", "Cidade: Marco").
         return f == Forca.FORTE and _antes(palavras, c) != "EM"
     if lexicon.nome_comum(c.nome):
@@ -187,6 +188,11 @@ def lido(
         # Santo Antônio pede"): only where it stands alone, or as a place as such.
         return f >= Forca.MEDIA
     return f >= Forca.FRACA
+
+
+@functools.lru_cache(maxsize=16384)
+def _temporal(nome: str) -> bool:
+    return lexicon.temporal(" ".join(gazetteer.palavras(nome)))
 
 
 def forte(

@@ -1,0 +1,24 @@
+"""d2.lugares_lidos probes d2.cep_nomes for at most 8 of the municípios an address names
+exactly (those named last): a hostile text of dozens of town names cost ~16 ms of SQL, the
+probes growing with the names named times the runs of words. The same answers for every
+address that names 8 or fewer.
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+from d2 import migrations
+
+revision = "20261208400000_d2_lugares_lidos_oito"
+down_revision = "20261207110000_d2_nome_busca_em_linha"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    migrations.apply_frozen(op, revision, "functions/lugares_lidos.sql")
+
+
+def downgrade() -> None:
+    migrations.apply_frozen(op, "20261206110100_d2_lugares_lidos", "functions/lugares_lidos.sql")
