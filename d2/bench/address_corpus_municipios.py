@@ -9,7 +9,8 @@ Each case lists its own row's street and bairro ("retirar"): the benchmark takes
 of d2.cep_nomes before reading, so the reader is judged on what it reads in the text, not
 on finding the very row the text was drawn from. Held out, the street and bairro no longer
 tell homonyms apart: a text with neither UF nor CEP whose município shares its name with
-another expects nothing.
+another expects nothing; nor does a text without CEP of a district's locality (CEP Aberto's
+"Aguapés", of Osório), which names no município.
 
 scripts/address_corpus_municipios.sh writes address_corpus_municipios.jsonl again; a test
 checks that the committed file is what this module makes.
@@ -34,6 +35,7 @@ SEMENTE = 2028
 MUNICIPIOS = 540
 FORMS = address_corpus_national.FORMS
 _SEM_UF = ("minusculas", "bairro_municipio")
+_SEM_CEP = ("sem_cep", "abreviado", "minusculas", "bairro_municipio")
 
 
 def gerar(shared: Path = common.SHARED_DATA, semente: int = SEMENTE) -> list[dict[str, Any]]:
@@ -52,9 +54,12 @@ def gerar(shared: Path = common.SHARED_DATA, semente: int = SEMENTE) -> list[dic
         linha = rng.choice(ruas) if ruas else linhas[0]
         textos = address_corpus_national.escrever(linha, rng)
         homonimo = len(m.homonimos.get(nome_busca(m.nomes[codigo]), [codigo])) > 1
+        # A district's locality ("Aguapés", of Osório) names its município only in its
+        # CEP: without it, no reader can tell.
+        distrito = nome_busca(m.nomes[codigo]) not in nome_busca(linha.cidade)
         bairro = m.bairro(codigo, linha.bairro)
         for forma in FORMS:
-            decide = not (homonimo and forma in _SEM_UF)
+            decide = not (homonimo and forma in _SEM_UF) and not (distrito and forma in _SEM_CEP)
             casos.append({
                 "id": f"municipios-{n:03d}-{forma}",
                 "forma": forma,

@@ -19,9 +19,10 @@ from d2.geocoder.vocabulary import CONECTORES, PREPOSICOES
 _ORACAO = re.compile(r"(?:(?<=[A-Z]{5})|(?<=\d))\.\s+|\b(?:MAS|POREM|CONTUDO|TODAVIA|ENTRETANTO)\b")
 # Words that tie a clause to where the citizen is: "aqui", "em frente", "no bairro",
 # "nesta rua". They go, the place words themselves stay for fields to read ("BAIRRO Y",
-# "EM FRENTE AO ...", "NA RUA X").
+# "EM FRENTE AO ...", "NA RUA X"), with the preposition a place stands after ("aqui em
+# Natal": EM NATAL).
 _ANCORA = re.compile(
-    r"\bAQUI\b(?:\s+(?:EM|NO|NA|NOS|NAS)\b(?!\s+BAIRRO))?"
+    r"\bAQUI\b"
     r"|\bN(?:EST|ESS)[AE]\s+(?:RUA|AVENIDA|CIDADE|BAIRRO|ENDERECO|LOCAL)\b"
     r"|\b(?:NO|NESTE|NESSE)\b(?=\s+BAIRRO\b)|(?=\bEM\s+FRENTE\b)"
 )

@@ -20,7 +20,7 @@ from typing import Any
 
 import enderecobr
 
-from d2.geocoder.vocabulary import COMPLEMENTOS, SEM_VALOR, TIPOS
+from d2.geocoder.vocabulary import COMPLEMENTOS, PREPOSICOES, SEM_VALOR, TIPOS
 
 MAX_SEGMENTOS = 8
 MAX_PALAVRAS = 12
@@ -231,6 +231,12 @@ def ler_lugar(e: Entendido, palavras: list[str], *, papel: set[int] | None = Non
     Entendido the segment's index goes in (lugares_cidade, lugares_cauda)."""
     if not palavras or len(e.lugares) >= MAX_SEGMENTOS:
         return
+    if len(palavras) > 1 and palavras[0] in PREPOSICOES:
+        # "em Natal", "no Jardim X": the place, and where it stands (after "em": what a
+        # place is said with, d2.geocoder.places.position).
+        if palavras[0] == "EM":
+            e.lugares_em.add(len(e.lugares))
+        palavras = palavras[1:]
     palavras, inicio = ordinais(sem_capital(palavras[-MAX_PALAVRAS_LUGAR:])), len(e.lugares)
     if len(palavras) == 1 and _SIGLA.fullmatch(palavras[0]):
         e.lugares.append(palavras[0])  # a UF's sigla as written (enderecobr drops "RR")

@@ -234,15 +234,18 @@ def test_places__a_cep_decides_when_the_text_names_no_place_and_loses_when_it_co
     assert ctx.municipio == CG_MS and not ctx.cep_contraditorio
     (consulta,) = _consultas(ctx)
     assert (consulta.rua, consulta.cidade) == ("RUA ANTONIO MARIA COELHO 1500", "Campo Grande")
-    # The evidence's order: the CEP decides over a name read in the text ("…, 1500,
-    # Dourados")…
+    # The evidence's order: the CEP decides over a name inside the street ("Rua Dourados,
+    # 1500": no place stands there)…
+    rua = _entender(endereco="Rua Dourados, 1500")
+    ctx = decision.decidir(
+        rua, [Candidate("mun-dou", 4, "Dourados", ("mun-dou", "uf-ms"), 1000, 1, 1)], _cep(CG_MS)
+    )
+    assert (ctx.municipio, ctx.cep_contraditorio) == (CG_MS, False)
+    # … and a município the text names where the CEP places another is a disagreement:
+    # either could be the slip, and nothing is guessed.
     ctx = decision.decidir(e, _com_nomes(DOURADOS), _cep(CG_MS))
-    assert (ctx.municipio, ctx.cep_contraditorio, ctx.motivo) == (CG_MS, False, None)
-    # … unless the text says its place as such ("Dourados - MS", "Cidade: Dourados"):
-    # then the two disagree and nothing is guessed.
-    forte = fields.Entendido(numero="1500", lugares=["DOURADOS", "MS"])
-    ctx = decision.decidir(forte, [DOURADOS], _cep(CG_MS))
     assert (ctx.municipio, ctx.motivo, ctx.conflito) == (None, Reason.CONTRADITORIO, True)
+    assert ctx.cep_contraditorio and ctx.como_json()["cep_contraditorio"] is True
     # A UF named that the CEP's município is not in: set aside, and marked.
     al = Candidate("uf-al", 5, "Alagoas", ("uf-al",), 1, 1, 1)
     ctx = decision.decidir(e, _com_nomes(al), _cep(CG_MS))
@@ -315,7 +318,7 @@ def test_fields__a_preposition_before_a_street_or_a_bairro_is_not_its_name() -> 
     # "nº 12" (enderecobr writes NO) is a number; "na minha rua" names no street.
     assert _entender(endereco="Rua X, nº 12, Centro").numero == "12"
     e = _entender(endereco="na minha rua")
-    assert (e.logradouro, e.lugares) == (None, ["NA MINHA RUA"])
+    assert (e.logradouro, e.lugares) == (None, ["MINHA RUA"])
 
 
 def test_fields__a_reference_to_a_number_alone_is_the_streets_number() -> None:
@@ -579,8 +582,8 @@ def test_two_cities_with_no_anchor_stay_two() -> None:
     assert decision.decidir(e, [dourados, esperanca], None).municipio == dourados
     # After a preposition, it is one ("tem um buraco | em Campo Grande").
     e = _entender(endereco="Moro em Dourados. Aqui tem buraco em Campo Grande, Rua X")
-    assert (e.lugares, e.lugares_atados) == (["DOURADOS", "EM CAMPO GRANDE"], {1})
-    campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 2, 3)
+    assert (e.lugares, e.lugares_atados, e.lugares_em) == (["DOURADOS", "CAMPO GRANDE"], {1}, {1})
+    campo = Candidate("mun-cg", 4, "Campo Grande", ("mun-cg", "uf-ms"), 1, 1, 2)
     assert decision.decidir(e, [dourados, campo], None).municipio == campo
     # Nor is a name at the end of its street's ("Rua Nova Esperança": Esperança, PB).
     e = _entender(endereco="Moro em Campo Grande. Aqui na Rua Nova Esperança tem um buraco")

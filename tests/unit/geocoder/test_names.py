@@ -5,7 +5,7 @@ same names against the real territory: tests/integration/geocoder/test_names.py)
 from __future__ import annotations
 
 from d2.geocoder.places import gazetteer, names
-from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF
+from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 
 def _linha(uc: str, nivel: int, nome: str, *cadeia: str) -> dict[str, object]:
@@ -75,3 +75,50 @@ def test_a_misspelt_bairro_is_read_from_a_whole_segment_of_the_municipio_read() 
     assert NOMES.bairro_aproximado(dou, [dou], ["MONTE CATSELO", "DUORADOS"]) is None
     # Part of a segment is not a bairro's name.
     assert NOMES.bairro_aproximado(cg, [cg], ["PARQUE MONTE CATSELO NORTE", *lugares[1:]]) is None
+
+
+def test_a_name_written_with_its_apostrophe_or_hyphen_another_way_is_that_name() -> None:
+    """As people write Santa Clara d'Oeste, Olho d'Água, Xique-Xique: the apostrophe as a
+    space, "d'" as "do", the hyphen dropped; read as the name itself (exato)."""
+    nomes = names.Nomes.de_linhas(
+        ("teste",),
+        [
+            _linha("mun-scl", MUNICIPIO, "Santa Clara d'Oeste", "uf-sp"),
+            _linha("mun-oda", MUNICIPIO, "Olho d'Água do Casado", "uf-al"),
+            _linha("mun-xx", MUNICIPIO, "Xique-Xique", "uf-ba"),
+        ],
+    )
+    for escrito, uc in (
+        ("SANTA CLARA DO OESTE", "mun-scl"),
+        ("SANTA CLARA D OESTE", "mun-scl"),
+        ("OLHO D AGUA DO CASADO", "mun-oda"),
+        ("XIQUEXIQUE", "mun-xx"),
+    ):
+        achados = nomes.propostos([escrito])
+        assert [(c.unidade_civica_id, c.exato) for c in achados] == [(uc, True)], escrito
+
+
+def test_a_longer_name_misspelt_around_a_shorter_one_is_proposed() -> None:
+    """ "Pedra Branca do Amaapari" holds Pedra Branca (written exactly): the longer name is
+    proposed for the words around it."""
+    nomes = names.Nomes.de_linhas(
+        ("teste",),
+        [
+            _linha("mun-pb", MUNICIPIO, "Pedra Branca", "uf-ce"),
+            _linha("mun-pba", MUNICIPIO, "Pedra Branca do Amapari", "uf-ap"),
+        ],
+    )
+    achados = {
+        (c.unidade_civica_id, c.inicio, c.fim)
+        for c in nomes.propostos(["EM PEDRA BRANCA DO AMAAPARI"])
+    }
+    assert ("mun-pba", 2, 5) in achados
+    escolhidos = gazetteer.aproximados(
+        [
+            *nomes.propostos(["EM PEDRA BRANCA DO AMAAPARI"]),
+            Candidate("mun-pb", MUNICIPIO, "Pedra Branca", ("mun-pb", "uf-ce"), 0, 2, 3),
+        ],
+        ["EM PEDRA BRANCA DO AMAAPARI"],
+        {MUNICIPIO},
+    )
+    assert "mun-pba" in {c.unidade_civica_id for c in escolhidos}

@@ -1,0 +1,72 @@
+"""The evidence's order when a place is decided (d2.geocoder.places.decision): what a
+citizen drew never chooses a município, a place said as such outranks one named in
+passing, the município named last is the city, and a CEP decides over the names inside a
+street and disagrees with a município named elsewhere."""
+
+from __future__ import annotations
+
+from d2.geocoder import fields, parser, question
+from d2.geocoder.places import decision
+from d2.geocoder.places.gazetteer import Gazetteer
+from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
+
+CAMPO_LARGO = Candidate("mun-cl", MUNICIPIO, "Campo Largo", ("mun-cl", "uf-pr"), 0, 1, 2)
+
+
+def _entender(texto: str) -> fields.Entendido:
+    endereco = question.do_payload({"entidades_extraidas": {"endereco": texto}})
+    assert endereco is not None
+    return parser.entender(endereco)
+
+
+def test_decision__a_drawn_name_never_chooses_a_municipio_and_may_be_its_bairro() -> None:
+    """A citizen drew a bairro "Vila Aurora" inside Campo Largo; Vila Aurora is also a
+    município. "Rua X, 100, Campo Largo, Vila Aurora": the drawing does not turn the
+    município named last into a bairro of the one named first."""
+    e = _entender("Rua X, 100, Campo Largo, Vila Aurora")
+    vila_municipio = Candidate("mun-va", MUNICIPIO, "Vila Aurora", ("mun-va", "uf-pr"), 1, 1, 2)
+    desenho = Candidate("b-va", BAIRRO, "Vila Aurora", ("b-va", "mun-cl", "uf-pr"), 1, 1, 2)
+    nomes = [CAMPO_LARGO, vila_municipio, desenho]
+    # Read as an official bairro, the drawing makes the município a bairro of Campo Largo.
+    assert decision.decidir(e, nomes, None, Gazetteer([], set())).municipio == CAMPO_LARGO
+    # As what it is, a drawing, it takes no part: the município named last.
+    g = Gazetteer([], set(), comunitarios={"b-va"})
+    ctx = decision.decidir(e, nomes, None, g)
+    assert (ctx.municipio, ctx.bairro) == (vila_municipio, None)
+    # Inside the município decided by the official names, it is the bairro.
+    e = _entender("Rua X, 100, Vila Aurora, Campo Largo")
+    desenho = Candidate("b-va", BAIRRO, "Vila Aurora", ("b-va", "mun-cl", "uf-pr"), 0, 1, 2)
+    campo = Candidate("mun-cl", MUNICIPIO, "Campo Largo", ("mun-cl", "uf-pr"), 1, 1, 2)
+    ctx = decision.decidir(e, [campo, desenho], None, g)
+    assert (ctx.municipio, ctx.bairro) == (campo, desenho)
+
+
+def test_decision__a_place_said_as_such_outranks_one_named_in_passing() -> None:
+    """ "sentido Distrito de Lagoa da Prata, zona rural de Tartarugalzinho": the district is
+    none of the municípios named; the one after "zona rural de" is."""
+    e = _entender("A estrada que vai pro Distrito de Lagoa da Prata, zona rural de Tartarugalzinho")
+    lagoa = Candidate("mun-lp", MUNICIPIO, "Lagoa da Prata", ("mun-lp", "uf-mg"), 0, 8, 10)
+    tarta = Candidate("mun-ta", MUNICIPIO, "Tartarugalzinho", ("mun-ta", "uf-ap"), 1, 4, 4)
+    assert e.lugares[1].split()[3] == "TARTARUGALZINHO"
+    assert decision.decidir(e, [lagoa, tarta], None).municipio == tarta
+    e = _entender("zona rural de Tartarugalzinho, sentido Distrito de Lagoa da Prata")
+    lagoa = Candidate("mun-lp", MUNICIPIO, "Lagoa da Prata", ("mun-lp", "uf-mg"), 1, 4, 6)
+    tarta = Candidate("mun-ta", MUNICIPIO, "Tartarugalzinho", ("mun-ta", "uf-ap"), 0, 4, 4)
+    assert decision.decidir(e, [lagoa, tarta], None).municipio == tarta
+
+
+def test_decision__a_ufs_name_after_another_town_is_the_uf() -> None:
+    """ "Escrevo de Itatiaia, Rio de Janeiro": the state after a town, not the city."""
+    e = _entender("Escrevo de Itatiaia, Rio de Janeiro. No bairro Centro a coleta parou")
+    itatiaia = Candidate("mun-it", MUNICIPIO, "Itatiaia", ("mun-it", "uf-rj"), 0, 3, 3)
+    rio = Candidate("mun-rio", MUNICIPIO, "Rio de Janeiro", ("mun-rio", "uf-rj"), 1, 1, 3)
+    rj = Candidate("uf-rj", UF, "Rio de Janeiro", ("uf-rj",), 1, 1, 3)
+    ctx = decision.decidir(e, [itatiaia, rio, rj], None)
+    assert ctx.municipio == itatiaia
+
+
+def test_decision__a_text_that_names_no_place_gets_none() -> None:
+    e = _entender("Cadê a esperança de ver essa rua arrumada? Já perdi.")
+    esperanca = Candidate("mun-esp", MUNICIPIO, "Esperança", ("mun-esp", "uf-pb"), 0, 3, 3)
+    ctx = decision.decidir(e, [esperanca], None)
+    assert (ctx.municipio, ctx.motivo) == (None, Reason.NAO_ENCONTRADO)
