@@ -152,6 +152,8 @@ PALAVRAS = {
     "force",
     # geocode-quality's selection of the national address corpus
     "corpus", "form", "only", "uf",
+    # which half of the users' corpora, and the commit read beside this one
+    "part", "previous",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip

@@ -25,8 +25,8 @@ def test_decision__a_drawn_name_never_chooses_a_municipio_and_may_be_its_bairro(
     município named last into a bairro of the one named first."""
     e = _entender("Rua X, 100, Campo Largo, Vila Aurora")
     vila_municipio = Candidate("mun-va", MUNICIPIO, "Vila Aurora", ("mun-va", "uf-pr"), 1, 1, 2)
-    desenho = Candidate("b-va", BAIRRO, "Vila Aurora", ("b-va", "mun-cl", "uf-pr"), 1, 1, 2)
-    nomes = [CAMPO_LARGO, vila_municipio, desenho]
+    comunitario = Candidate("b-va", BAIRRO, "Vila Aurora", ("b-va", "mun-cl", "uf-pr"), 1, 1, 2)
+    nomes = [CAMPO_LARGO, vila_municipio, comunitario]
     # Read as an official bairro, the drawing makes the município a bairro of Campo Largo.
     assert decision.decidir(e, nomes, None, Gazetteer([], set())).municipio == CAMPO_LARGO
     # As what it is, a drawing, it takes no part: the município named last.
@@ -35,10 +35,10 @@ def test_decision__a_drawn_name_never_chooses_a_municipio_and_may_be_its_bairro(
     assert (ctx.municipio, ctx.bairro) == (vila_municipio, None)
     # Inside the município decided by the official names, it is the bairro.
     e = _entender("Rua X, 100, Vila Aurora, Campo Largo")
-    desenho = Candidate("b-va", BAIRRO, "Vila Aurora", ("b-va", "mun-cl", "uf-pr"), 0, 1, 2)
+    comunitario = Candidate("b-va", BAIRRO, "Vila Aurora", ("b-va", "mun-cl", "uf-pr"), 0, 1, 2)
     campo = Candidate("mun-cl", MUNICIPIO, "Campo Largo", ("mun-cl", "uf-pr"), 1, 1, 2)
-    ctx = decision.decidir(e, [campo, desenho], None, g)
-    assert (ctx.municipio, ctx.bairro) == (campo, desenho)
+    ctx = decision.decidir(e, [campo, comunitario], None, g)
+    assert (ctx.municipio, ctx.bairro) == (campo, comunitario)
 
 
 def test_decision__a_place_said_as_such_outranks_one_named_in_passing() -> None:
