@@ -93,6 +93,8 @@ INGLES = {
     "geometry",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
+    # The threat model (docs/reliability.md, section 6) and its evidence.
+    "threats",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
