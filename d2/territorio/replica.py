@@ -78,6 +78,7 @@ def drenar(conn: db.Connection, settings: config.Settings, *, batch: int = 50) -
     retries later from the same cursor); any other failure of one event sends it to the
     dead letters and the drain goes on. Payloads above D2_MAX_PAYLOAD_BYTES_UC are never
     fetched (their size is checked in SQL) and batches stop at D2_MAX_BATCH_BYTES.
+    While the breaker holds proposals, only D-2's importers' events are applied.
     """
     resultado = Result()
     with db.mapped_errors():
@@ -88,14 +89,7 @@ def drenar(conn: db.Connection, settings: config.Settings, *, batch: int = 50) -
         return resultado
     apos = cursor(conn)
     while True:
-        eventos = bus.ler_desde(
-            conn,
-            TIPOS,
-            apos,
-            batch,
-            max_payload_bytes=settings.max_payload_bytes_uc,
-            max_batch_bytes=settings.max_batch_bytes,
-        )
+        eventos = _ler(conn, settings, apos, batch)
         if not eventos:
             return resultado
         for evento in eventos:
@@ -133,14 +127,7 @@ def _durante_parada(
         vista = conn.execute(db.q("replica_stop_read")).fetchone()
     if vista is not None:
         apos = max(apos, bus.Position(int(vista["transacao"]), int(vista["sequencia"])))
-    while eventos := bus.ler_desde(
-        conn,
-        TIPOS,
-        apos,
-        batch,
-        max_payload_bytes=settings.max_payload_bytes_uc,
-        max_batch_bytes=settings.max_batch_bytes,
-    ):
+    while eventos := _ler(conn, settings, apos, batch):
         for evento in eventos:
             _importador_durante_parada(conn, evento, resultado)
             apos = bus.position(evento)
@@ -171,6 +158,21 @@ def _importador_durante_parada(conn: db.Connection, evento: bus.Evento, resultad
                 "desfecho": row["desfecho"],
             },
         )
+
+
+def _ler(
+    conn: db.Connection, settings: config.Settings, apos: bus.Position, batch: int
+) -> list[bus.Evento]:
+    """The stream's next events after apos: payloads over D2_MAX_PAYLOAD_BYTES_UC never
+    fetched, the batch bounded by D2_MAX_BATCH_BYTES."""
+    return bus.ler_desde(
+        conn,
+        TIPOS,
+        apos,
+        batch,
+        max_payload_bytes=settings.max_payload_bytes_uc,
+        max_batch_bytes=settings.max_batch_bytes,
+    )
 
 
 class _MirrorAtrasado(errors.ConsumerPaused):

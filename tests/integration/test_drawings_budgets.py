@@ -55,6 +55,21 @@ def _respostas(conn: Conn, db_url: str, por_lado: int = 20) -> None:
     drenar(db_url)
 
 
+def _bairro_e_respostas(
+    conn: Conn, territorio_drawings: TerritorioDrawings, db_url: str
+) -> dict[uuid.UUID, uuid.UUID]:
+    """The official bairro holding the grid, and 400 stored answers in it: each demand's
+    unit."""
+    bairro = inserir_uc(
+        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_drawings.municipio,
+        fonte="ibge",
+    )  # fmt: skip
+    _respostas(conn, db_url)
+    antes = _unidades_das_respostas(conn)
+    assert len(antes) == 400 and set(antes.values()) == {bairro}
+    return antes
+
+
 def _unidades_das_respostas(conn: Conn) -> dict[uuid.UUID, uuid.UUID]:
     return {
         r["demanda_id"]: r["unidade_civica_id"]
@@ -85,13 +100,7 @@ def test_budget__a_grid_of_sub_threshold_micro_areas_makes_only_the_first_few_un
     passed each per-drawing threshold and became a unit; 400 of 400 answers moved. Now the
     area and the answers taken without a moderator are summed per município and window:
     past the budget every drawing there waits, whoever claims to have drawn it."""
-    bairro = inserir_uc(
-        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_drawings.municipio,
-        fonte="ibge",
-    )  # fmt: skip
-    _respostas(conn, db_url)
-    antes = _unidades_das_respostas(conn)
-    assert len(antes) == 400 and set(antes.values()) == {bairro}
+    antes = _bairro_e_respostas(conn, territorio_drawings, db_url)
 
     um_autor = uuid.uuid4()
     eventos = [
@@ -198,13 +207,7 @@ def test_budget__a_grid_redrawn_window_after_window_moves_at_most_one_budget(
     windows, none seen by a moderator. Now what units no moderator reviewed take in total
     per município has a ceiling with no window: past it every drawing there waits, and a
     moderator's review frees it."""
-    bairro = inserir_uc(
-        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_drawings.municipio,
-        fonte="ibge",
-    )  # fmt: skip
-    _respostas(conn, db_url)
-    antes = _unidades_das_respostas(conn)
-    assert set(antes.values()) == {bairro}
+    antes = _bairro_e_respostas(conn, territorio_drawings, db_url)
 
     def janela() -> None:
         for i in range(GRADE):

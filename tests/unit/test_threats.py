@@ -119,7 +119,7 @@ def test_threats__every_evidence_names_tests_that_exist() -> None:
     [
         ("`tests/unit/test_threats.py::test_threats__every_*`", [], 1),
         ("`tests/unit/test_threats.py` (`…evidence_names_tests…`)", [], 2),
-        ("`test_threats.py::test_threats__gone`", ["tests/unit/test_threats.py::test_threats__gone"], 0),
+        ("`test_threats.py::test_gone`", ["tests/unit/test_threats.py::test_gone"], 0),
         ("`tests/unit/test_nowhere.py`", ["tests/unit/test_nowhere.py"], 0),
         ("`D2_HOME`, `<img onerror>` and `d2 map`", [], 0),
     ],
