@@ -70,7 +70,7 @@ def _na_uc(conn: Conn, uc: uuid.UUID) -> int:
     return int(row["n"])
 
 
-def _submissao(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
+def _linha(conn: Conn, event_id: uuid.UUID) -> dict[str, Any]:
     row = conn.execute(
         "SELECT * FROM d2.territorio_submissoes WHERE event_id = %s", [event_id]
     ).fetchone()
@@ -92,7 +92,7 @@ def micro_area(conn: Conn, db_url: str, settings: config.Settings) -> uuid.UUID:
     semear_cursor(conn)
     primeiro = submeter_drawing(conn, poligono(PRIMEIRO), nivel=1, nome="Vila do Teste")
     _seguir(conn, db_url, settings)
-    s = _submissao(conn, primeiro)
+    s = _linha(conn, primeiro)
     assert (s["decisao"], s["moderacao"]) == ("nova", None)
     return uuid.UUID(str(s["alvo_uc_id"]))
 
@@ -113,12 +113,12 @@ def test_versions__two_drawings_of_a_unit_cannot_move_it_over_chosen_answers(
     # Both wait where a moderator looks, with the reason.
     pendentes = {r["submissao_id"]: r for r in comunitario.listar(conn)}
     for evento in eventos:
-        s = _submissao(conn, evento)
+        s = _linha(conn, evento)
         assert s["alvo_uc_id"] == micro_area and s["moderacao"] == "pendente", s
         assert s["id"] in pendentes and s["motivo"], s
 
     # The legitimate path: a moderator accepts one, and the answers follow the unit.
-    comunitario.moderar(conn, _submissao(conn, eventos[0])["id"], "aceitar", "moderadora")
+    comunitario.moderar(conn, _linha(conn, eventos[0])["id"], "aceitar", "moderadora")
     sincronizar_mirror(conn)
     drenar(db_url)
     assert _na_uc(conn, micro_area) == n
@@ -132,14 +132,14 @@ def test_versions__honest_confirmations_still_move_the_shape_unattended(
     ajustado = poligono(quadrado(X0 + 0.0002, Y0, X0 + LADO + 0.0002, Y0 + LADO))
     eventos = [submeter_drawing(conn, ajustado, nivel=1, nome="Vila do Teste") for _ in range(2)]
     _seguir(conn, db_url, settings)
-    decisoes = [(_submissao(conn, e)["decisao"], _submissao(conn, e)["moderacao"]) for e in eventos]
+    decisoes = [(_linha(conn, e)["decisao"], _linha(conn, e)["moderacao"]) for e in eventos]
     assert decisoes == [("confirmacao", None)] * 2
     canonica = conn.execute(
         "SELECT submissao_canonica FROM d2.territorio_ucs WHERE unidade_civica_id = %s",
         [micro_area],
     ).fetchone()
     assert canonica is not None
-    assert canonica["submissao_canonica"] in {_submissao(conn, e)["id"] for e in eventos}
+    assert canonica["submissao_canonica"] in {_linha(conn, e)["id"] for e in eventos}
 
 
 def test_versions__the_consensus_moving_to_an_earlier_version_is_judged_by_what_it_takes(
@@ -153,7 +153,7 @@ def test_versions__the_consensus_moving_to_an_earlier_version_is_judged_by_what_
     _respostas(conn, db_url, (X0 + 1.1 * LADO, Y0, X0 + 1.2 * LADO, Y0 + LADO), 40)
     v1 = submeter_drawing(conn, poligono(quadrado(X0, Y0, *leste[2:])), nivel=1, nome="V")
     _seguir(conn, db_url, settings)
-    assert (_submissao(conn, v1)["decisao"], _submissao(conn, v1)["moderacao"]) == (
+    assert (_linha(conn, v1)["decisao"], _linha(conn, v1)["moderacao"]) == (
         "confirmacao",
         None,
     )
@@ -169,6 +169,6 @@ def test_versions__the_consensus_moving_to_an_earlier_version_is_judged_by_what_
     movidas = _na_uc(conn, micro_area)
     print(f"consensus move: {movidas}/40 answers moved")
     assert movidas == 0
-    s = _submissao(conn, v2)
+    s = _linha(conn, v2)
     assert (s["decisao"], s["moderacao"]) == ("confirmacao", "pendente")
     assert "40" in s["motivo"]
