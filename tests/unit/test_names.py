@@ -112,6 +112,8 @@ INGLES = {
     "hooks",
     # The engineering notes (docs/notes/): how the figures were reached.
     "notes", "throughput",
+    # The threat model (docs/reliability.md, section 6) and its evidence.
+    "threats",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
