@@ -8,6 +8,9 @@ to PostgreSQL, the rules), before any geocoder is asked.
   2 ms at p99, and of the fastest of the three (what the text costs, without the noise
   of a shared machine);
 * the same texts in rounds of 100, texts/s, against one text at a time;
+* a hostile text of town names (docs/reliability.md, "L1"): 800 characters of the
+  territory's one-word município names drawn at random, with and without commas, each
+  text read alone (the fastest of three), against the corpus's texts read the same way;
 * the names the process holds for misspellings (d2.geocoder.places.names): their memory, and
   what loading them took.
 """
@@ -21,13 +24,15 @@ from typing import Any
 
 from d2 import db
 from d2.bench import common
-from d2.geocoder import parser, question
+from d2.geocoder import fields, parser, question
 from d2.geocoder.places import lookup, names
 
 ALVO_MS = 2.0  # one text alone, p99
 AMOSTRA = 600
 ROUND = 100
 VEZES = 3  # readings of each text alone
+HOSTIS = 100  # hostile texts of town names, half with commas
+HOSTIL_CARACTERES = 800
 
 
 def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[dict[str, Any]]:
@@ -61,6 +66,10 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
         for i in range(0, len(entendidos), ROUND):
             lookup.contextos(conn, entendidos[i : i + ROUND])
         rounds = len(entendidos) / (time.perf_counter() - inicio)
+        nomes_de_cidades = [
+            str(r["nome"]) for r in conn.execute(db.q("bench_one_word_municipio_names"))
+        ]
+        hostis = [_mais_rapido(conn, e) for e in _hostis(nomes_de_cidades)]
     base: dict[str, Any] = {"corpus": "national", "territory": territorio, "texts": len(entendidos)}
     yield common.figure(
         "geocode-quality", "one address text read against the gazetteer, alone, p99",
@@ -73,6 +82,13 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
         "geocode-quality", f"address texts read in rounds of {ROUND}", rounds, "texts/s",
         sozinhos, "one text at a time", **base,
     )  # fmt: skip
+    if hostis:
+        yield common.figure(
+            "geocode-quality", "a hostile text of town names read alone, p50 (fastest of 3)",
+            common.percentile(hostis, 50), "ms", common.percentile(minimos, 50),
+            "the corpus's texts, the same way", higher_is_better=False,
+            p99_ms=round(common.percentile(hostis, 99), 3), chars=HOSTIL_CARACTERES, **base,
+        )  # fmt: skip
     yield {
         "bench": "geocode-quality",
         "figure": "names held in the process for misspellings",
@@ -81,3 +97,32 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
         "load_ms": round(carga * 1000, 1),
         **base,
     }
+
+
+def _hostis(nomes: list[str]) -> list[fields.Entendido]:
+    """HOSTIS texts of HOSTIL_CARACTERES characters of town names drawn at random (seeded),
+    half separated by spaces, half by commas, understood."""
+    if not nomes:
+        return []
+    sorteio = random.Random(7)
+    saida = []
+    for i in range(HOSTIS):
+        separador = " " if i % 2 else ", "
+        palavras: list[str] = []
+        while len(separador.join(palavras)) < HOSTIL_CARACTERES:
+            palavras.append(sorteio.choice(nomes))
+        texto = separador.join(palavras)[:HOSTIL_CARACTERES]
+        endereco = question.do_payload({"entidades_extraidas": {"endereco": texto}})
+        if endereco is not None:
+            saida.append(parser.entender(endereco))
+    return saida
+
+
+def _mais_rapido(conn: db.Connection, e: fields.Entendido) -> float:
+    """The fastest of VEZES readings of one text alone, in milliseconds."""
+    vezes = []
+    for _ in range(VEZES):
+        t = time.perf_counter()
+        lookup.contextos(conn, [e])
+        vezes.append((time.perf_counter() - t) * 1000)
+    return min(vezes)

@@ -26,7 +26,7 @@ MAX_SEGMENTOS = 8
 MAX_PALAVRAS = 12
 # A place segment is read whole up to this many words (a complaint's clause names its
 # town anywhere in it); d2.candidatos_territorio reads as many.
-MAX_PALAVRAS_LUGAR = 16
+MAX_PALAVRAS_LUGAR = 24
 _NUMERO = re.compile(r"\d{1,6}(?:\.\d{3})?(?:-?[A-Z])?")
 _MARCA_NUMERO = re.compile(r"N|NO|NRO|NUM|NUMERO|N\.O|N\.|NO\.")
 _SIGLA = re.compile(r"[A-Z]{2}")

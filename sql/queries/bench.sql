@@ -376,3 +376,9 @@ USING unnest(%(codigos)s::text[], %(nomes)s::text[], %(tipos)s::text[]) AS r (co
       core.uc_polygons u
 WHERE u.nivel = 4 AND u.metadados->>'codigo_municipio' = r.codigo
   AND n.municipio_uc_id = u.unidade_civica_id AND n.nome_busca = r.nome_busca AND n.tipo = r.tipo;
+
+-- name: bench_one_word_municipio_names
+-- The territory's município names of one word (d2/bench/geocode_reading.py): what a hostile text of town names is drawn from.
+SELECT DISTINCT nome FROM core.uc_polygons
+WHERE nivel = 4 AND strpos(nome, ' ') = 0
+ORDER BY nome;

@@ -81,14 +81,28 @@ class Contexto:
 
 
 def _cortar_cauda(
-    e: fields.Entendido, candidatos: list[Candidate], g: gazetteer.Gazetteer
+    e: fields.Entendido,
+    candidatos: list[Candidate],
+    g: gazetteer.Gazetteer,
+    cep: Cep | None = None,
 ) -> list[Candidate]:
     """Names found at the very end of a street's name (or of the crossing street's) are
     places, cut from it; other names inside a street's name are the street's ("Rua
-    Bahia", "Avenida Campo Grande"). The street left is the address's street in g too:
-    d2.cep_nomes matched the whole name, and the cut one among the runs of the tail's
-    words ("rua pedro celestino centro campo grande" tells the two Campo Grandes apart as
-    "Rua Pedro Celestino, Campo Grande" does)."""
+    Bahia", "Avenida Campo Grande"), and so are those a CEP d2.ceps places elsewhere
+    contradicts ("Rua Vitor Viana, CEP 79280-000": a person's name, not Viana, ES). The
+    street left is the address's street in g too: d2.cep_nomes matched the whole name,
+    and the cut one among the runs of the tail's words ("rua pedro celestino centro
+    campo grande" tells the two Campo Grandes apart as "Rua Pedro Celestino, Campo
+    Grande" does)."""
+    if cep is not None and cep.municipio is not None and not cep.faixa:
+        dele, cadeia = cep.municipio.unidade_civica_id, cep.municipio.cadeia_ucs
+
+        def do_cep(c: Candidate) -> bool:
+            if c.segmento not in gazetteer.CAUDAS:
+                return True
+            return c.unidade_civica_id in cadeia if c.nivel == UF else dele in c.cadeia_ucs
+
+        candidatos = [c for c in candidatos if do_cep(c)]
     fim, lugares = _cauda(e.logradouro, [c for c in candidatos if c.segmento == CAUDA])
     if lugares and e.logradouro:
         e.logradouro = " ".join(e.logradouro.split()[:fim])
@@ -153,7 +167,7 @@ def decidir(
         for c in candidatos
         if c.exato and position.lido(e, interpretation.palavras_do_segmento(e, c), c, g)
     }
-    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares, exatos), g)
+    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares, exatos), g, cep)
     nomes = interpretation.lidos(
         e, candidatos, g, cep_municipio.unidade_civica_id if cep_municipio else None
     )
@@ -205,8 +219,9 @@ def _municipio_e_cep(
     """The município the names read and the CEP say, in the evidence's order: a CEP that
     d2.ceps places decides over the names inside the text's street and bairro (they are
     its own: gazetteer.cobertos, position); a município a reader reads where the CEP
-    places another is a disagreement, and no guess (a CEP d2.ceps reads only by its
-    range gives way to the text); a CEP of another UF than the one named is set aside.
+    places another is a disagreement, and no guess, unless the street or bairro named
+    is the named one's and not the CEP's (a CEP d2.ceps reads only by its range gives
+    way to the text); a CEP of another UF than the one named is set aside.
     The CEP still usable."""
     cep_municipio = cep.municipio if cep is not None else None
 
@@ -231,9 +246,11 @@ def _municipio_e_cep(
     ):
         # A name a reader reads where the CEP places another município (not a bairro
         # or street of the CEP's município: those were covered, gazetteer.cobertos):
-        # the two disagree, and nothing is guessed; a CEP read only by its range gives
-        # way to the text.
-        if cep is not None and not cep.faixa:
+        # the two disagree, and nothing is guessed unless the street or bairro named is
+        # the named município's and not the CEP's (then the CEP is the slip); a CEP read
+        # only by its range gives way to the text.
+        provado = any(g.provas(m, nomes) for m in coerentes)
+        if cep is not None and not cep.faixa and (not provado or g.provas(cep_municipio, nomes)):
             ctx.motivo, ctx.conflito = Reason.CONTRADITORIO, True
             ctx.cep_contraditorio = True
             return cep

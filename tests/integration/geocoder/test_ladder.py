@@ -286,31 +286,42 @@ def test_ladder__places_alone_cost_no_search(geocoder_ms_url: str) -> None:
         assert [_geocodificacao(conn, i)["consultas"] for i in ids] == [0, 0, 0, 0]
 
 
-def test_ladder__a_cep_contradicting_the_text_is_no_guess_and_counted(
+def test_ladder__a_cep_contradicting_the_text_is_no_guess_unless_the_street_says_and_counted(
     geocoder_ms_url: str,
 ) -> None:
-    """The rule: a CEP that d2.ceps places in one município and a município the text names
-    in another disagree: no answer (either could be the slip), the contradiction counted
-    and marked in what was understood; the same text without the CEP is answered."""
+    """The rule: a CEP that d2.ceps places in one município (79002-220, Campo Grande) and a
+    município the text names in another (Dourados) disagree: no answer, either could be
+    the slip; unless the street named is the named município's and not the CEP's (then
+    the CEP is). Each contradiction counted and marked in what was understood; the same
+    text without the CEP is answered."""
     import prometheus_client
 
     from d2.worker import geocoding
 
     settings = config.load()
     assert settings.database_url is not None
+    cep = "79002-220"
     with psycopg.connect(geocoder_ms_url, autocommit=True, row_factory=dict_row) as conn:
-        event_id = _publicar(
-            conn, {"endereco": "Rua Hayel Bon Faker, 2000, Dourados", "cep": "79002-220"}
+        rua_de_dourados = _publicar(
+            conn, {"endereco": "Rua Hayel Bon Faker, 2000, Dourados", "cep": cep}
         )
+        rua_do_cep = _publicar(
+            conn, {"endereco": "Rua Antônio Maria Coelho, 1500, Dourados", "cep": cep}
+        )
+        rua_de_ninguem = _publicar(conn, {"endereco": "Rua Qualquer, 10, Dourados", "cep": cep})
         sem_contradicao = _publicar(conn, {"endereco": "Rua Hayel Bon Faker, 2000, Dourados"})
         worker = loop.Worker(settings, url=settings.database_url)
         registro = prometheus_client.CollectorRegistry()
         worker._metrics_geo = geocoding.GeocodingMetrics(registro)
         worker.executar(drain=True)
-        assert registro.get_sample_value("d2_geocodificacao_ceps_contraditorios_total") == 1
-        g = _geocodificacao(conn, event_id)
-        assert (g["municipio"], g["motivo"]) == (None, "contraditorio")
+        assert registro.get_sample_value("d2_geocodificacao_ceps_contraditorios_total") == 3
+        g = _geocodificacao(conn, rua_de_dourados)
+        assert (g["municipio"], g["precisao"]) == (DOURADOS, "numero")
         assert g["endereco_entendido"]["cep_contraditorio"] is True
+        for evento in (rua_do_cep, rua_de_ninguem):
+            g = _geocodificacao(conn, evento)
+            assert (g["municipio"], g["motivo"]) == (None, "contraditorio")
+            assert g["endereco_entendido"]["cep_contraditorio"] is True
         sem = _geocodificacao(conn, sem_contradicao)
         assert (sem["municipio"], sem["precisao"]) == (DOURADOS, "numero")
         assert "cep_contraditorio" not in sem["endereco_entendido"]

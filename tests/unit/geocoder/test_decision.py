@@ -70,3 +70,26 @@ def test_decision__a_text_that_names_no_place_gets_none() -> None:
     esperanca = Candidate("mun-esp", MUNICIPIO, "Esperança", ("mun-esp", "uf-pb"), 0, 3, 3)
     ctx = decision.decidir(e, [esperanca], None)
     assert (ctx.municipio, ctx.motivo) == (None, Reason.NAO_ENCONTRADO)
+
+
+def test_decision__a_name_at_a_streets_end_the_cep_places_elsewhere_is_the_streets() -> None:
+    """ "… da Rua Vitor Viana. CEP 79280-000": Viana (ES) at the street's end is cut from it
+    as a place where nothing says otherwise; a CEP d2.ceps places in Porto Murtinho (MS)
+    says it is the street's own name (a person's), not a second place against the CEP."""
+    viana = Candidate("mun-viana", MUNICIPIO, "Viana", ("mun-viana", "uf-es"), decision.CAUDA, 2, 2)
+    porto = Candidate("mun-pm", MUNICIPIO, "Porto Murtinho", ("mun-pm", "uf-ms"), -1, 0, 0)
+    cep = decision.Cep("79280000", "MS", "Porto Murtinho", "", "", porto, None)
+    texto = "Buraco ao lado do número 287 da Rua Vitor Viana. CEP 79280-000"
+    e = _entender(texto)
+    assert e.logradouro == "VITOR VIANA"
+    ctx = decision.decidir(e, [viana], cep, Gazetteer([], set()))
+    assert (ctx.municipio, ctx.motivo, e.logradouro) == (porto, None, "VITOR VIANA")
+    # Without the CEP, the name closing the street is the place, cut from it.
+    e = _entender(texto.replace(". CEP 79280-000", ""))
+    ctx = decision.decidir(e, [viana], None, Gazetteer([], set()))
+    assert (ctx.municipio, e.logradouro) == (viana, "VITOR")
+    # A CEP read only by its range gives way: the name is cut and decides against it.
+    faixa = decision.Cep("79280000", "MS", "Porto Murtinho", "", "", porto, None, faixa=True)
+    e = _entender(texto)
+    ctx = decision.decidir(e, [viana], faixa, Gazetteer([], set()))
+    assert (ctx.municipio, e.logradouro) == (viana, "VITOR")
