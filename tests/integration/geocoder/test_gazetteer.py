@@ -11,6 +11,7 @@ from d2.geocoder import parser, question
 from d2.geocoder.places import decision, lookup
 from d2.importers import cep, sample, sample_cep
 from tests.support import Conn, planos_aninhados
+from tests.support.territorio import sincronizar_mirror
 
 
 def _contexto(conn: Conn, endereco: str) -> decision.Contexto:
@@ -120,3 +121,70 @@ def test_geocoder_places__probes_the_names_by_municipio_and_name(
     assert {("cep", 0, "bairro"), ("cep", -1, "logradouro")} <= achados
     # Whether a município has bairros at all is asked only of homonyms: none here.
     assert not any(f == "dados" for f, _, _ in achados)
+
+
+def test_places__a_text_of_many_town_names_probes_the_names_of_eight(conn: Conn) -> None:
+    """L1 (docs/reliability.md): a text naming twelve municípios, each with a bairro the
+    text also names, has d2.cep_nomes probed for the 8 named last only: the probes grow
+    with the names named times the runs of words, and a hostile text names dozens."""
+    ids = []
+    for n in range(12):
+        linha = conn.execute(
+            "INSERT INTO core.uc_polygons (id, unidade_civica_id, nivel, nome, geometria, "
+            "fonte) VALUES (gen_random_uuid(), gen_random_uuid(), 4, %s, "
+            '\'{"type": "Point", "coordinates": [-54, -20]}\'::jsonb, \'ibge\') '
+            "RETURNING unidade_civica_id",
+            [f"Cidade Hostil {n:02d}"],
+        ).fetchone()
+        assert linha is not None
+        ids.append(linha["unidade_civica_id"])
+        conn.execute(
+            "INSERT INTO d2.cep_nomes (nome_busca, tipo, municipio_uc_id, ceps) "
+            "VALUES ('jardim comum', 'bairro', %s, 1)",
+            [ids[-1]],
+        )
+    textos = [f"Cidade Hostil {n:02d}" for n in range(12)] + ["Jardim Comum"]
+    linhas = conn.execute(
+        "SELECT * FROM d2.lugares_lidos(%(ordens)s, %(textos)s, %(enderecos)s, %(lugares)s, "
+        "%(ordens)s, '{}', '{}', '{}', '{}', '{}', '{}', '{}')",
+        {
+            "ordens": list(range(len(textos))),
+            "textos": textos,
+            "enderecos": [0] * len(textos),
+            "lugares": list(range(len(textos))),
+        },
+    ).fetchall()
+    territorio = {str(r["unidade_civica_id"]) for r in linhas if r["fonte"] == "territorio"}
+    assert {str(i) for i in ids} <= territorio  # every name is found as written
+    sondados = {str(r["unidade_civica_id"]) for r in linhas if r["fonte"] == "cep"}
+    assert sondados == {str(i) for i in ids[-8:]}
+
+
+def test_places__a_drawn_bairro_named_like_a_municipio_never_chooses_one(conn: Conn) -> None:
+    """H2, the reading half (docs/reliability.md): a bairro citizens drew inside Campo
+    Largo and named "Porto Sereno", like a município of the same UF, is not read as the
+    official bairro that makes "Porto Sereno" named last a bairro of Campo Largo; inside
+    the município the official names decide, it is the bairro."""
+    sample.load_sample(conn.info.dsn)
+    endereco = "Rua Sete, 10, Campo Largo, Porto Sereno"
+    antes = _contexto(conn, endereco)
+    assert antes.municipio is not None and antes.municipio.nome == "Porto Sereno"
+    campo_largo = conn.execute(
+        "SELECT unidade_civica_id, geometria::text AS geometria FROM core.uc_polygons "
+        "WHERE nivel = 4 AND nome = 'Campo Largo'"
+    ).fetchone()
+    assert campo_largo is not None
+    conn.execute(
+        "INSERT INTO core.uc_polygons (id, unidade_civica_id, nivel, parent_uc_id, nome, "
+        "geometria, fonte) VALUES (gen_random_uuid(), gen_random_uuid(), 2, %s, "
+        "'Porto Sereno', %s::jsonb, 'comunitario')",
+        [campo_largo["unidade_civica_id"], campo_largo["geometria"]],
+    )
+    sincronizar_mirror(conn)  # as the worker applies it: the names held move with it
+    depois = _contexto(conn, endereco)
+    assert depois.municipio is not None and depois.municipio.nome == "Porto Sereno"
+    assert depois.bairro is None
+    # Named where the official names put the address in Campo Largo, it is its bairro.
+    dentro = _contexto(conn, "Rua Sete, 10, Bairro Porto Sereno, Campo Largo")
+    assert dentro.municipio is not None and dentro.municipio.nome == "Campo Largo"
+    assert dentro.bairro is not None and dentro.bairro.nome == "Porto Sereno"
