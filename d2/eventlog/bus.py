@@ -5,7 +5,7 @@ monolith writes it: the table's default numbers each event at once. Readers neve
 an event that commits late: they read in (transacao, sequence_number) order and only
 below their snapshot's xmin, the oldest transaction still running, so every transaction
 they read from has finished and none can add an event behind their cursor (see
-bus_ler_desde in sql/queries/bus.sql). A long write transaction anywhere in the cluster
+bus_read_since in sql/queries/bus.sql). A long write transaction anywhere in the cluster
 holds delivery back meanwhile (see fence); nothing is lost. Readers poll; a NOTIFY on
 channel `core_event_log`, when someone sends one, only wakes them sooner.
 
@@ -71,7 +71,7 @@ def position(evento: Evento) -> Position:
 
 
 def _evento(row: Sequence[Any], max_payload: int) -> Evento:
-    """An event from a row of bus_ler_desde or bus_ler_eventos (their column order)."""
+    """An event from a row of bus_read_since or bus_read_events (their column order)."""
     (sequence_number, event_id, tipo, versao_schema, origem, correlacao_id, texto, quando) = row[:8]
     transacao, tamanho = row[8], row[9]
     if texto is None:

@@ -25,7 +25,7 @@ from d2.handler.classification import Outcome, Plan, conteudo, em_conflito, mort
 
 log = logging.getLogger("d2.handler")
 
-# How a publish failure's dead letter starts (found again at boot by dlq_falhas_publicacao).
+# How a publish failure's dead letter starts (found again at boot by dlq_publish_failures).
 _FALHA_PUBLICACAO = "publish failed"
 
 

@@ -49,7 +49,7 @@ def linha_resolucao(plano: Plan) -> dict[str, Any]:
 
 
 def colunas_resolucoes(linhas: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """Resolution rows (linha_resolucao) as resolutions_insert's column arrays."""
+    """Resolution rows (linha_resolucao) as resolucoes_insert's column arrays."""
     colunas = {
         coluna: [linha[coluna] for linha in linhas]
         for coluna in (

@@ -1,6 +1,6 @@
 -- The one rounding rule of D-2 (docs/design.md, decision 2): 5 decimals, half away from zero,
 -- over the float's 15-significant-digit decimal form (what float8 -> numeric gives).
--- The Python cache key reproduces exactly this (d2/handler/cache.py: arredondar).
+-- The Python cache key reproduces exactly this (d2/territorio/resolver.py: arredondar, for d2/handler/geo_cache.py).
 --
 -- The numeric path (a float printed to 15 digits, parsed, rounded, printed and parsed
 -- back) cost ~1.1 µs a point, a sixth of a random point's resolution. It is taken only

@@ -1,5 +1,5 @@
 -- The territorial inference's SQL half: which bairros (nivel 2), municípios
--- (4) and UFs (5) a piece of address text names. The caller (d2/geocoder/inference.py)
+-- (4) and UFs (5) a piece of address text names. The caller (d2/geocoder/places/lookup.py)
 -- splits each address into segments ("Rua X, 10", "Centro", "Vila Aurora - AU") and
 -- decides from these candidates; no decision is taken here.
 --
@@ -9,7 +9,7 @@
 --     (equality: one probe of the btree index uc_polygons_nome_busca_idx each).
 --   * A segment that is a single two-letter word may be a UF's sigla (metadados.sigla_uf).
 --   * Names only as written: a misspelt name is proposed in the process
---     (d2/geocoder/names.py: rapidfuzz over the names it holds); exato is always true.
+--     (d2/geocoder/places/names.py: rapidfuzz over the names it holds); exato is always true.
 -- inicio/fim are the word span (1-based, inclusive) inside the segment, so the caller
 -- can drop a name found inside a longer one ("boreal" inside "nova boreal").
 -- The chains come from d2.mirror_cadeias (d2.cadeia_ucs for a UC not precomputed).

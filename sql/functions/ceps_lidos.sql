@@ -1,4 +1,4 @@
--- The geocoder's CEPs (d2/geocoder/places.py, through the query cep_lookup): for each CEP asked, its locality's UF,
+-- The geocoder's CEPs (d2/geocoder/places/lookup.py, through the query cep_lookup): for each CEP asked, its locality's UF,
 -- its município UC (name and chain) and bairro UC (name and chain) where linked, and
 -- CEP Aberto's bairro and street. The CEPs go as char(8)[], the column's type: as text[]
 -- they would cast the column and skip its index (a scan of 1.14 M rows per round).

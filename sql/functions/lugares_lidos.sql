@@ -1,4 +1,4 @@
--- The address ladder's reading of a round (d2/geocoder/places.py; the query
+-- The address ladder's reading of a round (d2/geocoder/places/lookup.py; the query
 -- geocoder_places calls it): the territory's names in each distinct place text
 -- (d2.candidatos_territorio; fonte 'territorio'), then, against the municípios each
 -- address names (written exactly, or misspelt as the process proposes them:
@@ -42,7 +42,7 @@ BEGIN
     ),
     -- The municípios each address names: written exactly (the 8 named last: a text of
     -- dozens of town names probes the names of 8 of them, not of all), or misspelt
-    -- (proposed in the process, d2/geocoder/names.py).
+    -- (proposed in the process, d2/geocoder/places/names.py).
     nomeados AS MATERIALIZED (
         SELECT x.endereco, x.municipio, x.nome
         FROM (

@@ -106,7 +106,7 @@ BEGIN
         ));
     END IF;
     -- The clean intervals of the bands this touched are gone (their rows' trigger); they
-    -- are built again after the commit (d2.mirror_faixas_construir, d2/mirror.py): a
+    -- are built again after the commit (d2.mirror_faixas_construir, d2/territorio/mirror.py): a
     -- missing interval only sends its points to the GIST tiers, so the new polygons are
     -- in force without waiting for that build.
 

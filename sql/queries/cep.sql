@@ -219,7 +219,7 @@ LIMIT %(limite)s;
 SELECT pg_total_relation_size('d2.ceps') + pg_total_relation_size('d2.cep_localidades') AS bytes;
 
 -- name: cep_lookup
--- The geocoder's CEPs (d2/geocoder/places.py): see the function.
+-- The geocoder's CEPs (d2/geocoder/places/lookup.py): see the function.
 SELECT * FROM d2.ceps_lidos(%(ceps)s::char(8)[]);
 
 -- name: cep_localities_ufs

@@ -6,7 +6,7 @@
 -- A consumer's cursor where there is none yet, never overwriting one. At the start of the
 -- log when %(no_inicio)s (a consumer that takes what was published before it first ran);
 -- otherwise at the last event readers can see now (below the snapshot's xmin, see
--- bus_ler_desde), as the demand worker's boot does (spec 4.4).
+-- bus_read_since), as the demand worker's boot does (spec 4.4).
 WITH ultimo AS (
     SELECT u.transacao, u.sequence_number FROM d2.eventos_ultimo_visivel(%(tipo)s::varchar) u
     WHERE NOT %(no_inicio)s::boolean

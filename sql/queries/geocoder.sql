@@ -1,5 +1,5 @@
 -- name: geocoder_names_version
--- What the names held in the process (d2/geocoder/names.py) are keyed by: the mirror's
+-- What the names held in the process (d2/geocoder/places/names.py) are keyed by: the mirror's
 -- version and the database's identity.
 SELECT s.versao, d.oid::bigint AS base
 FROM d2.mirror_state s
@@ -8,7 +8,7 @@ JOIN pg_catalog.pg_database d ON d.datname = current_database();
 -- name: geocoder_names
 -- Every bairro, município and UF name as d2.candidatos_territorio compares them
 -- (nome_busca), with its chain, for the misspellings read in the process
--- (d2/geocoder/names.py); one row per UC; and whether it is a citizen's drawing (fonte
+-- (d2/geocoder/places/names.py); one row per UC; and whether it is a citizen's drawing (fonte
 -- comunitario, as D-2's drawings and the replica's proposals write it): such a name never
 -- chooses a município.
 SELECT DISTINCT ON (u.unidade_civica_id) u.unidade_civica_id::text AS unidade_civica_id,
@@ -21,7 +21,7 @@ WHERE u.nivel IN (2, 4, 5) AND u.nome_busca <> ''
 ORDER BY u.unidade_civica_id, u.nome_busca;
 
 -- name: geocoder_places
--- The address ladder's reading of a round (d2/geocoder/places.py), one statement: see
+-- The address ladder's reading of a round (d2/geocoder/places/lookup.py), one statement: see
 -- the function.
 SELECT * FROM d2.lugares_lidos(
     %(ordens)s::integer[], %(textos)s::text[], %(enderecos)s::integer[],

@@ -88,7 +88,7 @@ SELECT count(*) AS n FROM d2.revisoes_geo_pendentes;
 
 -- name: eventos_processados_insert
 -- Handler step 7 and the discard paths: the event went through (idempotent by PK). The
--- ids come as binary text arrays, like resolutions_insert's.
+-- ids come as binary text arrays, like resolucoes_insert's.
 INSERT INTO d2.eventos_processados (event_id, demanda_id)
 SELECT r.event_id::uuid, r.demanda_id::uuid
 FROM unnest(%(event_ids)b::text[], %(demanda_ids)b::text[]) AS r (event_id, demanda_id)

@@ -2,7 +2,7 @@
 -- every street (its name without its type: "bom jesus" of "Rua Bom Jesus") of every
 -- locality linked to a município UC, written as d2.nome_busca writes names, with how many
 -- CEPs carry it. `d2 cep import` rewrites it after linking the localities. The address
--- ladder reads a text against it (d2/geocoder/places.py): a word of a longer name a
+-- ladder reads a text against it (d2/geocoder/places/): a word of a longer name a
 -- município has ("Barra" of the bairro "Barra da Tijuca" of Rio de Janeiro) is not a
 -- place of its own, and a bairro or street named tells homonymous municípios apart.
 CREATE TABLE d2.cep_nomes (

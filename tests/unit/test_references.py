@@ -17,9 +17,12 @@ from pathlib import Path
 import pytest
 
 RAIZ = Path(__file__).resolve().parents[2]
-PASTAS = ("d2", "sql", "tests", "docs")
-ARQUIVOS = ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "alembic/env.py")
-SUFIXOS = {".py", ".sql", ".md", ".json", ".jsonl", ".txt", ".sh", ".toml", ".cfg", ".ini"}
+PASTAS = ("d2", "sql", "tests", "docs", "scripts", ".ci")
+ARQUIVOS = (
+    "README.md", "CONTRIBUTING.md", "CHANGELOG.md", "alembic/env.py", "Dockerfile",
+    "docker-compose.yml", "docker-compose.nominatim.yml", "pyproject.toml",
+)  # fmt: skip
+SUFIXOS = {".py", ".sql", ".md", ".json", ".jsonl", ".txt", ".sh", ".toml", ".cfg", ".ini", ""}
 
 URL = re.compile(r"https?://\S+")
 # A decision of docs/design.md, cited by its number (one, a range or a list).
@@ -159,3 +162,78 @@ def test_references__every_link_between_pages_leads_to_a_page_and_its_heading() 
     paginas += sorted((RAIZ / "docs").rglob("*.md"))
     assert len(paginas) > 10
     assert [q for p in paginas for q in enlaces_quebrados(p)] == []
+
+
+# A file of the repository named by its path: d2/…, sql/…, tests/…, docs/…, scripts/….
+CAMINHO = re.compile(r"(?<![\w/.-])((?:d2|sql|tests|docs|scripts|alembic|bench)/[\w./-]*\w)")
+
+
+# Paths that are made, not kept: the wheel's copies of sql/ and alembic/ and its map's
+# script, and the IBGE files scripts/ibge/download.sh fetches (.gitignore).
+FEITOS = ("d2/_sql", "d2/_alembic", "d2/_leaflet", "scripts/ibge/data")
+
+
+def caminhos_ausentes(texto: str) -> list[tuple[int, str]]:
+    """(line, path) for each path of the repository a text names that does not exist: no
+    file or folder is it, nor, for a name's beginning ("d2/bench/corpus/citizen_",
+    "tests/integration/test_drawings"), begins with it."""
+    saida = []
+    for m in CAMINHO.finditer(URL.sub("", texto)):
+        caminho = m.group(1)
+        if caminho.startswith(FEITOS) or (RAIZ / caminho).exists():
+            continue
+        pasta, _, inicio = caminho.rpartition("/")
+        if (RAIZ / pasta).is_dir() and any((RAIZ / pasta).glob(f"{inicio}*")):
+            continue
+        saida.append((texto.count("\n", 0, m.start()) + 1, caminho))
+    return saida
+
+
+def test_references__every_path_of_the_repository_named_exists() -> None:
+    """A comment, docstring or page that names a module, script or page of the repository
+    names one that is there (a moved module leaves no pointer behind). The CHANGELOG
+    tells history, and names what was removed, as the migrations' docstrings tell what
+    each installed when it was written (test_threats.py names a missing file on purpose)."""
+    historia = {RAIZ / "CHANGELOG.md", RAIZ / "tests" / "unit" / "test_threats.py"}
+    fora = [
+        f"{caminho.relative_to(RAIZ)}:{linha}: {nome}"
+        for caminho in _arquivos()
+        if caminho not in historia and caminho.parent != RAIZ / "alembic" / "versions"
+        for linha, nome in caminhos_ausentes(caminho.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert fora == []
+
+
+# A named query of sql/queries/ as a text names it: "the query `x`", "x in sql/queries/…".
+CONSULTA = re.compile(
+    r"\bquer(?:y|ies)\s+`?([a-z][a-z0-9]*_[a-z0-9_]+)`?"
+    r"|`?\b([a-z][a-z0-9]*_[a-z0-9_]+)`?'?s?\s+(?:in|of)\s+`?sql/queries/"
+)
+
+
+def consultas() -> set[str]:
+    return {
+        linha.split(":", 1)[1].strip()
+        for arquivo in (RAIZ / "sql" / "queries").glob("*.sql")
+        for linha in arquivo.read_text(encoding="utf-8").splitlines()
+        if linha.startswith("-- name:")
+    }
+
+
+def test_references__every_named_query_named_exists() -> None:
+    """ "the query bus_read_since", "cep_lookup in sql/queries/cep.sql": a query a comment
+    or page names by its name is one sql/queries/ holds (a renamed query leaves no
+    pointer behind)."""
+    nomes = consultas()
+    assert {"bus_read_since", "cep_lookup"} <= nomes
+    nomeadas = [
+        (caminho, nome)
+        for caminho in _arquivos()
+        if caminho.name != "CHANGELOG.md" and caminho.parent != RAIZ / "alembic" / "versions"
+        for m in CONSULTA.finditer(caminho.read_text(encoding="utf-8", errors="replace"))
+        for nome in m.groups()
+        if nome is not None
+    ]
+    assert len(nomeadas) > 5  # the expression still finds what the texts write
+    fora = [f"{c.relative_to(RAIZ)}: {nome}" for c, nome in nomeadas if nome not in nomes]
+    assert fora == []
