@@ -34,6 +34,7 @@ from d2.bench import (
     geocode_quality_national,
     geocode_quality_national_run,
     geocode_quality_run,
+    geocode_reading,
     previous,
 )
 from d2.bench.corpus import citizen
@@ -193,6 +194,11 @@ def medir(
     previous commit's, side by side: per part, per form, the targets (this reading's),
     and the seen part's misses."""
     corpora = casos(escolha)
+    # Read-only, before any clone of the template is made (a clone needs it idle).
+    base = next(iter(corpora))
+    yield from geocode_reading.hostil(
+        common.with_dbname(amb.srv.admin_url, amb.template), corpora[base], base
+    )
     inicio = time.perf_counter()
     anterior = escolha.anterior if escolha.anterior and previous.disponivel() else None
     yield {
