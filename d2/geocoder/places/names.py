@@ -315,10 +315,11 @@ def _runs(w: list[str]) -> Iterator[tuple[int, int, str]]:
 def _livres(w: list[str], exato: Callable[[str], bool]) -> list[tuple[int, int, str]]:
     """The runs that are no name and overlap none written exactly, but those that hold
     such names whole inside them (a longer name misspelt around a shorter one)."""
-    exatos = [(i, f) for i, f, termo in _runs(w) if exato(termo)]
+    runs = list(_runs(w))
+    exatos = {(i, f) for i, f, termo in runs if exato(termo)}
     return [
         (i, f, termo)
-        for i, f, termo in _runs(w)
+        for i, f, termo in runs
         if (i, f) not in exatos and all(i <= a and b <= f for a, b in exatos if a <= f and i <= b)
     ]
 
