@@ -79,7 +79,7 @@ def lidos(
         for c in candidatos
         if c.nivel == MUNICIPIO and position.nomeado(e, palavras_do_segmento(e, c), c, g.siglas)
     }
-    candidatos = [c for c in candidatos if position.lido(e, palavras_do_segmento(e, c), c, g)]
+    candidatos = _lidos_onde_estao(e, candidatos, g)
     ufs = {c.unidade_civica_id for c in candidatos if c.nivel == UF}
 
     def cidade_no_fim(c: Candidate) -> bool:
@@ -148,3 +148,47 @@ def lidos(
     if any(c.nivel == MUNICIPIO and c.segmento not in gazetteer.CAUDAS for c in lidos):
         lidos = [c for c in lidos if not (c.nivel == MUNICIPIO and c.segmento in gazetteer.CAUDAS)]
     return lidos
+
+
+def _lidos_onde_estao(
+    e: fields.Entendido, candidatos: list[Candidate], g: gazetteer.Gazetteer
+) -> list[Candidate]:
+    """The names a reader reads where they stand (position.lido); and, glued with no
+    separator, a bairro and the município it lies in closing a segment, as the lower-case
+    "bairro município" of a hurried writer: the município where the words just before it
+    are one of its bairros in d2.cep_nomes ("boca do jari laranjal do jari"), the bairro
+    where the município just after it is read ("… 10 centro tres lagoas")."""
+    lidos = [c for c in candidatos if position.lido(e, palavras_do_segmento(e, c), c, g)]
+    vistos = {id(c) for c in lidos}
+
+    def fecha(c: Candidate) -> bool:
+        return c.inicio > 1 and c.fim == len(palavras_do_segmento(e, c))
+
+    colados = [
+        c
+        for c in candidatos
+        if id(c) not in vistos
+        and c.nivel == MUNICIPIO
+        and fecha(c)
+        and any(
+            n.segmento == c.segmento
+            and n.tipo == "bairro"
+            and n.fim == c.inicio - 1
+            and n.municipio == c.unidade_civica_id
+            for n in g.nomes
+        )
+    ]
+    municipios = [c for c in lidos + colados if c.nivel == MUNICIPIO and fecha(c)]
+    bairros = [
+        b
+        for b in candidatos
+        if id(b) not in vistos
+        and b.nivel == BAIRRO
+        and any(
+            m.segmento == b.segmento
+            and m.inicio == b.fim + 1
+            and m.unidade_civica_id in b.cadeia_ucs
+            for m in municipios
+        )
+    ]
+    return lidos + colados + bairros

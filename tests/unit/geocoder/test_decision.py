@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from d2.geocoder import fields, parser, question
 from d2.geocoder.places import decision
-from d2.geocoder.places.gazetteer import Gazetteer
+from d2.geocoder.places.gazetteer import Gazetteer, NomeCep
 from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate, Reason
 
 CAMPO_LARGO = Candidate("mun-cl", MUNICIPIO, "Campo Largo", ("mun-cl", "uf-pr"), 0, 1, 2)
@@ -93,3 +93,24 @@ def test_decision__a_name_at_a_streets_end_the_cep_places_elsewhere_is_the_stree
     e = _entender(texto)
     ctx = decision.decidir(e, [viana], faixa, Gazetteer([], set()))
     assert (ctx.municipio, e.logradouro) == (viana, "VITOR")
+
+
+def test_decision__a_bairro_glued_to_its_municipio_at_the_end_is_read() -> None:
+    """Lower case and no separator, as a hurried writer puts them: "boca do jari laranjal
+    do jari" names Laranjal do Jari where d2.cep_nomes knows "boca do jari" as one of its
+    bairros (a name after another word is otherwise none), and "… 10 centro tres lagoas"
+    the bairro Centro of the município read just after it."""
+    lj = Candidate("m-lj", MUNICIPIO, "Laranjal do Jari", ("m-lj", "uf-ap"), 0, 4, 6)
+    e = _entender("boca do jari laranjal do jari")
+    bairro_dele = Gazetteer([NomeCep(0, 1, 3, "bairro", "m-lj", 5)], set())
+    assert decision.decidir(e, [lj], None, bairro_dele).municipio == lj
+    assert decision.decidir(e, [lj], None, Gazetteer([], set())).municipio is None
+    de_outro = Gazetteer([NomeCep(0, 1, 3, "bairro", "m-outro", 5)], set())
+    assert decision.decidir(e, [lj], None, de_outro).municipio is None
+
+    tl = Candidate("m-tl", MUNICIPIO, "Três Lagoas", ("m-tl", "uf-ms"), 0, 2, 3)
+    centro = Candidate("b-tl", BAIRRO, "Centro", ("b-tl", "m-tl", "uf-ms"), 0, 1, 1)
+    centro_de_outro = Candidate("b-x", BAIRRO, "Centro", ("b-x", "m-x", "uf-ms"), 0, 1, 1)
+    e = _entender("rua zuleide perez tabox 10 centro tres lagoas")
+    ctx = decision.decidir(e, [tl, centro, centro_de_outro], None, Gazetteer([], set()))
+    assert (ctx.municipio, ctx.bairro) == (tl, centro)
