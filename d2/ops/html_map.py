@@ -209,95 +209,16 @@ def _inline_leaflet(mapa: folium.Map) -> None:
 def gerar_mapa(
     conn: db.Connection, saida: Path, *, limite: int = 5000, tiles: str | None = None
 ) -> dict[str, Any]:
-    """Write the map to `saida`; returns what it drew. `limite` bounds each kind of point."""
+    """Write the map to `saida`; returns what it drew. `limite` bounds each kind of point.
+    One helper per layer, drawn from the bottom up."""
     dados = _ler(conn, limite)
     mapa = folium.Map(location=[-15.0, -50.0], zoom_start=4, tiles=tiles, control_scale=True)
     _inline_leaflet(mapa)
-
-    if dados["poligonos"]:
-        poligonos = {
-            "type": "FeatureCollection",
-            "features": [
-                {
-                    "type": "Feature",
-                    "geometry": p["geometria"],
-                    "properties": {
-                        "nome": _texto(p["nome"]),
-                        "nivel": p["nivel"],
-                        "unidade_civica_id": str(p["unidade_civica_id"]),
-                    },
-                }
-                for p in dados["poligonos"]
-            ],
-        }
-        folium.GeoJson(
-            poligonos,
-            name="UCs perto dos pontos sem resposta",
-            style_function=_estilo_poligono,
-            tooltip=folium.GeoJsonTooltip(fields=["nome", "nivel"], aliases=["UC", "nível"]),
-        ).add_to(mapa)
-
-    por_nivel: dict[int, list[dict[str, Any]]] = {}
-    for r in dados["resolucoes"]:
-        por_nivel.setdefault(r["nivel"], []).append(r)
-    campos_res = [
-        ("demanda_id", "demanda_id"),
-        ("event_id", "event_id"),
-        ("uc_nome", "UC"),
-        ("nivel", "nível"),
-        ("criado_em", "resolvida em"),
-    ]
-    for nivel in sorted(por_nivel, reverse=True):
-        _camada_pontos(
-            mapa,
-            f"Resolvidas: {NOMES_NIVEL.get(nivel, f'nível {nivel}')}",
-            _pontos(por_nivel[nivel], [c for c, _ in campos_res]),
-            campos_res,
-            cor=_cor(nivel),
-            borda="#ffffff",
-            raio=5,
-            classe=f"d2-resolucao d2-nivel-{nivel}",
-        )
-
-    pendentes = [
-        r | {"uc": f"nenhuma (mais próxima: {r['uc_proxima'] or '—'})"} for r in dados["revisoes"]
-    ]
-    campos_rev = [
-        ("demanda_id", "demanda_id"),
-        ("event_id", "event_id"),
-        ("uc", "UC"),
-        ("criado_em", "na fila desde"),
-    ]
-    _camada_pontos(
-        mapa,
-        "Revisões pendentes",
-        _pontos(pendentes, [c for c, _ in campos_rev]),
-        campos_rev,
-        cor=COR_REVISAO,
-        borda="#ffffff",
-        raio=7,
-        classe="d2-revisao",
-    )
-
-    com_coord = [
-        d | {"uc": "—", "demanda_id": _uuid_ou_aviso(d["demanda_id"])}
-        for d in dados["mortos"]
-        if d["lat"] is not None
-    ]
+    _camada_poligonos(mapa, dados["poligonos"])
+    por_nivel = _camadas_resolucoes(mapa, dados["resolucoes"])
+    pendentes = _camada_revisoes(mapa, dados["revisoes"])
+    com_coord = _camada_dead_letters(mapa, dados["mortos"])
     sem_coordenadas = len(dados["mortos"]) - len(com_coord)
-    campos_dl = [("demanda_id", "demanda_id"), ("event_id", "event_id"), ("uc", "UC")]
-    campos_dl.append(("erro", "erro"))
-    _camada_pontos(
-        mapa,
-        "Dead letters",
-        _pontos(com_coord, [c for c, _ in campos_dl]),
-        campos_dl,
-        cor=COR_DEAD_LETTER,
-        borda="#ffffff",
-        raio=7,
-        classe="d2-dead-letter",
-    )
-
     contagens = {
         "revisoes": len(pendentes),
         "dead_letters": len(com_coord),
@@ -325,6 +246,105 @@ def gerar_mapa(
         "poligonos": len(dados["poligonos"]),
         "bytes": len(pagina.encode()),
     }
+
+
+def _camada_poligonos(mapa: folium.Map, linhas: list[dict[str, Any]]) -> None:
+    """The level ≤ 4 UCs around the points left without an answer."""
+    if not linhas:
+        return
+    poligonos = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "geometry": p["geometria"],
+                "properties": {
+                    "nome": _texto(p["nome"]),
+                    "nivel": p["nivel"],
+                    "unidade_civica_id": str(p["unidade_civica_id"]),
+                },
+            }
+            for p in linhas
+        ],
+    }
+    folium.GeoJson(
+        poligonos,
+        name="UCs perto dos pontos sem resposta",
+        style_function=_estilo_poligono,
+        tooltip=folium.GeoJsonTooltip(fields=["nome", "nivel"], aliases=["UC", "nível"]),
+    ).add_to(mapa)
+
+
+def _camadas_resolucoes(
+    mapa: folium.Map, linhas: list[dict[str, Any]]
+) -> dict[int, list[dict[str, Any]]]:
+    """The latest resolutions, one layer per level; returns them by level."""
+    por_nivel: dict[int, list[dict[str, Any]]] = {}
+    for r in linhas:
+        por_nivel.setdefault(r["nivel"], []).append(r)
+    campos_res = [
+        ("demanda_id", "demanda_id"),
+        ("event_id", "event_id"),
+        ("uc_nome", "UC"),
+        ("nivel", "nível"),
+        ("criado_em", "resolvida em"),
+    ]
+    for nivel in sorted(por_nivel, reverse=True):
+        _camada_pontos(
+            mapa,
+            f"Resolvidas: {NOMES_NIVEL.get(nivel, f'nível {nivel}')}",
+            _pontos(por_nivel[nivel], [c for c, _ in campos_res]),
+            campos_res,
+            cor=_cor(nivel),
+            borda="#ffffff",
+            raio=5,
+            classe=f"d2-resolucao d2-nivel-{nivel}",
+        )
+    return por_nivel
+
+
+def _camada_revisoes(mapa: folium.Map, linhas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pending reviews, with the nearest UC as a hint; returns the points drawn."""
+    pendentes = [r | {"uc": f"nenhuma (mais próxima: {r['uc_proxima'] or '—'})"} for r in linhas]
+    campos_rev = [
+        ("demanda_id", "demanda_id"),
+        ("event_id", "event_id"),
+        ("uc", "UC"),
+        ("criado_em", "na fila desde"),
+    ]
+    _camada_pontos(
+        mapa,
+        "Revisões pendentes",
+        _pontos(pendentes, [c for c, _ in campos_rev]),
+        campos_rev,
+        cor=COR_REVISAO,
+        borda="#ffffff",
+        raio=7,
+        classe="d2-revisao",
+    )
+    return pendentes
+
+
+def _camada_dead_letters(mapa: folium.Map, linhas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pending dead letters whose event carries coordinates; returns those drawn."""
+    com_coord = [
+        d | {"uc": "—", "demanda_id": _uuid_ou_aviso(d["demanda_id"])}
+        for d in linhas
+        if d["lat"] is not None
+    ]
+    campos_dl = [("demanda_id", "demanda_id"), ("event_id", "event_id"), ("uc", "UC")]
+    campos_dl.append(("erro", "erro"))
+    _camada_pontos(
+        mapa,
+        "Dead letters",
+        _pontos(com_coord, [c for c, _ in campos_dl]),
+        campos_dl,
+        cor=COR_DEAD_LETTER,
+        borda="#ffffff",
+        raio=7,
+        classe="d2-dead-letter",
+    )
+    return com_coord
 
 
 def _gravar_privado(saida: Path, pagina: str) -> None:
