@@ -36,6 +36,28 @@ def _registrar_geocodificacoes(conn: db.Connection, planos: list[Plan]) -> None:
         conn.execute(db.q("geocoder_record"), {"rows": wire.json_texto(linhas)})
 
 
+def _registrar_proximidade(conn: db.Connection, planos: list[Plan], limite_m: float) -> None:
+    """The near rule's answers among the stored resolutions: their step and distance in
+    d2.revisoes_tratadas, in the resolutions' commit."""
+    linhas = [
+        {
+            "event_id": p.event_id_texto,
+            "demanda_id": p.demanda_id_texto,
+            "unidade_civica_id": p.resolucao.unidade_civica_id,
+            "distancia_m": p.resolucao.distancia_m,
+            "lat": p.lat,
+            "lng": p.lng,
+        }
+        for p in planos
+        if p.resolucao is not None and p.resolucao.distancia_m is not None
+    ]
+    if linhas:
+        conn.execute(
+            db.q("revisoes_near_record"),
+            {"rows": wire.json_texto(linhas), "limite": limite_m},
+        )
+
+
 def _enfileirar_revisoes(conn: db.Connection, revisao: list[Plan]) -> set[uuid.UUID]:
     """Step 4's review queue; returns the events whose review row is theirs (inserted now,
     or already there from an earlier pass)."""
@@ -140,6 +162,8 @@ class Conclusion:
         self.cursor = cursor
         self.consumer = cursor.consumer
         self.origem = origem
+        # The near rule's distance, recorded with each of its answers.
+        self.limite_m = settings.revisao_distancia_m
         self.falhas_publicacao: set[uuid.UUID] = set()
         """Events whose publication failed after its retries (spec 3.4/T9), each with a
         pending dead letter that the publication, when it succeeds, marks resolved."""
@@ -160,6 +184,9 @@ class Conclusion:
         with db.mapped_errors(), conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
             gravados = {row[0] for row in cur.execute(db.q("resolucoes_insert"), colunas)}
             _registrar_geocodificacoes(conn, [p for p in novos if p.event_id_texto in gravados])
+            _registrar_proximidade(
+                conn, [p for p in novos if p.event_id_texto in gravados], self.limite_m
+            )
         recusados = [p for p in novos if p.event_id_texto not in gravados]
         for plano, (motivo, titular) in zip(
             recusados, self._disputar(conn, recusados), strict=True

@@ -93,3 +93,20 @@ INSERT INTO d2.eventos_processados (event_id, demanda_id)
 SELECT r.event_id::uuid, r.demanda_id::uuid
 FROM unnest(%(event_ids)b::text[], %(demanda_ids)b::text[]) AS r (event_id, demanda_id)
 ON CONFLICT (event_id) DO NOTHING;
+
+-- name: revisoes_near_record
+-- The near rule's answers just stored (handler step 5, or a review resolved by
+-- `d2 revisoes reprocessar` and the follow-up): the step, the unit's distance and the
+-- rule's, in d2.revisoes_tratadas (idempotent by event_id: a replay records nothing twice).
+-- revisao_desde: when a queued review waited (NULL for the handler's, answered at once).
+INSERT INTO d2.revisoes_tratadas (
+    event_id, demanda_id, passo, unidade_civica_id, distancia_m, limite_m,
+    coordenadas_lat, coordenadas_lng, revisao_desde
+)
+SELECT r.event_id, r.demanda_id, 'proximidade', r.unidade_civica_id, r.distancia_m,
+       %(limite)s, r.lat, r.lng, r.revisao_desde
+FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
+    event_id uuid, demanda_id uuid, unidade_civica_id uuid, distancia_m double precision,
+    lat double precision, lng double precision, revisao_desde timestamptz
+)
+ON CONFLICT (event_id) DO NOTHING;

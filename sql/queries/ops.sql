@@ -98,9 +98,9 @@ LEFT JOIN LATERAL (
     ORDER BY m.geom <-> ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326)
     LIMIT 1
 ) perto ON true
--- Demands queued in one batch share criado_em: the event log's order breaks the tie.
-LEFT JOIN d2.eventos e ON e.event_id = p.event_id
-ORDER BY p.criado_em, e.sequence_number, p.demanda_id
+-- Demands queued in one batch share criado_em: the event log's order breaks the tie
+-- (the view's sequence_number: an operator's role may not read the log itself).
+ORDER BY p.criado_em, p.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
 -- name: map_dead_letters
@@ -169,3 +169,12 @@ SELECT decisao, count(*) AS quantidade,
 FROM d2.territorio_submissoes
 GROUP BY decisao
 ORDER BY decisao;
+
+-- name: revisao_atribuir
+-- An operator answers a review at a unit (d2.revisao_atribuir: the resolution, the
+-- record, the review gone, the publication, in the caller's transaction).
+SELECT * FROM d2.revisao_atribuir(%(demanda_id)s::uuid, %(uc)s::uuid, %(motivo)s, %(por)s);
+
+-- name: revisao_descartar
+-- An operator closes a review with no answer (d2.revisao_descartar).
+SELECT * FROM d2.revisao_descartar(%(demanda_id)s::uuid, %(motivo)s, %(por)s);

@@ -27,6 +27,8 @@ SUBSTANTIVOS = {
     "resolucoes", "revisoes", "territorio", "uc", "ucs", "ufs",
     # A name's search form, the spec's column nome_busca (§2.6): d2/nome_busca.py.
     "nome", "busca",
+    # An operator's actions on a revisão: answer it at a unit, or close it with none.
+    "atribuir", "descartar",
 }  # fmt: skip
 
 # Generic technical words (and the abbreviations the field uses: regeo for
@@ -93,6 +95,8 @@ INGLES = {
     "geometry",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
+    # The near rule: a point in no polygon answered at the one município near it.
+    "near",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
