@@ -9,26 +9,16 @@ internet); give `tiles` (e.g. "OpenStreetMap") to add one — offline it simply 
 
 from __future__ import annotations
 
-import contextlib
 import html
-import os
-import re
-import tempfile
 import uuid
-from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import folium
 
-from d2 import db, errors
+from d2 import db
 from d2.handler import handler
-from d2.ops import revisoes
-from d2.terminal import visivel
-
-_LEAFLET = Path(__file__).resolve().parent / "_leaflet"
-_EXTERNO = re.compile(r"<(?:script|link)\b[^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//", re.I)
+from d2.ops import html_page, revisoes
 
 COR_REVISAO = "#d62728"
 COR_DEAD_LETTER = "#111111"
@@ -49,74 +39,12 @@ def _cor(nivel: int) -> str:
     return CORES_NIVEL.get(nivel, "#17becf")
 
 
-def _texto(valor: Any) -> Any:
-    """A property as the popups and tooltips show it. folium's GeoJsonPopup/GeoJsonTooltip
-    write property values into innerHTML as they are: every text is HTML-escaped here, since
-    names and ids come from files and events anyone upstream could write. Bidi overrides,
-    zero-width and control characters are shown as escapes (d2/terminal.py) first: inside
-    a popup they would reorder or hide the text around them."""
-    if valor is None:
-        return "—"
-    if isinstance(valor, datetime):
-        return f"{valor:%Y-%m-%d %H:%M:%S}"
-    if isinstance(valor, int | float) and not isinstance(valor, bool):
-        return valor
-    return html.escape(visivel(str(valor)), quote=True)
-
-
 def _uuid_ou_aviso(valor: Any) -> str:
     """A dead letter's demanda_id is the payload's text as written: shown only when a uuid."""
     try:
         return str(uuid.UUID(str(valor)))
     except ValueError:
         return "(não é um uuid)"
-
-
-def _pontos(linhas: Iterable[dict[str, Any]], campos: list[str]) -> dict[str, Any]:
-    """A GeoJSON FeatureCollection of points with the given properties."""
-    return {
-        "type": "FeatureCollection",
-        "features": [
-            {
-                "type": "Feature",
-                "geometry": {"type": "Point", "coordinates": [linha["lng"], linha["lat"]]},
-                "properties": {campo: _texto(linha.get(campo)) for campo in campos},
-            }
-            for linha in linhas
-        ],
-    }
-
-
-def _camada_pontos(
-    mapa: folium.Map,
-    nome: str,
-    dados: dict[str, Any],
-    campos: list[tuple[str, str]],
-    *,
-    cor: str,
-    borda: str,
-    raio: int,
-    classe: str,
-) -> None:
-    if not dados["features"]:
-        return
-    folium.GeoJson(
-        dados,
-        name=nome,
-        marker=folium.CircleMarker(
-            radius=raio,
-            color=borda,
-            weight=1.5,
-            fill=True,
-            fill_color=cor,
-            fill_opacity=0.9,
-            className=classe,
-        ),
-        popup=folium.GeoJsonPopup(
-            fields=[c for c, _ in campos], aliases=[a for _, a in campos], localize=False
-        ),
-        zoom_on_click=False,
-    ).add_to(mapa)
 
 
 def _estilo_poligono(feature: dict[str, Any]) -> dict[str, Any]:
@@ -147,14 +75,6 @@ def _legenda(contagens: dict[str, int], niveis: list[int], sem_coordenadas: int)
         'border-radius:4px;font:12px/1.5 sans-serif;box-shadow:0 1px 4px rgba(0,0,0,.3)">'
         "<b>D-2 — o que precisa de atenção</b>" + "".join(linhas) + "</div>"
     )
-
-
-def _limites(pontos: list[tuple[float, float]]) -> list[list[float]] | None:
-    if not pontos:
-        return None
-    lats = [p[0] for p in pontos]
-    lngs = [p[1] for p in pontos]
-    return [[min(lats), min(lngs)], [max(lats), max(lngs)]]
 
 
 def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
@@ -189,23 +109,6 @@ def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def _figura(mapa: folium.Map) -> folium.Figure:
-    figura = mapa.get_root()
-    assert isinstance(figura, folium.Figure)
-    return figura
-
-
-def _inline_leaflet(mapa: folium.Map) -> None:
-    js = (_LEAFLET / "leaflet.js").read_text(encoding="utf-8")
-    js = re.sub(r"//# sourceMappingURL=\S+\s*$", "", js)
-    css = (_LEAFLET / "leaflet.css").read_text(encoding="utf-8")
-    mapa.default_js = []
-    mapa.default_css = []
-    _figura(mapa).header.add_child(
-        folium.Element(f"<style>{css}</style>\n<script>{js}</script>"), name="leaflet_inline"
-    )
-
-
 def gerar_mapa(
     conn: db.Connection, saida: Path, *, limite: int = 5000, tiles: str | None = None
 ) -> dict[str, Any]:
@@ -213,7 +116,7 @@ def gerar_mapa(
     One helper per layer, drawn from the bottom up."""
     dados = _ler(conn, limite)
     mapa = folium.Map(location=[-15.0, -50.0], zoom_start=4, tiles=tiles, control_scale=True)
-    _inline_leaflet(mapa)
+    html_page.inline_leaflet(mapa)
     _camada_poligonos(mapa, dados["poligonos"])
     por_nivel = _camadas_resolucoes(mapa, dados["resolucoes"])
     pendentes = _camada_revisoes(mapa, dados["revisoes"])
@@ -224,18 +127,18 @@ def gerar_mapa(
         "dead_letters": len(com_coord),
         "resolucoes": len(dados["resolucoes"]),
     }
-    _figura(mapa).html.add_child(
+    html_page.figura(mapa).html.add_child(
         folium.Element(_legenda(contagens, sorted(por_nivel), sem_coordenadas))
     )
     folium.LayerControl(collapsed=False).add_to(mapa)
     pontos = [(p["lat"], p["lng"]) for p in dados["resolucoes"] + pendentes + com_coord]
-    limites = _limites(pontos)
+    limites = html_page.limites(pontos)
     if limites is not None:
         mapa.fit_bounds(limites, padding=(30, 30), max_zoom=14)
 
     pagina = mapa.get_root().render()
-    _checar_autocontido(pagina)
-    _gravar_privado(saida, pagina)
+    html_page.checar_autocontido(pagina)
+    html_page.gravar_privado(saida, pagina)
     return {
         "saida": str(saida),
         "revisoes": len(pendentes),
@@ -259,7 +162,7 @@ def _camada_poligonos(mapa: folium.Map, linhas: list[dict[str, Any]]) -> None:
                 "type": "Feature",
                 "geometry": p["geometria"],
                 "properties": {
-                    "nome": _texto(p["nome"]),
+                    "nome": html_page.texto(p["nome"]),
                     "nivel": p["nivel"],
                     "unidade_civica_id": str(p["unidade_civica_id"]),
                 },
@@ -290,10 +193,10 @@ def _camadas_resolucoes(
         ("criado_em", "resolvida em"),
     ]
     for nivel in sorted(por_nivel, reverse=True):
-        _camada_pontos(
+        html_page.camada_pontos(
             mapa,
             f"Resolvidas: {NOMES_NIVEL.get(nivel, f'nível {nivel}')}",
-            _pontos(por_nivel[nivel], [c for c, _ in campos_res]),
+            html_page.pontos(por_nivel[nivel], [c for c, _ in campos_res]),
             campos_res,
             cor=_cor(nivel),
             borda="#ffffff",
@@ -312,10 +215,10 @@ def _camada_revisoes(mapa: folium.Map, linhas: list[dict[str, Any]]) -> list[dic
         ("uc", "UC"),
         ("criado_em", "na fila desde"),
     ]
-    _camada_pontos(
+    html_page.camada_pontos(
         mapa,
         "Revisões pendentes",
-        _pontos(pendentes, [c for c, _ in campos_rev]),
+        html_page.pontos(pendentes, [c for c, _ in campos_rev]),
         campos_rev,
         cor=COR_REVISAO,
         borda="#ffffff",
@@ -334,10 +237,10 @@ def _camada_dead_letters(mapa: folium.Map, linhas: list[dict[str, Any]]) -> list
     ]
     campos_dl = [("demanda_id", "demanda_id"), ("event_id", "event_id"), ("uc", "UC")]
     campos_dl.append(("erro", "erro"))
-    _camada_pontos(
+    html_page.camada_pontos(
         mapa,
         "Dead letters",
-        _pontos(com_coord, [c for c, _ in campos_dl]),
+        html_page.pontos(com_coord, [c for c, _ in campos_dl]),
         campos_dl,
         cor=COR_DEAD_LETTER,
         borda="#ffffff",
@@ -345,25 +248,3 @@ def _camada_dead_letters(mapa: folium.Map, linhas: list[dict[str, Any]]) -> list
         classe="d2-dead-letter",
     )
     return com_coord
-
-
-def _gravar_privado(saida: Path, pagina: str) -> None:
-    """The page holds citizens' coordinates: mode 0600 from its first byte (mkstemp), then
-    renamed over `saida`, so an existing file's mode or a symlink there is not reused."""
-    saida.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporario = tempfile.mkstemp(prefix=".mapa-", suffix=".html", dir=saida.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as arquivo:
-            arquivo.write(pagina)
-        os.replace(temporario, saida)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporario)
-        raise
-
-
-def _checar_autocontido(pagina: str) -> None:
-    """A script or stylesheet from the network would leave the page blank offline."""
-    achado = _EXTERNO.search(pagina)
-    if achado:
-        raise errors.D2Error(f"map page would load from the network: {achado.group(0)[:120]}")
