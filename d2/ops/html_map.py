@@ -1,6 +1,7 @@
 """`d2 map`: one self-contained HTML page of what needs a human.
 
-Pending reviews and dead-lettered points over the UC polygons around them, and the latest
+Pending reviews and dead-lettered points over the UC polygons around them, the reviews
+closed without a polygon (by the near rule, by an operator, discarded) and the latest
 resolutions coloured by level, with a legend and a popup per point. Leaflet's JS and CSS
 are inlined from the copy vendored in d2/_leaflet (Leaflet 1.9.4, BSD-2-Clause): the page
 opens offline, from a file, with no CDN. No tile layer by default (tiles need the
@@ -22,6 +23,12 @@ from d2.ops import html_page, revisoes
 
 COR_REVISAO = "#d62728"
 COR_DEAD_LETTER = "#111111"
+# Reviews closed without a polygon, by step (d2.revisoes_tratadas.passo): colour, label.
+TRATADAS = {
+    "proximidade": ("#00a6a6", "revisão respondida pela regra de proximidade"),
+    "operador": ("#c51b8a", "revisão atribuída por um operador"),
+    "descarte": ("#a6761d", "revisão descartada por um operador"),
+}
 CORES_NIVEL = {
     1: "#8c564b",
     2: "#2ca02c",
@@ -65,6 +72,11 @@ def _legenda(contagens: dict[str, int], niveis: list[int], sem_coordenadas: int)
         item(COR_DEAD_LETTER, "#ffffff", f"dead letter ({contagens['dead_letters']})"),
     ]
     linhas += [
+        item(cor, "#ffffff", f"{rotulo} ({contagens[passo]})")
+        for passo, (cor, rotulo) in TRATADAS.items()
+        if contagens.get(passo)
+    ]
+    linhas += [
         item(_cor(n), "#ffffff", f"resolvida: {NOMES_NIVEL.get(n, f'nível {n}')}") for n in niveis
     ]
     if sem_coordenadas:
@@ -94,7 +106,8 @@ def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
             db.q("map_dead_letters"), {"consumidor": handler.CONSUMER, "limite": limite}
         ).fetchall()
         resolucoes = conn.execute(db.q("map_resolucoes"), {"limite": limite}).fetchall()
-        alvos = [(r["lat"], r["lng"]) for r in pendentes] + [
+        tratadas = conn.execute(db.q("map_revisoes_tratadas"), {"limite": limite}).fetchall()
+        alvos = [(r["lat"], r["lng"]) for r in pendentes + tratadas] + [
             (d["lat"], d["lng"]) for d in mortos if d["lat"] is not None
         ]
         poligonos = conn.execute(
@@ -105,6 +118,7 @@ def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
         "revisoes": pendentes,
         "mortos": mortos,
         "resolucoes": resolucoes,
+        "tratadas": tratadas,
         "poligonos": poligonos,
     }
 
@@ -119,6 +133,7 @@ def gerar_mapa(
     html_page.inline_leaflet(mapa)
     _camada_poligonos(mapa, dados["poligonos"])
     por_nivel = _camadas_resolucoes(mapa, dados["resolucoes"])
+    tratadas = _camadas_tratadas(mapa, dados["tratadas"])
     pendentes = _camada_revisoes(mapa, dados["revisoes"])
     com_coord = _camada_dead_letters(mapa, dados["mortos"])
     sem_coordenadas = len(dados["mortos"]) - len(com_coord)
@@ -126,12 +141,15 @@ def gerar_mapa(
         "revisoes": len(pendentes),
         "dead_letters": len(com_coord),
         "resolucoes": len(dados["resolucoes"]),
-    }
+    } | tratadas
     html_page.figura(mapa).html.add_child(
         folium.Element(_legenda(contagens, sorted(por_nivel), sem_coordenadas))
     )
     folium.LayerControl(collapsed=False).add_to(mapa)
-    pontos = [(p["lat"], p["lng"]) for p in dados["resolucoes"] + pendentes + com_coord]
+    pontos = [
+        (p["lat"], p["lng"])
+        for p in dados["resolucoes"] + dados["tratadas"] + pendentes + com_coord
+    ]
     limites = html_page.limites(pontos)
     if limites is not None:
         mapa.fit_bounds(limites, padding=(30, 30), max_zoom=14)
@@ -146,6 +164,7 @@ def gerar_mapa(
         "dead_letters_sem_coordenadas": sem_coordenadas,
         "resolucoes": len(dados["resolucoes"]),
         "resolucoes_por_nivel": {str(n): len(v) for n, v in sorted(por_nivel.items())},
+        "revisoes_tratadas": tratadas,
         "poligonos": len(dados["poligonos"]),
         "bytes": len(pagina.encode()),
     }
@@ -204,6 +223,43 @@ def _camadas_resolucoes(
             classe=f"d2-resolucao d2-nivel-{nivel}",
         )
     return por_nivel
+
+
+def _camadas_tratadas(mapa: folium.Map, linhas: list[dict[str, Any]]) -> dict[str, int]:
+    """The reviews closed without a polygon, one layer per step, with the unit, its
+    distance, who, why and when; returns how many of each were drawn."""
+    campos = [
+        ("demanda_id", "demanda_id"),
+        ("event_id", "event_id"),
+        ("uc", "UC"),
+        ("distancia", "distância (m)"),
+        ("tratado_por", "por"),
+        ("motivo", "motivo"),
+        ("tratado_em", "em"),
+    ]
+    contagem: dict[str, int] = {}
+    for passo, (cor, rotulo) in TRATADAS.items():
+        do_passo = [
+            r
+            | {
+                "uc": r["uc_nome"] or r["unidade_civica_id"] or "nenhuma",
+                "distancia": None if r["distancia_m"] is None else round(r["distancia_m"]),
+            }
+            for r in linhas
+            if r["passo"] == passo
+        ]
+        contagem[passo] = len(do_passo)
+        html_page.camada_pontos(
+            mapa,
+            rotulo[0].upper() + rotulo[1:],
+            html_page.pontos(do_passo, [c for c, _ in campos]),
+            campos,
+            cor=cor,
+            borda="#ffffff",
+            raio=6,
+            classe=f"d2-tratada d2-tratada-{passo}",
+        )
+    return contagem
 
 
 def _camada_revisoes(mapa: folium.Map, linhas: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -61,6 +61,7 @@ def status(conn: db.Connection, settings: config.Settings | None = None) -> dict
             "total": geral["revisoes_pendentes"],
             "mais_antiga": geral["revisao_mais_antiga"],
         },
+        "revisoes_tratadas": _revisoes_tratadas(conn, settings),
         # Demandas whose demanda_id came again with other content: an operator decides.
         "conflitos": _conflitos(conn),
         "dead_letters": _dead_letters(conn, geral),
@@ -114,6 +115,18 @@ def _descartes(conn: db.Connection) -> dict[str, int]:
         "total": sum(motivos.values()),
         "sem_coordenadas": motivos.get("sem_coordenadas", 0),
         "coordenadas_invalidas": motivos.get("coordenadas_invalidas", 0),
+    }
+
+
+def _revisoes_tratadas(conn: db.Connection, settings: config.Settings | None) -> dict[str, Any]:
+    """Reviews closed without a polygon: answered by the near rule (automatically), by an
+    operator, or discarded; with the rule's distance when the settings are known."""
+    with db.mapped_errors():
+        linhas = conn.execute(db.q("ops_status_revisoes_tratadas")).fetchall()
+    por_passo = {r["passo"]: int(r["quantidade"]) for r in linhas}
+    return {passo: por_passo.get(passo, 0) for passo in ("proximidade", "operador", "descarte")} | {
+        "ultima_em": max((r["ultima_em"] for r in linhas), default=None),
+        "distancia_m": settings.revisao_distancia_m if settings is not None else None,
     }
 
 
@@ -228,6 +241,17 @@ def _quando(valor: datetime | None) -> str:
     return f"{valor.astimezone():%Y-%m-%d %H:%M:%S} ({idade} ago)"
 
 
+def _linha_tratadas(t: dict[str, Any]) -> str:
+    regra = f" (one município within {t['distancia_m']:g} m)" if t["distancia_m"] else ""
+    if t["distancia_m"] == 0:
+        regra = " (off: D2_REVISAO_DISTANCIA_M=0)"
+    return (
+        f"closed    {t['proximidade']} answered by the near rule{regra}, "
+        f"{t['operador']} by an operator, {t['descarte']} discarded"
+        + (f"; last {_quando(t['ultima_em'])}" if t["ultima_em"] else "")
+    )
+
+
 def _linha_geocodificacoes(g: dict[str, Any]) -> str:
     if not g["total"]:
         return "addresses 0 waiting for the geocoder"
@@ -311,7 +335,8 @@ def formatar_status(d: dict[str, Any]) -> str:
         f"invalid coordinates {x['coordenadas_invalidas']})",
         f"review    {rv['total']} pending"
         + (f", oldest {_quando(rv['mais_antiga'])}" if rv["total"] else "")
-        + ("  → d2 revisoes list / d2 revisoes reprocessar" if rv["total"] else ""),
+        + ("  → d2 revisoes list, then reprocessar, atribuir or descartar" if rv["total"] else ""),
+        _linha_tratadas(d["revisoes_tratadas"]),
         _linha_geocodificacoes(d["geocodificacoes_pendentes"]),
         *_linha_geocodificador(d.get("geocodificador")),
         f"conflict  {d['conflitos']['demandas']} demandas await an operator "

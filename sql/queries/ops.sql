@@ -28,6 +28,8 @@ FROM d2.eventos_processados e
 LEFT JOIN d2.eventos l ON l.event_id = e.event_id
 WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo r WHERE r.event_id = e.event_id)
   AND NOT EXISTS (SELECT 1 FROM d2.revisoes_geo_pendentes p WHERE p.event_id = e.event_id)
+  -- A review an operator discarded is no discard for its coordinates.
+  AND NOT EXISTS (SELECT 1 FROM d2.revisoes_tratadas t WHERE t.event_id = e.event_id)
 GROUP BY 1
 ORDER BY 1;
 
@@ -60,6 +62,13 @@ SELECT
     (SELECT count(*) FROM d2.resolucoes_geo_historico) AS regeo_alteracoes,
     (SELECT max(alterado_em) FROM d2.resolucoes_geo_historico) AS regeo_ultima_em
 FROM d2.mirror_state s;
+
+-- name: ops_status_revisoes_tratadas
+-- Reviews closed without a polygon, by step: the near rule, an operator, a discard.
+SELECT passo, count(*) AS quantidade, max(tratado_em) AS ultima_em
+FROM d2.revisoes_tratadas
+GROUP BY passo
+ORDER BY passo;
 
 -- name: ops_status_dead_letters
 -- The consumer's dead letters by status.
@@ -178,3 +187,11 @@ SELECT * FROM d2.revisao_atribuir(%(demanda_id)s::uuid, %(uc)s::uuid, %(motivo)s
 -- name: revisao_descartar
 -- An operator closes a review with no answer (d2.revisao_descartar).
 SELECT * FROM d2.revisao_descartar(%(demanda_id)s::uuid, %(motivo)s, %(por)s);
+
+-- name: map_revisoes_tratadas
+-- The latest reviews closed without a polygon (d2 map): the step, the unit, its
+-- distance, who, why and when.
+SELECT t.demanda_id, t.event_id, t.passo, t.coordenadas_lat AS lat, t.coordenadas_lng AS lng,
+       t.unidade_civica_id, t.uc_nome, t.distancia_m, t.tratado_por, t.motivo, t.tratado_em
+FROM d2.v_revisoes_tratadas t
+LIMIT %(limite)s;
