@@ -112,10 +112,11 @@ class Settings:
     mirror_max_s: float = 300.0
     # The near rule (docs/design.md, decision 12): a point in no polygon within this many
     # metres of exactly one município, and no other within this plus the margin, is
-    # answered there (about GPS error plus the mesh's drawing error; docs/design.md says
-    # how it was measured). 0: off, every such point waits in review.
+    # answered there. The distance covers a phone's GPS error and the mesh's drawing
+    # error; the margin keeps water narrower than both together (a river, a channel, a
+    # bay's mouth) for a person. docs/design.md says how both were measured. 0: off.
     revisao_distancia_m: float = 100.0
-    revisao_margem_m: float = 100.0
+    revisao_margem_m: float = 500.0
 
 
 def _lista(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -201,7 +202,7 @@ def load() -> Settings:
         fence_max_s=_float("D2_FENCE_MAX_SECONDS", 300.0),
         mirror_max_s=_float("D2_MIRROR_MAX_SECONDS", 300.0),
         revisao_distancia_m=_float("D2_REVISAO_DISTANCIA_M", 100.0),
-        revisao_margem_m=_float("D2_REVISAO_MARGEM_M", 100.0),
+        revisao_margem_m=_float("D2_REVISAO_MARGEM_M", 500.0),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")

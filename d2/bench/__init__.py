@@ -31,12 +31,13 @@ from d2.bench import (
     geocode_quality_national,
     pip,
     regeo,
+    revisoes,
 )
 from d2.importers import ibge
 
 NAMES = (
     "pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo", "geocode",
-    "geocode-quality", "adversarial",
+    "geocode-quality", "adversarial", "revisoes",
 )  # fmt: skip
 
 # Sizes: (full run, --quick).
@@ -92,7 +93,14 @@ def run(
     with common.server(url) as srv, contextlib.ExitStack() as pilha:
         template: str | None = None
         for nome in escolhidos:
-            if nome in ("import", "eventlog", "geocode", "geocode-quality", "adversarial"):
+            if nome in (
+                "import",
+                "eventlog",
+                "geocode",
+                "geocode-quality",
+                "adversarial",
+                "revisoes",
+            ):
                 yield from _sem_modelo(nome, srv, url, quick, corpus, selecao)
                 continue
             if nome == "capture":
@@ -140,6 +148,8 @@ def _sem_modelo(
             yield from geocode_quality_national.medir(srv, selecao, falhas=corpus == "national")
     elif nome == "adversarial":
         yield from adversarial.medir(srv, _ADVERSARIOS[i])
+    elif nome == "revisoes":
+        yield from revisoes.medir(srv, quick)
 
 
 def _captura(srv: Any, template: str, i: int) -> Iterator[dict[str, Any]]:

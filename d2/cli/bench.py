@@ -70,7 +70,13 @@ def registrar(sub: Any) -> None:
             "prints each miss with its text, motivo and passo). "
             "adversarial: milliseconds per hostile address text (100 kB, hundreds of "
             "segments, names or numbers) against an ordinary address, same run (needs no "
-            "shared data)."
+            "shared data). "
+            "revisoes: GPS points 5 to 500 m out to sea off every coastal município of the "
+            "shared data as d2 import-ibge loads it, and as far inland: answered at their "
+            "município by the near rule, left in review, or answered at another (the bar: "
+            "none), beside the resolver alone; a sweep of the rule's distance and margin; "
+            "the mesh's drawing error against IBGE's full-resolution files, the seats and "
+            "the MS bairros."
         ),
     )
     p_bench.add_argument(
@@ -78,7 +84,7 @@ def registrar(sub: Any) -> None:
         nargs="*",
         metavar="NAME",
         help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode, "
-        "geocode-quality, adversarial (default: all)",
+        "geocode-quality, adversarial, revisoes (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
     p_bench.add_argument(

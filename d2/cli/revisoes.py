@@ -9,7 +9,7 @@ from typing import Any
 
 from d2 import config, db, logs
 from d2.cli import database_url
-from d2.cli.common import comando, em_dia, emitir, grupo, uuid_arg
+from d2.cli.common import comando, em_dia, emitir, flag, grupo, uuid_arg
 from d2.ops import revisoes
 
 
@@ -55,7 +55,7 @@ def cmd_revisoes_atribuir(args: argparse.Namespace) -> int:
             uuid_arg(args.demanda_id),
             uuid_arg(args.uc),
             por=args.by,
-            motivo=args.motivo,
+            motivo=args.reason,
         )
     emitir(args, feito, revisoes.formatar_atribuicao)
     return 0
@@ -66,7 +66,7 @@ def cmd_revisoes_descartar(args: argparse.Namespace) -> int:
     settings = config.load()
     with db.connect(database_url.url(), autocommit=True) as conn:
         feito = revisoes.descartar(
-            conn, settings, uuid_arg(args.demanda_id), motivo=args.motivo, por=args.by
+            conn, settings, uuid_arg(args.demanda_id), motivo=args.reason, por=args.by
         )
     emitir(args, feito, revisoes.formatar_descarte)
     return 0
@@ -116,7 +116,7 @@ def registrar(sub: Any) -> None:
     )
     p_atribuir.add_argument("demanda_id", metavar="DEMANDA_ID")
     p_atribuir.add_argument("--uc", required=True, metavar="UC_ID", help="the unit's id")
-    p_atribuir.add_argument("--motivo", default=None, metavar="TEXT", help="why (recorded)")
+    flag(p_atribuir, "--reason", "--motivo", default=None, metavar="TEXT", help="why (recorded)")
     p_atribuir.add_argument(
         "--by", default=quem, metavar="NAME", help=f"who decides (recorded; default {quem})"
     )
@@ -129,7 +129,7 @@ def registrar(sub: Any) -> None:
         help="close a review with no answer: recorded, nothing published",
     )
     p_descartar.add_argument("demanda_id", metavar="DEMANDA_ID")
-    p_descartar.add_argument("--motivo", required=True, metavar="TEXT", help="why (recorded)")
+    flag(p_descartar, "--reason", "--motivo", required=True, metavar="TEXT", help="why (recorded)")
     p_descartar.add_argument(
         "--by", default=quem, metavar="NAME", help=f"who decides (recorded; default {quem})"
     )

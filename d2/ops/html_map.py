@@ -106,7 +106,7 @@ def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
             db.q("map_dead_letters"), {"consumidor": handler.CONSUMER, "limite": limite}
         ).fetchall()
         resolucoes = conn.execute(db.q("map_resolucoes"), {"limite": limite}).fetchall()
-        tratadas = conn.execute(db.q("map_revisoes_tratadas"), {"limite": limite}).fetchall()
+        tratadas = conn.execute(db.q("map_revisoes_closed"), {"limite": limite}).fetchall()
         alvos = [(r["lat"], r["lng"]) for r in pendentes + tratadas] + [
             (d["lat"], d["lng"]) for d in mortos if d["lat"] is not None
         ]

@@ -122,7 +122,7 @@ def _revisoes_tratadas(conn: db.Connection, settings: config.Settings | None) ->
     """Reviews closed without a polygon: answered by the near rule (automatically), by an
     operator, or discarded; with the rule's distance when the settings are known."""
     with db.mapped_errors():
-        linhas = conn.execute(db.q("ops_status_revisoes_tratadas")).fetchall()
+        linhas = conn.execute(db.q("ops_status_revisoes_closed")).fetchall()
     por_passo = {r["passo"]: int(r["quantidade"]) for r in linhas}
     return {passo: por_passo.get(passo, 0) for passo in ("proximidade", "operador", "descarte")} | {
         "ultima_em": max((r["ultima_em"] for r in linhas), default=None),

@@ -45,7 +45,7 @@ class NearRule:
     limite_m + margem_m, is answered there (docs/design.md, decision 12)."""
 
     limite_m: float = 100.0
-    margem_m: float = 100.0
+    margem_m: float = 500.0
 
     @property
     def ativa(self) -> bool:

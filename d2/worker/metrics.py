@@ -169,7 +169,7 @@ class Metrics:
         if self._tratadas_em is not None and agora - self._tratadas_em < TRATADAS_A_CADA_S:
             return
         with db.mapped_errors():
-            linhas = conn.execute(db.q("metrics_revisoes_tratadas")).fetchall()
+            linhas = conn.execute(db.q("metrics_revisoes_closed")).fetchall()
         por_passo = {r["passo"]: int(r["quantidade"]) for r in linhas}
         for passo in PASSOS_REVISAO:
             self.tratadas.labels(passo=passo).set(por_passo.get(passo, 0))

@@ -26,7 +26,7 @@ CREATE OR REPLACE FUNCTION d2.resolver_proximo(
     lat double precision,
     lng double precision,
     limite_m double precision DEFAULT 100,
-    margem_m double precision DEFAULT 100
+    margem_m double precision DEFAULT 500
 )
 RETURNS TABLE (
     unidade_civica_id uuid, nivel_minimo_resolvido integer, cadeia_ucs uuid[],

@@ -8,7 +8,7 @@ CREATE OR REPLACE FUNCTION d2.resolver_proximos(
     lats double precision[],
     lngs double precision[],
     limite_m double precision DEFAULT 100,
-    margem_m double precision DEFAULT 100
+    margem_m double precision DEFAULT 500
 )
 RETURNS TABLE (
     ordem integer, unidade_civica_id uuid, nivel_minimo_resolvido integer, cadeia_ucs uuid[],

@@ -63,7 +63,7 @@ SELECT
     (SELECT max(alterado_em) FROM d2.resolucoes_geo_historico) AS regeo_ultima_em
 FROM d2.mirror_state s;
 
--- name: ops_status_revisoes_tratadas
+-- name: ops_status_revisoes_closed
 -- Reviews closed without a polygon, by step: the near rule, an operator, a discard.
 SELECT passo, count(*) AS quantidade, max(tratado_em) AS ultima_em
 FROM d2.revisoes_tratadas
@@ -188,7 +188,7 @@ SELECT * FROM d2.revisao_atribuir(%(demanda_id)s::uuid, %(uc)s::uuid, %(motivo)s
 -- An operator closes a review with no answer (d2.revisao_descartar).
 SELECT * FROM d2.revisao_descartar(%(demanda_id)s::uuid, %(motivo)s, %(por)s);
 
--- name: map_revisoes_tratadas
+-- name: map_revisoes_closed
 -- The latest reviews closed without a polygon (d2 map): the step, the unit, its
 -- distance, who, why and when.
 SELECT t.demanda_id, t.event_id, t.passo, t.coordenadas_lat AS lat, t.coordenadas_lng AS lng,

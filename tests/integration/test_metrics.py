@@ -397,7 +397,8 @@ def test_atualizar_gauges__closed_reviews_by_step_at_most_once_a_minute(
         conn.execute(
             "INSERT INTO d2.revisoes_tratadas (event_id, demanda_id, passo, unidade_civica_id, "
             "coordenadas_lat, coordenadas_lng) SELECT gen_random_uuid(), gen_random_uuid(), "
-            "%(passo)s::text, CASE WHEN %(passo)s::text <> 'descarte' THEN gen_random_uuid() END, 0, 0 "
+            "%(passo)s::text, "
+            "CASE WHEN %(passo)s::text <> 'descarte' THEN gen_random_uuid() END, 0, 0 "
             "FROM generate_series(1, %(n)s)",
             {"passo": passo, "n": n},
         )

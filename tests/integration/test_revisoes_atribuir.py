@@ -121,7 +121,7 @@ def test_descartar__records_and_publishes_nothing(
 ) -> None:
     demanda, event_id = em_revisao(conn)
     eventos = estado(conn)[3]
-    assert cli.main(["revisoes", "descartar", str(demanda), "--motivo", "GPS em alto-mar"]) == 0
+    assert cli.main(["revisoes", "descartar", str(demanda), "--reason", "GPS em alto-mar"]) == 0
     assert "discarded" in capsys.readouterr().out
     t = conn.execute(
         "SELECT * FROM d2.revisoes_tratadas WHERE event_id = %s", [event_id]
@@ -373,6 +373,6 @@ def test_operator_login__runs_the_commands(
     assert cli.main(["revisoes", "list"]) == 0
     assert str(demanda) in capsys.readouterr().out
     assert cli.main(["revisoes", "atribuir", str(demanda), "--uc", str(territorio.mun_b)]) == 0
-    assert cli.main(["revisoes", "descartar", str(outra), "--motivo", "fora do país"]) == 0
+    assert cli.main(["revisoes", "descartar", str(outra), "--reason", "fora do país"]) == 0
     capsys.readouterr()
     assert estado(conn)[:3] == (1, 0, 2)

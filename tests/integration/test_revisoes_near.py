@@ -171,7 +171,7 @@ def test_near__the_batch_function_answers_as_the_one_point_function(
         *(sul(m, -30.0, -45.0 + d) for m in (10, 60, 99, 140) for d in (-0.002, 0.0, 0.0009)),
         *(oeste(m, -25.0 - d, -50.0) for m in (5, 95, 101) for d in (0.0, 0.5, 4.9999)),
     ]  # fmt: skip
-    lote = {
+    em_batch = {
         r["ordem"]: r
         for r in conn.execute(
             "SELECT * FROM d2.resolver_proximos(%s::float8[], %s::float8[], 100, 100)",
@@ -180,8 +180,10 @@ def test_near__the_batch_function_answers_as_the_one_point_function(
     }
     for i, ponto in enumerate(pontos, start=1):
         um = proximo(conn, *ponto)
-        assert (dict(lote[i]) if i in lote else None) == (None if um is None else {"ordem": i} | um)
-    assert len(lote) >= 8  # the grid has answers and non-answers both
+        assert (dict(em_batch[i]) if i in em_batch else None) == (
+            None if um is None else {"ordem": i} | um
+        )
+    assert len(em_batch) >= 8  # the grid has answers and non-answers both
 
 
 # --- through the worker ----------------------------------------------------------------------
@@ -192,7 +194,7 @@ def _publicar(conn: Conn, ponto: tuple[float, float]) -> tuple[uuid.UUID, str]:
     return inserir_evento(conn, payload), payload["demanda_id"]
 
 
-def _desfecho(conn: Conn, event_id: uuid.UUID) -> tuple[Any, ...]:
+def _outcome(conn: Conn, event_id: uuid.UUID) -> tuple[Any, ...]:
     row = conn.execute(
         "SELECT g.unidade_civica_id, g.nivel_minimo_resolvido, g.metodo_resolucao, "
         "       g.confianca_geo, t.passo, round(t.distancia_m::numeric, 3) AS distancia, "
@@ -217,13 +219,13 @@ def test_near__the_worker_answers_a_beach_point_and_publishes_it(
     ids = [_publicar(conn, p) for p in PONTOS]
     drenar(db_url, settings)
 
-    a1 = _desfecho(conn, ids[0][0])
+    a1 = _outcome(conn, ids[0][0])
     assert a1[:5] == (territorio.bairro_a1, 2, "gps", "media", "proximidade")
     assert float(a1[5]) == pytest.approx(50, abs=1.0) and a1[6] == 100.0 and a1[7] is None
-    assert _desfecho(conn, ids[1][0])[:5] == (territorio.mun_b, 4, "gps", "media", "proximidade")
-    assert _desfecho(conn, ids[2][0])[:2] == (territorio.mun_a, 4)
+    assert _outcome(conn, ids[1][0])[:5] == (territorio.mun_b, 4, "gps", "media", "proximidade")
+    assert _outcome(conn, ids[2][0])[:2] == (territorio.mun_a, 4)
     for event_id, _ in ids[3:]:  # two municípios near, none near: in review
-        assert _desfecho(conn, event_id) == (None,) * 8 + (True,)
+        assert _outcome(conn, event_id) == (None,) * 8 + (True,)
     publicados = {s["payload"]["demanda_id"]: s["payload"] for s in saidas(conn)}
     assert set(publicados) == {d for _, d in ids[:3]}
     for saida in publicados.values():
@@ -242,16 +244,16 @@ def test_near__batch_and_per_event_paths_give_the_same_outcome(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:
     semear_cursor(conn)
-    lote = [_publicar(conn, p)[0] for p in PONTOS * 2]  # the second half: cache hits
+    em_batch = [_publicar(conn, p)[0] for p in PONTOS * 2]  # the second half: cache hits
     drenar(db_url, settings, batch_size=500)
     um = [_publicar(conn, p)[0] for p in PONTOS * 2]
     drenar(db_url, settings, batch_size=1)
 
-    def sem_tempo(desfecho: tuple[Any, ...]) -> tuple[Any, ...]:
-        return desfecho[:7] + desfecho[8:]
+    def sem_tempo(outcome: tuple[Any, ...]) -> tuple[Any, ...]:
+        return outcome[:7] + outcome[8:]
 
-    assert [sem_tempo(_desfecho(conn, e)) for e in lote] == [
-        sem_tempo(_desfecho(conn, e)) for e in um
+    assert [sem_tempo(_outcome(conn, e)) for e in em_batch] == [
+        sem_tempo(_outcome(conn, e)) for e in um
     ]
 
 
@@ -262,7 +264,7 @@ def test_near__off_when_the_distance_is_zero(
     semear_cursor(conn)
     event_id, _ = _publicar(conn, PERTO_A1)
     drenar(db_url, config.load())
-    assert _desfecho(conn, event_id)[-1] is True
+    assert _outcome(conn, event_id)[-1] is True
 
 
 def test_near__reprocessar_answers_the_queue_already_there(
@@ -285,8 +287,8 @@ def test_near__reprocessar_answers_the_queue_already_there(
     assert relatorio["examinadas"] == 5 and relatorio["resolvidas"] == 3
     assert relatorio["por_proximidade"] == 3 and relatorio["continuam_pendentes"] == 2
     ids = list(fila)
-    assert _desfecho(conn, ids[0])[:5] == (territorio.bairro_a1, 2, "gps", "media", "proximidade")
-    assert _desfecho(conn, ids[0])[7] is not None  # revisao_desde: it waited
+    assert _outcome(conn, ids[0])[:5] == (territorio.bairro_a1, 2, "gps", "media", "proximidade")
+    assert _outcome(conn, ids[0])[7] is not None  # revisao_desde: it waited
     assert {s["payload"]["demanda_id"] for s in saidas(conn)} == {fila[e] for e in ids[:3]}
     # A second run finds nothing more to answer and publishes nothing more.
     assert revisoes.reprocessar(conn, settings)["resolvidas"] == 0
@@ -314,5 +316,5 @@ def test_near__the_follow_up_answers_a_review_a_new_polygon_lies_near(
     relatorio = regeo.acompanhar(conn, regra=resolver.NearRule.de(settings))
 
     assert relatorio["revisoes_resolvidas"] == 1
-    assert _desfecho(conn, event_id)[:5] == (novo, 4, "gps", "media", "proximidade")
+    assert _outcome(conn, event_id)[:5] == (novo, 4, "gps", "media", "proximidade")
     assert {s["payload"]["demanda_id"] for s in saidas(conn)} == {demanda}

@@ -36,6 +36,10 @@ PARES = [
         ["nominatim", "import", "a.osm", "--create-web-role"],
         ["nominatim", "import", "a.osm", "--criar-papel-web"],
     ),
+    (
+        ["revisoes", "descartar", "6f1c", "--reason", "sem GPS"],
+        ["revisoes", "descartar", "6f1c", "--motivo", "sem GPS"],
+    ),
 ]
 
 
@@ -114,7 +118,7 @@ def test_maintainers_commands_stay_out_of_help() -> None:
 
 
 # The words command names are made of: English, the spec's nouns, and the operator's
-# actions on them (aceitar, rejeitar, reprocessar, regeorreferenciar).
+# actions on them (aceitar, rejeitar, reprocessar, regeorreferenciar, atribuir, descartar).
 PALAVRAS_COMANDO = {
     "bench", "cep", "conflicts", "consume", "db", "demo", "dlq", "freeze", "geocoding",
     "health", "ibge",
@@ -122,6 +126,7 @@ PALAVRAS_COMANDO = {
     "rebuild", "resolve", "resume", "retry", "sample", "seal", "show", "source", "start", "state",
     "status", "stop", "sync", "url", "verify", "worker",
     "aceitar", "regeorreferenciar", "rejeitar", "reprocessar", "revisoes", "territorio",
+    "atribuir", "descartar",
 }  # fmt: skip
 
 
@@ -152,6 +157,8 @@ PALAVRAS = {
     "force",
     # geocode-quality's selection of the national address corpus
     "corpus", "form", "only", "uf",
+    # why an operator answers or discards a review (recorded)
+    "reason",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip
