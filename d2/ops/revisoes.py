@@ -185,7 +185,7 @@ def atribuir(
     resposta["cadeia_ucs"] = [str(x) for x in feito["cadeia_ucs"] or []]
     resposta["uc_nome"] = _nome(conn, uc)
     if feito["situacao"] == "atribuida":
-        log.warning(
+        log.info(
             "Revisão atribuída por um operador",
             extra={
                 "demanda_id": resposta["demanda_id"],
@@ -221,7 +221,7 @@ def descartar(
         ).fetchone()
     assert feito is not None
     if feito["situacao"] == "descartada":
-        log.warning(
+        log.info(
             "Revisão descartada por um operador",
             extra={
                 "demanda_id": str(demanda_id),
