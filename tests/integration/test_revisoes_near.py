@@ -7,13 +7,14 @@ reprocessar` and the follow-up; d2.resolver_territorio unchanged."""
 
 from __future__ import annotations
 
+import logging
 import math
 import uuid
 from typing import Any
 
 import pytest
 
-from d2 import config
+from d2 import config, logs
 from d2.eventlog import registry
 from d2.handler.outputs import TIPO_SAIDA
 from d2.ops import regeo, revisoes
@@ -238,6 +239,32 @@ def test_near__the_worker_answers_a_beach_point_and_publishes_it(
     ).fetchone()
     assert vista is not None and vista["passo_revisao"] == "proximidade"
     assert vista["distancia_m"] == pytest.approx(40, abs=1.0)
+
+
+def test_near__its_log_line_says_the_step_and_distance_not_the_point(
+    conn: Conn,
+    db_url: str,
+    settings: config.Settings,
+    territorio: Territorio,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    raiz = logging.getLogger("d2")
+    raiz.addHandler(caplog.handler)
+    nivel = raiz.level
+    raiz.setLevel(logging.INFO)
+    try:
+        semear_cursor(conn)
+        event_id, _ = _publicar(conn, PERTO_B)
+        drenar(db_url, settings)
+    finally:
+        raiz.removeHandler(caplog.handler)
+        raiz.setLevel(nivel)
+    # The handler added to "d2" and the root's both see it: one record, maybe twice.
+    [linha] = {r for r in caplog.records if r.getMessage() == "Demanda georreferenciada"}
+    assert (linha.__dict__["passo"], linha.__dict__["event_id"]) == ("proximidade", event_id)
+    assert linha.__dict__["distancia_m"] == pytest.approx(40, abs=1.0)
+    texto = logs.JsonFormatter().format(linha)
+    assert f"{PERTO_B[0]:.5f}"[:8] not in texto and "-42.0" not in texto  # no coordinates
 
 
 def test_near__batch_and_per_event_paths_give_the_same_outcome(
