@@ -73,7 +73,7 @@ def downgrade() -> None:
         DROP VIEW IF EXISTS d2.v_revisoes_pendentes;
         DROP FUNCTION IF EXISTS d2.revisao_descartar(uuid, text, text);
         DROP FUNCTION IF EXISTS d2.revisao_atribuir(uuid, uuid, text, text);
-        DROP FUNCTION IF EXISTS d2.revisao_em_aberto(uuid, text, uuid);
+        DROP FUNCTION IF EXISTS d2.revisao_em_aberto(uuid, text, uuid, text, text);
         DROP FUNCTION IF EXISTS d2.resolver_proximos(
             double precision[], double precision[], double precision, double precision);
         DROP FUNCTION IF EXISTS d2.resolver_proximo(

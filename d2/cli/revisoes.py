@@ -106,7 +106,6 @@ def registrar(sub: Any) -> None:
         help="answer the queue by today's polygons and the near rule; publishes what now resolves",
     )
     p_rev_re.add_argument("--log-level", default="WARNING")
-    quem = _quem()
     p_atribuir = comando(
         grupo_revisoes,
         "atribuir",
@@ -114,13 +113,8 @@ def registrar(sub: Any) -> None:
         json_flag=True,
         help="answer a review at the unit you chose: stored, recorded and published once",
     )
-    p_atribuir.add_argument("demanda_id", metavar="DEMANDA_ID")
     p_atribuir.add_argument("--uc", required=True, metavar="UC_ID", help="the unit's id")
-    flag(p_atribuir, "--reason", "--motivo", default=None, metavar="TEXT", help="why (recorded)")
-    p_atribuir.add_argument(
-        "--by", default=quem, metavar="NAME", help=f"who decides (recorded; default {quem})"
-    )
-    p_atribuir.add_argument("--log-level", default="WARNING")
+    _quem_e_por_que(p_atribuir, motivo_obrigatorio=False)
     p_descartar = comando(
         grupo_revisoes,
         "descartar",
@@ -128,9 +122,23 @@ def registrar(sub: Any) -> None:
         json_flag=True,
         help="close a review with no answer: recorded, nothing published",
     )
-    p_descartar.add_argument("demanda_id", metavar="DEMANDA_ID")
-    flag(p_descartar, "--reason", "--motivo", required=True, metavar="TEXT", help="why (recorded)")
-    p_descartar.add_argument(
+    _quem_e_por_que(p_descartar, motivo_obrigatorio=True)
+
+
+def _quem_e_por_que(parser: Any, *, motivo_obrigatorio: bool) -> None:
+    """An operator's action on one review: the demanda, why, who (all recorded)."""
+    quem = _quem()
+    parser.add_argument("demanda_id", metavar="DEMANDA_ID")
+    flag(
+        parser,
+        "--reason",
+        "--motivo",
+        required=motivo_obrigatorio,
+        default=None,
+        metavar="TEXT",
+        help="why (recorded)",
+    )
+    parser.add_argument(
         "--by", default=quem, metavar="NAME", help=f"who decides (recorded; default {quem})"
     )
-    p_descartar.add_argument("--log-level", default="WARNING")
+    parser.add_argument("--log-level", default="WARNING")

@@ -91,29 +91,18 @@ def _conflitos_e_mortos(
     return conflitos, mortos, motivos
 
 
-def _registrar_conflitos(conn: db.Connection, conflitos: list[Plan]) -> None:
-    """Events whose demanda another event holds with other content: their terminal state."""
-    if conflitos:
+def _registrar_eventos(conn: db.Connection, consulta: str, planos: list[Plan]) -> None:
+    """Events recorded by (event_id, demanda_id, sequence_number) with one named query:
+    the conflicts (conflicts_insert: events whose demanda another event holds with other
+    content, their terminal state) and the address-only demands parked for the geocoding
+    stage (geocoder_park)."""
+    if planos:
         conn.execute(
-            db.q("conflicts_insert"),
+            db.q(consulta),
             {
-                "event_ids": [p.event_id_texto for p in conflitos],
-                "demanda_ids": [p.demanda_id_texto for p in conflitos],
-                "seqs": [p.evento.sequence_number for p in conflitos],
-            },
-        )
-
-
-def _estacionar(conn: db.Connection, planos: list[Plan]) -> None:
-    """Address-only demands parked for the geocoding stage."""
-    estacionados = [p for p in planos if p.outcome == Outcome.GEOCODIFICACAO_PENDENTE]
-    if estacionados:
-        conn.execute(
-            db.q("geocoder_park"),
-            {
-                "event_ids": [p.event_id_texto for p in estacionados],
-                "demanda_ids": [p.demanda_id_texto for p in estacionados],
-                "seqs": [p.evento.sequence_number for p in estacionados],
+                "event_ids": [p.event_id_texto for p in planos],
+                "demanda_ids": [p.demanda_id_texto for p in planos],
+                "seqs": [p.evento.sequence_number for p in planos],
             },
         )
 
@@ -258,8 +247,12 @@ class Conclusion:
                 )
             )
             conflitos, mortos, motivos = _conflitos_e_mortos(planos, recusadas, disputa)
-            _registrar_conflitos(conn, conflitos)
-            _estacionar(conn, planos)
+            _registrar_eventos(conn, "conflicts_insert", conflitos)
+            _registrar_eventos(
+                conn,
+                "geocoder_park",
+                [p for p in planos if p.outcome == Outcome.GEOCODIFICACAO_PENDENTE],
+            )
             _registrar_geocodificacoes(
                 conn, [p for p in planos if p.outcome == Outcome.ENDERECO_NAO_RESOLVIDO]
             )

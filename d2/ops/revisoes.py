@@ -6,11 +6,13 @@ through the SQL functions a psql user calls too (docs/design.md, decision 12).""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from d2 import config, db
@@ -162,12 +164,7 @@ def atribuir(
     Registry before it commits. A second call publishes nothing and says so
     (situacao 'ja_atribuida'). An unknown demanda or unit, a demanda not in review or in
     conflict: errors.InvalidInput, nothing written. conn must be in autocommit mode."""
-    db.exigir_autocommit(conn)
-    with (
-        db.limites(conn, lock_s=settings.lock_timeout_s),
-        db.mapped_errors(),
-        conn.transaction(),
-    ):
+    with _transacao(conn, settings):
         feito = conn.execute(
             db.q("revisao_atribuir"),
             {"demanda_id": demanda_id, "uc": uc, "motivo": motivo, "por": por},
@@ -210,12 +207,7 @@ def descartar(
     why, the review gone, nothing published. A second call writes nothing and says so
     (situacao 'ja_descartada'). errors.InvalidInput as atribuir. conn must be in
     autocommit mode."""
-    db.exigir_autocommit(conn)
-    with (
-        db.limites(conn, lock_s=settings.lock_timeout_s),
-        db.mapped_errors(),
-        conn.transaction(),
-    ):
+    with _transacao(conn, settings):
         feito = conn.execute(
             db.q("revisao_descartar"), {"demanda_id": demanda_id, "motivo": motivo, "por": por}
         ).fetchone()
@@ -235,6 +227,20 @@ def descartar(
         "event_id": str(feito["event_id"]),
         "tratado_em": feito["tratado_em"],
     }
+
+
+@contextlib.contextmanager
+def _transacao(conn: db.Connection, settings: config.Settings) -> Iterator[None]:
+    """One transaction for an operator's call, its wait for the review's row lock (an
+    operator, or the worker, holding it) bounded by D2_LOCK_TIMEOUT. conn must be in
+    autocommit mode."""
+    db.exigir_autocommit(conn)
+    with (
+        db.limites(conn, lock_s=settings.lock_timeout_s),
+        db.mapped_errors(),
+        conn.transaction(),
+    ):
+        yield
 
 
 def _nome(conn: db.Connection, uc: uuid.UUID) -> str | None:

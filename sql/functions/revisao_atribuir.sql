@@ -40,15 +40,11 @@ DECLARE
     por text := nullif(btrim(p_por), '');
     motivo text := nullif(btrim(p_motivo), '');
 BEGIN
-    IF p_demanda_id IS NULL OR p_unidade_civica_id IS NULL THEN
-        RAISE EXCEPTION 'a demanda_id and a unidade_civica_id are needed'
-            USING ERRCODE = 'invalid_parameter_value';
+    IF p_unidade_civica_id IS NULL THEN
+        RAISE EXCEPTION 'a unidade_civica_id is needed' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF length(por) > 200 OR length(motivo) > 2000 THEN
-        RAISE EXCEPTION 'who is at most 200 characters and why at most 2000'
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    SELECT * INTO revisao FROM d2.revisao_em_aberto(p_demanda_id, 'operador', p_unidade_civica_id);
+    SELECT * INTO revisao
+    FROM d2.revisao_em_aberto(p_demanda_id, 'operador', p_unidade_civica_id, por, motivo);
     demanda_id := p_demanda_id;
     event_id := revisao.event_id;
     unidade_civica_id := p_unidade_civica_id;

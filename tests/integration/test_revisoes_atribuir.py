@@ -222,7 +222,7 @@ def test_operator_role__closes_reviews_in_psql_and_nothing_else(
             "VALUES (gen_random_uuid(), 'demanda.georreferenciada', '1.0.0', 'D-2', '{}')",
             "SELECT * FROM core.event_log",
             "SELECT * FROM d2.eventos",
-            "SELECT * FROM d2.revisao_em_aberto(gen_random_uuid(), 'operador', NULL)",
+            "SELECT * FROM d2.revisao_em_aberto(gen_random_uuid(), 'operador', NULL, '', '')",
             "SELECT * FROM d2.resolver_proximos(ARRAY[0]::float8[], ARRAY[0]::float8[], 1, 1)",
             "SELECT d2.mirror_aplicar()",
         ):

@@ -20,15 +20,10 @@ DECLARE
     por text := nullif(btrim(p_por), '');
     motivo text := nullif(btrim(p_motivo), '');
 BEGIN
-    IF p_demanda_id IS NULL OR motivo IS NULL THEN
-        RAISE EXCEPTION 'a demanda_id and a reason (motivo) are needed'
-            USING ERRCODE = 'invalid_parameter_value';
+    IF motivo IS NULL THEN
+        RAISE EXCEPTION 'a reason (motivo) is needed' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF length(por) > 200 OR length(motivo) > 2000 THEN
-        RAISE EXCEPTION 'who is at most 200 characters and why at most 2000'
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    SELECT * INTO revisao FROM d2.revisao_em_aberto(p_demanda_id, 'descarte', NULL);
+    SELECT * INTO revisao FROM d2.revisao_em_aberto(p_demanda_id, 'descarte', NULL, por, motivo);
     demanda_id := p_demanda_id;
     event_id := revisao.event_id;
     IF revisao.ja_feita THEN

@@ -1,5 +1,6 @@
 -- The review an operator closes (d2.revisao_atribuir, d2.revisao_descartar), locked
--- FOR UPDATE: an operator, `d2 revisoes reprocessar` or the worker's follow-up holding it
+-- FOR UPDATE, after the arguments both take are checked (a demanda; who and why of a
+-- bounded length): an operator, `d2 revisoes reprocessar` or the worker's follow-up holding it
 -- is waited for (the caller's lock_timeout bounds the wait), and what it left is judged
 -- after. ja_feita is true, with the review's old event and point, when this demanda was
 -- already closed by the same step at the same unit (a second call: the caller publishes
@@ -10,7 +11,7 @@
 -- Runs as its caller, which is one of those two SECURITY DEFINER functions: nobody else
 -- holds EXECUTE on it.
 CREATE OR REPLACE FUNCTION d2.revisao_em_aberto(
-    p_demanda_id uuid, p_passo text, p_unidade_civica_id uuid
+    p_demanda_id uuid, p_passo text, p_unidade_civica_id uuid, p_por text, p_motivo text
 )
 RETURNS TABLE (
     event_id uuid, coordenadas_lat double precision, coordenadas_lng double precision,
@@ -23,6 +24,13 @@ DECLARE
     anterior d2.revisoes_tratadas%ROWTYPE;
     resposta d2.resolucoes_geo%ROWTYPE;
 BEGIN
+    IF p_demanda_id IS NULL THEN
+        RAISE EXCEPTION 'a demanda_id is needed' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF length(btrim(p_por)) > 200 OR length(btrim(p_motivo)) > 2000 THEN
+        RAISE EXCEPTION 'who is at most 200 characters and why at most 2000'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
     SELECT p.event_id, p.coordenadas_lat, p.coordenadas_lng, p.criado_em, false
     INTO event_id, coordenadas_lat, coordenadas_lng, revisao_desde, ja_feita
     FROM d2.revisoes_geo_pendentes p
