@@ -67,20 +67,27 @@ ON CONFLICT (event_id) DO NOTHING;
 
 -- name: revisoes_insert
 -- Handler step 4, no polygon: the manual review queue, set-based. RETURNING says which
--- rows are this event's (inserted now, or already there from an earlier pass).
+-- rows are this event's (inserted now, or already there from an earlier pass, or closed
+-- by an operator's discard: a replay of that event does not bring it back).
 WITH novas AS (
     INSERT INTO d2.revisoes_geo_pendentes (demanda_id, event_id, coordenadas_lat, coordenadas_lng)
     SELECT r.demanda_id, r.event_id, r.lat, r.lng
     FROM jsonb_to_recordset(%(rows)s::jsonb)
         AS r (demanda_id uuid, event_id uuid, lat double precision, lng double precision)
     WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo g WHERE g.demanda_id = r.demanda_id)
+      AND NOT EXISTS (SELECT 1 FROM d2.revisoes_tratadas t
+                      WHERE t.event_id = r.event_id AND t.passo = 'descarte')
     ON CONFLICT DO NOTHING
     RETURNING event_id
 )
 SELECT event_id FROM novas
 UNION
 SELECT p.event_id FROM d2.revisoes_geo_pendentes p
-WHERE p.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements(%(rows)s::jsonb) e);
+WHERE p.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements(%(rows)s::jsonb) e)
+UNION
+SELECT t.event_id FROM d2.revisoes_tratadas t
+WHERE t.passo = 'descarte'
+  AND t.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements(%(rows)s::jsonb) e);
 
 -- name: revisoes_count
 -- How many demandas wait for a human (logged with every new one, spec 4.1).

@@ -137,6 +137,21 @@ def test_descartar__records_and_publishes_nothing(
     assert "was discarded by" in capsys.readouterr().err
 
 
+def test_descartar__a_replay_of_its_event_does_not_bring_it_back(
+    conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
+) -> None:
+    semear_cursor(conn)
+    inserir_evento(conn, payload_normalizada(*FORA))
+    drenar(db_url, settings)
+    [revisao] = conn.execute("SELECT demanda_id FROM d2.revisoes_geo_pendentes").fetchall()
+    revisoes.descartar(conn, settings, revisao["demanda_id"], motivo="sem posição", por="ana")
+    antes = estado(conn)
+    semear_cursor(conn, mover=True)  # an operator rewinds the cursor: the event comes again
+    drenar(db_url, settings)
+    assert estado(conn) == antes  # no review again, nothing published, no dead letter
+    assert conn.execute("SELECT count(*) AS n FROM core.dead_letter_queue").fetchone() == {"n": 0}
+
+
 @pytest.mark.parametrize(
     "caso",
     ["demanda desconhecida", "unidade desconhecida", "já respondida", "em conflito", "não é uuid"],
