@@ -17,7 +17,8 @@ d2.worker.reading.
 Beside it, while it leads, two stages run on threads and connections of their own: the
 geocoding of address demands (d2.worker.geocoding) and the geometry stage (d2.worker.geometry:
 citizen drawings, the replica, the mirror's apply, the follow-up), so neither a slow
-geocoder nor a hostile drawing ever holds a GPS demand back.
+geocoder nor a hostile drawing ever holds a GPS demand back; d2.worker.stages starts and
+stops them.
 
 What a supervisor reads (State), and the leader's watch over what holds its output back
 (the event log's fence, the mirror's apply), are d2.worker.health's; the port that serves
@@ -26,14 +27,13 @@ them and the metrics, d2.worker.metrics_http's.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import logging
 import random
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import FrameType
 
 from d2 import (
@@ -42,11 +42,11 @@ from d2 import (
     errors,
 )
 from d2.eventlog import bus
-from d2.geocoder import address, nominatim
+from d2.geocoder import address
 from d2.handler import classification
 from d2.handler.handler import TIPO_ENTRADA, Batch, Handler, Result, transitoria
 from d2.territorio import mirror
-from d2.worker import geocoding, geometry, health, metrics, metrics_http
+from d2.worker import geocoding, geometry, health, metrics, metrics_http, stages
 from d2.worker.leadership import Leadership
 from d2.worker.reading import InTurnReading, ReadAhead, Reading
 
@@ -160,9 +160,18 @@ class Worker:
                 with (
                     bus.Listener(self.url) as ouvinte,
                     self._leitura(conn) as leitura,
-                    self._geocodificacao(drain=drain),
-                    self._geometry(drain=drain) as geometry_stage,
+                    stages.geocodificacao(
+                        self.settings,
+                        self.url,
+                        self.estado,
+                        parar_worker=self.parar,
+                        cache=self._cache_enderecos,
+                        metrics=self._metrics_geo,
+                        drain=drain,
+                    ) as self._estagio,
+                    stages.geometria(self.settings, self.url, drain=drain) as geometry_stage,
                 ):
+                    self._geometry_stage = geometry_stage
                     mirror.acompanhar(conn)  # the mirror first: events resolve against it
                     self._replay(conn, leitura)
                     self.estado.pronto = True
@@ -187,89 +196,11 @@ class Worker:
                         else:
                             espera = min(espera * 2, self.settings.poll_interval_s)
             finally:
+                self._estagio = None
+                self._geometry_stage = None
                 self.estado.pronto = False
                 self.estado.lider = False  # the lock goes when Leadership closes
                 self.estado.alertas = {}  # a leader's to find again, when it leads again
-
-    @contextlib.contextmanager
-    def _geocodificacao(self, *, drain: bool) -> Iterator[None]:
-        """The geocoding stage while this worker leads: its own thread and connection
-        (with drain, run by the caller after the log is drained)."""
-        if not self.settings.geocoder_ativo:
-            yield
-            return
-        observar = self._metrics_geo.duracao.observe if self._metrics_geo else None
-        with db.connect(self.url, autocommit=True, application_name="d2-geocoder") as conn:
-            escolha = nominatim.escolher(self.settings, conn)
-        geocodificador = nominatim.criar_geocodificador(
-            self.settings, self.url, observar, escolha=escolha
-        )
-        self.estado.geocodificador = escolha.modo
-        if escolha.modo == nominatim.NENHUM:
-            log.info(
-                "Geocodificação sem Nominatim: endereços respondidos por bairro ou município",
-                extra={"motivo": escolha.onde},
-            )
-
-        def reescolher(conn: db.Connection) -> nominatim.Geocoder | None:
-            achado = nominatim.reescolher(self.settings, self.url, conn, observar)
-            if achado is not None:
-                self.estado.geocodificador = achado.modo
-            return achado
-
-        # With drain the stage runs on this thread: the worker's own stop stops it.
-        parar = self.parar if drain else threading.Event()
-        caminho = address.AddressPath(
-            self.settings,
-            geocodificador,
-            cache=self._cache_enderecos,
-            parar=parar,
-            reescolher=reescolher,
-        )
-        self._estagio = geocoding.GeocodingStage(self.settings, caminho, metrics=self._metrics_geo)
-        thread = None
-        if not drain:
-            thread = threading.Thread(
-                target=self._estagio.executar,
-                args=(self.url, parar, max(self.settings.poll_interval_s, 1.0)),
-                name="d2-geocodificacao",
-                daemon=True,
-            )
-            thread.start()
-        try:
-            yield
-        finally:
-            if not drain:
-                parar.set()
-            self._estagio.acordar()
-            if thread is not None:
-                thread.join()
-            caminho.geocodificador.fechar()
-            self._estagio = None
-            self.estado.geocodificador = None
-
-    @contextlib.contextmanager
-    def _geometry(self, *, drain: bool) -> Iterator[geometry.GeometryStage]:
-        """The geometry stage while this worker leads: drawings, the replica, the
-        mirror's apply and the follow-up, on a thread and connection of their own (with
-        drain, run by the caller after the log is drained)."""
-        parar = threading.Event()
-        stage = geometry.GeometryStage(self.settings, parar)
-        thread = None
-        if not drain:
-            thread = threading.Thread(
-                target=stage.executar, args=(self.url,), name="d2-territorio", daemon=True
-            )
-            thread.start()
-        self._geometry_stage = stage
-        try:
-            yield stage
-        finally:
-            parar.set()
-            stage.acordar()
-            if thread is not None:
-                thread.join()
-            self._geometry_stage = None
 
     def _aguardar_leadership(self, leadership: Leadership) -> None:
         avisado = False

@@ -91,6 +91,8 @@ INGLES = {
     "gazetteer",
     # The worker's stage that runs every geometry step: drawings, replica, mirror, follow-up.
     "geometry",
+    # The stages beside the worker's demand loop (d2/worker/stages.py).
+    "stages",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
 }  # fmt: skip
