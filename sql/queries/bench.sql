@@ -368,3 +368,9 @@ WHERE event_id = ANY(%(event_ids)s::uuid[]);
 SELECT event_id, motivo, passo, endereco_entendido
 FROM d2.geocodificacoes
 WHERE event_id = ANY(%(event_ids)s::uuid[]);
+
+-- name: bench_processed
+-- The events a drain handled (d2 bench process: the template holds none), and when its
+-- first batch committed, in seconds since the epoch.
+SELECT count(*) AS n, extract(epoch FROM min(processado_em)) AS primeiro
+FROM d2.eventos_processados;

@@ -152,6 +152,8 @@ PALAVRAS = {
     "force",
     # geocode-quality's selection of the national address corpus
     "corpus", "form", "only", "uf",
+    # process: the commit whose worker is the baseline
+    "baseline", "commit",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip

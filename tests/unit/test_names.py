@@ -93,6 +93,8 @@ INGLES = {
     "geometry",
     # The stages beside the worker's demand loop (d2/worker/stages.py).
     "stages",
+    # d2 bench process: another commit's worker as a process, the baseline (d2/bench/baseline.py).
+    "baseline", "process", "processed",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
 }  # fmt: skip
