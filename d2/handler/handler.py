@@ -29,15 +29,20 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from d2 import config, db, errors
 from d2.eventlog import bus, consumer
-from d2.geocoder import text
-from d2.geocoder.ladder_rules import Geocoding
 from d2.handler import cache, conclusion, outcome_logs, outputs
 from d2.handler.classification import Outcome, Plan, classificar_batch, morto
 from d2.handler.outputs import TIPO_SAIDA
 from d2.territorio import resolver
+
+if TYPE_CHECKING:
+    # Names of the address path only: a worker whose demands all carry GPS never loads
+    # it (d2.worker.stages).
+    from d2.geocoder import text
+    from d2.geocoder.ladder_rules import Geocoding
 
 log = logging.getLogger("d2.handler")
 

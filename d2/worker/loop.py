@@ -42,7 +42,6 @@ from d2 import (
     errors,
 )
 from d2.eventlog import bus
-from d2.geocoder import address
 from d2.handler import classification
 from d2.handler.handler import TIPO_ENTRADA, Batch, Handler, Result, transitoria
 from d2.territorio import mirror
@@ -76,15 +75,13 @@ class Worker:
         # The geometry stage while leading (it applies the mirror: the watch asks it
         # since when it could not).
         self._geometry_stage: geometry.GeometryStage | None = None
-        # Address demands (docs/geocoding.md): the geocoding stage, its metrics and cache, kept
-        # across reconnects.
+        # Address demands (docs/geocoding.md): the geocoding stage, its metrics and its
+        # address paths (their cache kept across reconnects).
         self._estagio: geocoding.GeocodingStage | None = None
         self._metrics_geo = (
             geocoding.GeocodingMetrics(self.metrics.registry) if self.metrics else None
         )
-        self._cache_enderecos = address.AddressCache(
-            settings.geocoder_cache_max, settings.geocoder_cache_ttl_s
-        )
+        self._caminhos = stages.AddressPaths(settings, url, self.estado)
 
     def instalar_sinais(self) -> None:
         """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
@@ -161,11 +158,8 @@ class Worker:
                     bus.Listener(self.url) as ouvinte,
                     self._leitura(conn) as leitura,
                     stages.geocodificacao(
-                        self.settings,
-                        self.url,
-                        self.estado,
+                        self._caminhos,
                         parar_worker=self.parar,
-                        cache=self._cache_enderecos,
                         metrics=self._metrics_geo,
                         drain=drain,
                     ) as self._estagio,
@@ -238,6 +232,8 @@ class Worker:
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
                     self._vigia.talvez(conn, self._geometry_stage)
+                    if self._estagio is not None:
+                        self._estagio.liberar()
                     return veio
                 veio = True
                 resultado = processar(self.handler, conn, eventos, batch=batch, leitura=leitura)
@@ -247,10 +243,14 @@ class Worker:
                     leitura.pedir(bus.position(eventos[-1]))
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
-                if self._estagio is not None and resultado.contagem.get(
-                    classification.Outcome.GEOCODIFICACAO_PENDENTE
-                ):
+                if self._estagio is None:
+                    pass
+                elif resultado.contagem.get(classification.Outcome.GEOCODIFICACAO_PENDENTE):
                     self._estagio.acordar()
+                else:
+                    # A first batch is committed: the stage may build its address path
+                    # now, on its own thread (before it, the batch would have waited).
+                    self._estagio.liberar()
                 if self.metrics is not None:
                     self.metrics.observar_batch(
                         resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None

@@ -364,9 +364,8 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
     registro = metrics.Metrics().registry
     medidas = geocoding.GeocodingMetrics(registro)
     geocodificador = nominatim.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
-    est = geocoding.GeocodingStage(
-        settings, address.AddressPath(settings, geocodificador), metrics=medidas
-    )
+    caminho = address.AddressPath(settings, geocodificador)
+    est = geocoding.GeocodingStage(settings, lambda _: caminho, caminho.parar, metrics=medidas)
     handler_ = handler.Handler(settings)
 
     def rodar(conn: Conn, *enderecos: str) -> None:

@@ -95,6 +95,8 @@ INGLES = {
     "stages",
     # d2 bench process: another commit's worker as a process, the baseline (d2/bench/baseline.py).
     "baseline", "process", "processed",
+    # What the worker does before its first batch (tests/integration/test_worker_start.py).
+    "start",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
 }  # fmt: skip
