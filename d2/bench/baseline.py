@@ -11,7 +11,6 @@ lands in either checkout.
 
 from __future__ import annotations
 
-import compileall
 import contextlib
 import os
 import shutil
@@ -93,14 +92,15 @@ def este_checkout() -> Code:
 
 @contextlib.contextmanager
 def checkout(commit: str) -> Iterator[Code]:
-    """commit's tree as a detached git worktree in a temporary folder, compiled (so no
-    run of it pays Python's first compilation), removed with its folder afterwards."""
+    """commit's tree as a detached git worktree in a temporary folder, removed with its
+    folder afterwards. Its bytecode is left to Python, as this checkout's is: a first
+    run writes it (unless PYTHONDONTWRITEBYTECODE is set, as on the machine of
+    docs/performance.md, where both sides compile their modules at every start)."""
     completo = _git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
     pasta = Path(tempfile.mkdtemp(prefix="d2-baseline-"))
     arvore = pasta / "src"
     _git("worktree", "add", "--detach", str(arvore), completo)
     try:
-        compileall.compile_dir(arvore / "d2", quiet=1)
         yield Code(completo[:7], completo, arvore)
     finally:
         with contextlib.suppress(errors.D2Error):

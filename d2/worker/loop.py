@@ -27,6 +27,7 @@ them and the metrics, d2.worker.metrics_http's.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import random
@@ -155,7 +156,8 @@ class Worker:
                 cursor = self.handler.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
                 with (
-                    bus.Listener(self.url) as ouvinte,
+                    # A drain never waits for a notification: no connection for them.
+                    contextlib.nullcontext() if drain else bus.Listener(self.url) as ouvinte,
                     self._leitura(conn) as leitura,
                     stages.geocodificacao(
                         self._caminhos,
@@ -176,6 +178,7 @@ class Worker:
                             self.estado.resultado.somar(round_.resultado)
                         geometry_stage.drenar(conn)
                         return
+                    assert ouvinte is not None
                     espera, ultimo = _ESPERA_MIN_S, time.monotonic()
                     while not self.parar.is_set():
                         ouvinte.esperar(espera)
