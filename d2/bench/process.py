@@ -194,11 +194,11 @@ def _postmaster(url: str) -> int | None:
     """The server's main process, when it runs on this machine (its backends' parent)."""
     with common.connect(url) as conn:
         row = conn.execute("SELECT pg_backend_pid() AS pid").fetchone()
-    assert row is not None
-    try:
-        return int(Path(f"/proc/{row['pid']}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
+        assert row is not None
+        try:  # while this session's backend still runs
+            return int(Path(f"/proc/{row['pid']}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
 
 
 def _cpu_reaped(postmaster: int | None) -> float | None:
