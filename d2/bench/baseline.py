@@ -96,7 +96,10 @@ def checkout(commit: str) -> Iterator[Code]:
     folder afterwards. Its bytecode is left to Python, as this checkout's is: a first
     run writes it (unless PYTHONDONTWRITEBYTECODE is set, as on the machine of
     docs/performance.md, where both sides compile their modules at every start)."""
-    completo = _git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    try:
+        completo = _git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    except errors.D2Error:
+        raise errors.InvalidInput(f"no commit {commit!r} in the git of {RAIZ}") from None
     pasta = Path(tempfile.mkdtemp(prefix="d2-baseline-"))
     arvore = pasta / "src"
     _git("worktree", "add", "--detach", str(arvore), completo)
