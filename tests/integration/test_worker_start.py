@@ -10,8 +10,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 
 import pytest
 
@@ -19,6 +17,7 @@ from d2 import config
 from d2.worker import loop
 from tests.support import (
     Conn,
+    esperar,
     inserir_evento,
     invariants,
     payload_normalizada,
@@ -74,12 +73,6 @@ def test_worker_start__the_geocoder_is_chosen_after_the_first_batch_and_answers_
     semear_cursor(conn, mover=True)
     worker = loop.Worker(config.load(), url=db_url)
     fio = threading.Thread(target=worker.executar, daemon=True)
-
-    def esperar(condicao: Callable[[], bool]) -> bool:
-        limite = time.monotonic() + 30
-        while not condicao() and time.monotonic() < limite:
-            time.sleep(0.05)
-        return condicao()
 
     inserir_evento(conn, payload_normalizada())
     fio.start()
