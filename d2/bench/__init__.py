@@ -21,7 +21,6 @@ from typing import Any
 from d2 import errors
 from d2.bench import (
     adversarial,
-    baseline,
     capture,
     common,
     data,
@@ -31,6 +30,7 @@ from d2.bench import (
     geocode_quality,
     geocode_quality_national,
     pip,
+    previous,
     process,
     regeo,
 )
@@ -82,7 +82,7 @@ def run(
 ) -> Iterator[dict[str, Any]]:
     """Run the named benchmarks (all when empty) and yield their figures. geocode-quality
     runs the corpus named (both by default); selecao picks texts of the national one;
-    process compares this checkout's worker with baseline_commit's (baseline.PADRAO)."""
+    process compares this checkout's worker with baseline_commit's (previous.PADRAO)."""
     escolhidos = list(names) or list(NAMES)
     desconhecidos = [n for n in escolhidos if n not in NAMES]
     if desconhecidos:
@@ -102,7 +102,7 @@ def run(
         for nome in escolhidos:
             if nome == "process":
                 yield from process.medir(
-                    srv, _PROCESSO[i], _ROUNDS_PROCESSO[i], baseline_commit or baseline.PADRAO
+                    srv, _PROCESSO[i], _ROUNDS_PROCESSO[i], baseline_commit or previous.PADRAO
                 )
                 continue
             if nome in ("import", "eventlog", "geocode", "geocode-quality", "adversarial"):

@@ -1,6 +1,6 @@
 """process: `d2 worker --drain` as an operator runs it, a process with its start
 included, on the whole IBGE territory, beside another commit's worker in the same run
-(d2.bench.baseline; the commit before the address path's work by default).
+(d2.bench.previous; the commit before the address path's work by default).
 
 The database, built once: `d2 import-ibge` of the shared data, one `d2 worker --drain` over
 the empty log (the cursor seeded and the import's follow-up done, as on any database a
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from d2 import db, errors
-from d2.bench import baseline, common
+from d2.bench import common, previous
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,12 @@ class Run:
 
 
 def medir(
-    srv: common.Server, n: int, rounds: int, commit: str = baseline.PADRAO
+    srv: common.Server, n: int, rounds: int, commit: str = previous.PADRAO
 ) -> Iterator[dict[str, Any]]:
     """The figures of `d2 bench process`: each run, then this checkout against commit."""
-    este = baseline.este_checkout()
+    este = previous.este_checkout()
     with (
-        baseline.checkout(commit) as antigo,
+        previous.checkout(commit) as antigo,
         tempfile.TemporaryDirectory(prefix="d2-bench-home-") as pasta,
         contextlib.ExitStack() as pilha,
     ):
@@ -81,7 +81,7 @@ def medir(
         yield {"bench": "setup", "figure": "process: databases built, first drains",
                "value": round(time.perf_counter() - inicio, 1), "unit": "s",
                "baseline_schema": esquema}  # fmt: skip
-        feitas = baseline.alternar(
+        feitas = previous.alternar(
             [antigo, este], rounds, lambda code: _drenar(srv, modelos[code.commit], code, home, n)
         )
     for code, run in feitas:
@@ -121,7 +121,7 @@ def medir(
 
 def _preparar(
     url: str,
-    code: baseline.Code,
+    code: previous.Code,
     home: Path,
     pontos: tuple[list[float], list[float]] | None,
     n: int,
@@ -148,7 +148,7 @@ def _preparar(
     return pontos
 
 
-def _drenar(srv: common.Server, modelo: str, code: baseline.Code, home: Path, n: int) -> Run:
+def _drenar(srv: common.Server, modelo: str, code: previous.Code, home: Path, n: int) -> Run:
     """code's `d2 worker --drain` over a clone of modelo; every one of the n events must
     end handled."""
     with common.scratch_db(srv, "procrun", template=modelo) as url:

@@ -18,7 +18,7 @@ from d2.eventlog import bus, wire
 from d2.territorio import resolver
 
 if TYPE_CHECKING:
-    from d2.geocoder import text
+    from d2.geocoder import question
 
 _VERSAO_ACEITA = re.compile(r"\A1\.\d+\.\d+\Z")
 _CONTAINER = (dict, list)  # isinstance takes a tuple of types
@@ -53,7 +53,7 @@ class Plan:
     gravada: dict[str, Any] | None = None  # the resolution row as stored
     saida: bus.Prepared | None = None  # its demanda.georreferenciada, validated
     motivo: str = ""
-    endereco: text.Endereco | None = None  # the address, when GPS is missing or invalid
+    endereco: question.Endereco | None = None  # the address, when GPS is missing or invalid
     metodo: str = "gps"
     confianca: str = "alta"
     endereco_geocodificado: str | None = None
@@ -170,11 +170,11 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
         # Spec 3.3 step 2, Phase 2: no usable GPS, but an address → the geocoding stage.
         # A no-fix value is no position either: with an address, the text decides;
         # without one it stays a point, outside every polygon (the review queue). The
-        # address's reader is imported here, by the first event without GPS: a worker
-        # whose demands all carry GPS never loads it.
-        from d2.geocoder import text
+        # address's reader is imported here, by the first event without usable GPS: a
+        # worker whose demands all carry GPS never loads it.
+        from d2.geocoder import question
 
-        plano.endereco = text.do_payload(payload)
+        plano.endereco = question.do_payload(payload)
         if plano.endereco is not None:
             plano.lat = plano.lng = None
             plano.outcome = Outcome.GEOCODIFICACAO_PENDENTE

@@ -88,7 +88,9 @@ def aplicar(
     except errors.LockTimeout as exc:
         if not travado and not esperar:
             return None
-        raise locks.locks_held(conn, LOCKS, espera, "nothing was applied") from exc
+        raise locks.locks_held(conn, LOCKS + ESCRITAS, espera, "nothing was applied") from exc
+    if feito is not None and int(feito["poligonos"] or 0):
+        _rebuild_adiado(conn)
     # The version has moved: the resolver already answers from the new polygons. Now the
     # clean intervals it dropped, in a transaction of their own.
     try:
@@ -113,20 +115,48 @@ def aplicar(
     )
 
 
+def _rebuild_adiado(conn: db.Connection) -> None:
+    """Say who kept the resolver's index from being built again, when the apply left it
+    due: a session holding the index (a reader's open transaction is enough) would have
+    queued every resolver query behind the rebuild, so the apply skipped it."""
+    try:
+        with db.mapped_errors(), conn.cursor(row_factory=db.dict_row) as cur:
+            row = cur.execute(db.q("mirror_index_due")).fetchone()
+        devido = row is not None and bool(row["devido"])
+        sessoes = locks.lock_holders(conn, ["d2.mirror_pieces"], leitores=True) if devido else []
+    except errors.D2Error as exc:  # the apply is committed: only the notice is lost
+        if db.is_transient(exc):
+            raise
+        log.debug("Espelho: índice não verificado", extra={"erro": str(exc)})
+        return
+    if devido:
+        log.warning(
+            "Espelho: reconstrução do índice adiada: uma sessão o tem aberto",
+            extra={
+                "sessoes": sessoes,
+                "quem": "; ".join(db.descrever_sessao(x) for x in sessoes) or None,
+            },
+        )
+
+
 def _espera(segundos: float | None) -> float:
     return config.load().lock_timeout_s if segundos is None else segundos
 
 
 # The lock tables of the mirror (sql/tables/mirror_aplicador.sql,
-# mirror_faixas_construtor.sql), and the tables a rebuild truncates, whose readers it
-# waits for.
+# mirror_faixas_construtor.sql), the tables a rebuild truncates, whose readers it waits
+# for, and every table an apply writes (its indexes come with them): a lock there other
+# than a reader's can keep an apply waiting.
 LOCKS = ["d2.mirror_aplicador", "d2.mirror_faixas_construtor"]
 TRUNCADAS = ["d2.mirror_uc", "d2.mirror_pieces", "d2.mirror_rejected"]
+ESCRITAS = [*TRUNCADAS, "d2.mirror_cadeias", "d2.mirror_faixas", "d2.mirror_state"]
 
 
 def lock_holders(conn: db.Connection) -> list[dict[str, Any]]:
-    """The sessions holding the appliers' or the interval builder's lock (locks.lock_holders)."""
-    return locks.lock_holders(conn, LOCKS)
+    """The sessions that can keep an apply waiting (locks.lock_holders): holding the
+    appliers' or the interval builder's lock, a lock stronger than a reader's on a table
+    the apply writes or its indexes, or any lock there that a waiting session waits for."""
+    return locks.lock_holders(conn, LOCKS + ESCRITAS)
 
 
 def pendentes(conn: db.Connection) -> int:

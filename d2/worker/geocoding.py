@@ -9,7 +9,7 @@ The address path is built by the stage itself, on the connection of the round th
 first needs it (with --drain), or on the stage's own thread once the worker has
 committed its first batch: its modules, the choice of Nominatim and the names it reads
 cost a batch of GPS demands nothing, and a drain whose log holds no address never
-loads them (docs/performance.md, "The worker's start").
+loads them (docs/notes/drain.md, "The worker's start").
 
 An address Nominatim did not answer stays parked with a backoff (doubling from 1 s up to
 D2_GEOCODER_RETRY_MAX, jittered) and is tried again; nothing else waits for it: the
@@ -39,7 +39,7 @@ from d2.handler import handler
 
 if TYPE_CHECKING:
     from d2.geocoder.address import AddressPath
-    from d2.geocoder.ladder_rules import Geocoding
+    from d2.geocoder.answer import Geocoding
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class GeocodingStage:
     ) -> None:
         self.settings = settings
         self.parar = parar
-        self.enderecos: AddressPath | None = None
+        self.address_path: AddressPath | None = None
         """The address path, once built (preparar)."""
         self._abrir = abrir
         self.metrics = metrics
@@ -137,14 +137,14 @@ class GeocodingStage:
 
     def preparar(self, conn: db.Connection) -> AddressPath:
         """The address path, built on conn the first time it is asked for."""
-        if self.enderecos is None:
-            self.enderecos = self._abrir(conn)
-        return self.enderecos
+        if self.address_path is None:
+            self.address_path = self._abrir(conn)
+        return self.address_path
 
     def fechar(self) -> None:
         """Close the geocoder of the address path, if it was built."""
-        if self.enderecos is not None:
-            self.enderecos.geocodificador.fechar()
+        if self.address_path is not None:
+            self.address_path.geocodificador.fechar()
 
     # --- loops ----------------------------------------------------------------------------
 
@@ -205,7 +205,7 @@ class GeocodingStage:
             ).fetchall()
         if not devidas:
             return round_
-        enderecos = self.preparar(conn)
+        address_path = self.preparar(conn)
         tentativas = {row["event_id"]: int(row["tentativas"]) for row in devidas}
         falhas = {row["event_id"]: int(row["falhas"]) for row in devidas}
         retomada = self.handler.retomar(conn, list(tentativas))
@@ -213,13 +213,13 @@ class GeocodingStage:
         geocodings = dict(
             zip(
                 ids,
-                enderecos.geocodificar(conn, list(retomada.enderecos.values())),
+                address_path.geocodificar(conn, list(retomada.enderecos.values())),
                 strict=True,
             )
         )
         adiados = {i: g.indisponivel for i, g in geocodings.items() if g.indisponivel is not None}
         self._contar(geocodings.values(), round_)
-        proprias = self._falhas_proprias(enderecos, adiados, round_)
+        proprias = self._falhas_proprias(address_path, adiados, round_)
         esgotados = self._esgotados(adiados, falhas) if proprias else {}
         round_.resultados["esgotada"] += len(esgotados)
         prontos = [p for p in retomada.planos if p.evento.event_id not in adiados]
@@ -239,7 +239,7 @@ class GeocodingStage:
             round_.resultados[g.resultado] += 1
             round_.consultas.update(g.por_passo)
             round_.respondeu = round_.respondeu or (g.indisponivel is None and g.consultas > 0)
-            if g.contexto is not None and g.contexto.cep_contraditorio:
+            if g.cep_contraditorio:
                 round_.ceps_contraditorios += 1
 
     def _medir(self, round_: Round) -> None:
@@ -253,7 +253,7 @@ class GeocodingStage:
             self.metrics.ceps_contraditorios.inc(round_.ceps_contraditorios)
 
     def _falhas_proprias(
-        self, enderecos: AddressPath, adiados: dict[uuid.UUID, str], round_: Round
+        self, address_path: AddressPath, adiados: dict[uuid.UUID, str], round_: Round
     ) -> bool:
         """Whether the searches left unanswered are their addresses' own failures:
         Nominatim answered others in the round, or it failed only this one address and
@@ -261,7 +261,7 @@ class GeocodingStage:
         address of a round (down, or slow for everyone)."""
         if not adiados or self.parar.is_set():
             return False
-        return round_.respondeu or (len(adiados) == 1 and enderecos.saudavel())
+        return round_.respondeu or (len(adiados) == 1 and address_path.saudavel())
 
     def _esgotados(
         self, adiados: dict[uuid.UUID, str], falhas: dict[uuid.UUID, int]

@@ -78,11 +78,11 @@ class Worker:
         self._geometry_stage: geometry.GeometryStage | None = None
         # Address demands (docs/geocoding.md): the geocoding stage, its metrics and its
         # address paths (their cache kept across reconnects).
-        self._estagio: geocoding.GeocodingStage | None = None
+        self._geocoding_stage: geocoding.GeocodingStage | None = None
         self._metrics_geo = (
             geocoding.GeocodingMetrics(self.metrics.registry) if self.metrics else None
         )
-        self._caminhos = stages.AddressPaths(settings, url, self.estado)
+        self._address_paths = stages.AddressPaths(settings, url, self.estado)
 
     def instalar_sinais(self) -> None:
         """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
@@ -160,11 +160,11 @@ class Worker:
                     contextlib.nullcontext() if drain else bus.Listener(self.url) as ouvinte,
                     self._leitura(conn) as leitura,
                     stages.geocodificacao(
-                        self._caminhos,
+                        self._address_paths,
                         parar_worker=self.parar,
                         metrics=self._metrics_geo,
                         drain=drain,
-                    ) as self._estagio,
+                    ) as self._geocoding_stage,
                     stages.geometria(self.settings, self.url, drain=drain) as geometry_stage,
                 ):
                     self._geometry_stage = geometry_stage
@@ -173,8 +173,8 @@ class Worker:
                     self.estado.pronto = True
                     log.info("D-2 Georreferenciamento inicializado")
                     if drain:
-                        if self._estagio is not None:
-                            round_ = self._estagio.drenar(conn)
+                        if self._geocoding_stage is not None:
+                            round_ = self._geocoding_stage.drenar(conn)
                             self.estado.resultado.somar(round_.resultado)
                         geometry_stage.drenar(conn)
                         return
@@ -193,7 +193,7 @@ class Worker:
                         else:
                             espera = min(espera * 2, self.settings.poll_interval_s)
             finally:
-                self._estagio = None
+                self._geocoding_stage = None
                 self._geometry_stage = None
                 self.estado.pronto = False
                 self.estado.lider = False  # the lock goes when Leadership closes
@@ -235,8 +235,8 @@ class Worker:
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
                     self._vigia.talvez(conn, self._geometry_stage)
-                    if self._estagio is not None:
-                        self._estagio.liberar()
+                    if self._geocoding_stage is not None:
+                        self._geocoding_stage.liberar()
                     return veio
                 veio = True
                 resultado = processar(self.handler, conn, eventos, batch=batch, leitura=leitura)
@@ -246,14 +246,14 @@ class Worker:
                     leitura.pedir(bus.position(eventos[-1]))
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
-                if self._estagio is None:
+                if self._geocoding_stage is None:
                     pass
                 elif resultado.contagem.get(classification.Outcome.GEOCODIFICACAO_PENDENTE):
-                    self._estagio.acordar()
+                    self._geocoding_stage.acordar()
                 else:
                     # A first batch is committed: the stage may build its address path
                     # now, on its own thread (before it, the batch would have waited).
-                    self._estagio.liberar()
+                    self._geocoding_stage.liberar()
                 if self.metrics is not None:
                     self.metrics.observar_batch(
                         resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None

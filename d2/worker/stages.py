@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from d2 import config, db
-from d2.geocoder import nominatim
+from d2.geocoder.nominatim import client as nominatim
 from d2.worker import geocoding, geometry, health
 
 if TYPE_CHECKING:
@@ -79,44 +79,44 @@ class AddressPaths:
 
 @contextlib.contextmanager
 def geocodificacao(
-    caminhos: AddressPaths,
+    address_paths: AddressPaths,
     *,
     parar_worker: threading.Event,
     metrics: geocoding.GeocodingMetrics | None,
     drain: bool,
 ) -> Iterator[geocoding.GeocodingStage | None]:
     """The geocoding stage while this worker leads (None: D2_GEOCODER=off)."""
-    settings = caminhos.settings
+    settings = address_paths.settings
     if not settings.geocoder_ativo:
         yield None
         return
     # With drain the stage runs on the worker's thread: the worker's own stop stops it.
     parar = parar_worker if drain else threading.Event()
-    estagio = geocoding.GeocodingStage(
+    geocoding_stage = geocoding.GeocodingStage(
         settings,
-        functools.partial(caminhos.abrir, parar=parar, metrics=metrics),
+        functools.partial(address_paths.abrir, parar=parar, metrics=metrics),
         parar,
         metrics=metrics,
     )
     thread = None
     if not drain:
         thread = threading.Thread(
-            target=estagio.executar,
-            args=(caminhos.url, parar, max(settings.poll_interval_s, 1.0)),
+            target=geocoding_stage.executar,
+            args=(address_paths.url, parar, max(settings.poll_interval_s, 1.0)),
             name="d2-geocodificacao",
             daemon=True,
         )
         thread.start()
     try:
-        yield estagio
+        yield geocoding_stage
     finally:
         if not drain:
             parar.set()
-        estagio.acordar()
+        geocoding_stage.acordar()
         if thread is not None:
             thread.join()
-        estagio.fechar()
-        caminhos.estado.geocodificador = None
+        geocoding_stage.fechar()
+        address_paths.estado.geocodificador = None
 
 
 @contextlib.contextmanager

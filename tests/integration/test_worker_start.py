@@ -1,4 +1,4 @@
-"""The worker's start (docs/performance.md, "The worker's start"): a batch of GPS demands
+"""The worker's start (docs/notes/drain.md, "The worker's start"): a batch of GPS demands
 pays nothing for the address path. `d2 worker --drain` over GPS demands never loads it;
 a running worker builds it beside its loop once its first batch is committed (and
 /healthz then says which geocoder answers), and an address that comes later is read."""

@@ -1,7 +1,7 @@
 """What a `d2` command loads before it runs (CONTRIBUTING.md, "Where things live"): the
 modules that bring geopandas, numpy or shapely are imported inside their own command,
 and the address path (the ladder, the gazetteer, rapidfuzz) only where an address is
-read, so `d2 worker` starts without either (docs/performance.md, "The worker's start").
+read, so `d2 worker` starts without either (docs/notes/drain.md, "The worker's start").
 Each check runs in a fresh interpreter: this one has imported everything already."""
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ GEODADOS = {"geopandas", "pandas", "shapely", "numpy", "pyogrio", "pyproj", "fol
 # The address path's own modules and the libraries only it uses.
 CAMINHO_DE_ENDERECOS = {
     "d2.geocoder.address", "d2.geocoder.ladder", "d2.geocoder.ladder_rules",
-    "d2.geocoder.ladder_steps", "d2.geocoder.places", "d2.geocoder.fields",
-    "d2.geocoder.gazetteer", "d2.geocoder.names", "d2.geocoder.reading", "rapidfuzz",
+    "d2.geocoder.ladder_steps", "d2.geocoder.parser", "d2.geocoder.fields",
+    "d2.geocoder.complaint", "d2.geocoder.places", "d2.geocoder.places.gazetteer",
+    "d2.geocoder.places.names", "d2.geocoder.places.lookup", "rapidfuzz",
 }  # fmt: skip
 
 
@@ -64,7 +65,7 @@ plano = classification.classificar(
 )
 assert plano.outcome is None and plano.lat == -27.0
 """
-    assert "d2.geocoder.text" not in _carregados(evento)
+    assert "d2.geocoder.question" not in _carregados(evento)
     com_endereco = (
         evento
         + """
@@ -76,5 +77,5 @@ assert plano.outcome == classification.Outcome.GEOCODIFICACAO_PENDENTE, plano
 """
     )
     carregados = _carregados(com_endereco)
-    assert "d2.geocoder.text" in carregados
+    assert "d2.geocoder.question" in carregados
     assert carregados & CAMINHO_DE_ENDERECOS == set()
