@@ -71,7 +71,7 @@ class Settings:
     geocoder_ativo: bool = True
     # D2_NOMINATIM=off: no Nominatim at all (a small deployment may never run one); the
     # address path then answers from places and CEPs alone. auto (the default): the one
-    # configured, else the default database if it exists (d2.geocoder.nominatim).
+    # configured, else the default database if it exists (d2.geocoder.nominatim.client).
     nominatim_ativo: bool = True
     nominatim_url: str | None = None  # an existing Nominatim server (HTTP mode)
     nominatim_dsn: str | None = None  # its database (in-process mode); None: derived

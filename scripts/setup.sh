@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 need_apt=""
 command -v runuser >/dev/null 2>&1 || need_apt="$need_apt util-linux"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt="$need_apt postgresql"
+# postgresql-postgis picks the PostGIS build for the distribution's PostgreSQL.
 ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-postgis"
 ls /usr/share/postgresql/*/extension/unaccent.control >/dev/null 2>&1 || need_apt="$need_apt postgresql-contrib"
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt="$need_apt python3-venv"
@@ -18,15 +19,10 @@ command -v osm2pgsql >/dev/null 2>&1 || need_apt="$need_apt osm2pgsql"
 # PyICU (Nominatim's tokenizer) builds from source against the system's ICU.
 pkg-config --exists icu-i18n 2>/dev/null || need_apt="$need_apt libicu-dev pkg-config g++"
 
-if [ -n "$need_apt" ]; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    echo "setup: installing system packages:$need_apt" >&2
-    $sudo apt-get update -qq
-    # postgresql-postgis picks the PostGIS build for the distribution's PostgreSQL.
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $need_apt >/dev/null
-    # The distribution may start a system cluster; d2 does not use it.
-fi
+# apt-get waits there for another apt or dpkg (a new machine's unattended upgrades) to
+# finish, up to D2_APT_LOCK_TIMEOUT seconds. The distribution may start a system cluster;
+# d2 does not use it.
+[ -z "$need_apt" ] || scripts/apt_install.sh $need_apt
 
 # Exact versions from requirements.lock (scripts/lock.sh writes it from pyproject.toml),
 # each file checked against the sha256 the lock holds (--require-hashes: a file swapped on

@@ -24,7 +24,7 @@ from alembic import op
 from d2 import migrations
 
 revision = "20261208200000_d2_revisoes_tratadas"
-down_revision = "20261207110000_d2_nome_busca_em_linha"
+down_revision = "20261208120000_d2_disjuntor_devolve"
 branch_labels = None
 depends_on = None
 

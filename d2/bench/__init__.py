@@ -30,6 +30,8 @@ from d2.bench import (
     geocode_quality,
     geocode_quality_national,
     pip,
+    previous,
+    process,
     regeo,
     revisoes,
 )
@@ -37,7 +39,7 @@ from d2.importers import ibge
 
 NAMES = (
     "pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo", "geocode",
-    "geocode-quality", "adversarial", "revisoes",
+    "geocode-quality", "adversarial", "process", "revisoes",
 )  # fmt: skip
 
 # Sizes: (full run, --quick).
@@ -59,6 +61,10 @@ _GPS_MISTO = (20_000, 5_000)
 _ADVERSARIOS = (500, 100)
 # geocode on the address corpus: demands decided with no Nominatim call.
 _SEM_NOMINATIM = (2_000, 500)
+# process: GPS events drained by each commit's worker as a process, and the rounds of
+# runs (both commits in each, alternating which goes first).
+_PROCESSO = (20_000, 20_000)
+_ROUNDS_PROCESSO = (4, 2)
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
 
@@ -73,9 +79,11 @@ def run(
     quick: bool,
     corpus: str = "all",
     selecao: geocode_quality_national.Selecao | None = None,
+    baseline_commit: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run the named benchmarks (all when empty) and yield their figures. geocode-quality
-    runs the corpus named (both by default); selecao picks texts of the national one."""
+    runs the corpus named (both by default); selecao picks texts of the national one;
+    process compares this checkout's worker with baseline_commit's (previous.PADRAO)."""
     escolhidos = list(names) or list(NAMES)
     desconhecidos = [n for n in escolhidos if n not in NAMES]
     if desconhecidos:
@@ -93,6 +101,11 @@ def run(
     with common.server(url) as srv, contextlib.ExitStack() as pilha:
         template: str | None = None
         for nome in escolhidos:
+            if nome == "process":
+                yield from process.medir(
+                    srv, _PROCESSO[i], _ROUNDS_PROCESSO[i], baseline_commit or previous.PADRAO
+                )
+                continue
             if nome in (
                 "import",
                 "eventlog",

@@ -151,7 +151,7 @@ def _minusculas(texto: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text.sem_acento(texto).lower()).split())
 
 
-def _numero_no_nome(rua: str, cep: str) -> bool:
+def numero_no_nome(rua: str, cep: str) -> bool:
     """Whether CEP Aberto's street name carries the address's own number: after a comma
     ("Praça X, s/n", "Via Anchieta, 3398") or "nº"; or at its end for a large user's CEP
     (suffix 900 and above: "Avenida Júlio de Castilho 1747", 79100-901), where elsewhere
@@ -173,7 +173,7 @@ def escrever(linha: localities.Linha, rng: random.Random) -> dict[str, str]:
     uf = linha.uf
     cep = f"{linha.cep[:5]}-{linha.cep[5:]}"
     numero = ""
-    if rua and not _numero_no_nome(rua, linha.cep):
+    if rua and not numero_no_nome(rua, linha.cep):
         numero = str(rng.choice((rng.randint(1, 300), rng.randint(1, 3000))))
     rua_n = f"{rua}, {numero}" if numero else rua
     antes = [p for p in (rua_n, bairro) if p]

@@ -19,7 +19,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 
 from d2 import config, db, embedded, migrations
-from d2.geocoder import nominatim_import
+from d2.geocoder.nominatim import importer
 
 # ../shared/data beside the source checkout, or D2_SHARED_DATA (an installed d2).
 SHARED_DATA = Path(
@@ -130,13 +130,11 @@ def nominatim(srv: Server, home: Path, arquivo: Path, prefixo: str) -> Iterator[
     took. The import names D-2's server as DATABASE_URL's, whose databases it never drops."""
     url = with_dbname(srv.admin_url, f"{prefixo}_{uuid.uuid4().hex[:8]}")
     settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=url)
-    nominatim_import.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
+    importer.verificar(settings, srv.admin_url, arquivo, criar_papel_web=True)
     try:
         yield (
             url,
-            nominatim_import.construir(
-                settings, url, arquivo, database_url=srv.admin_url, threads=2
-            ),
+            importer.construir(settings, url, arquivo, database_url=srv.admin_url, threads=2),
         )
     finally:
         drop_db(srv, dbname(url))

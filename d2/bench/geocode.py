@@ -184,15 +184,15 @@ def medir_corpus(srv: common.Server, n_sem_nominatim: int) -> Iterator[dict[str,
         )  # fmt: skip
         n_buscas = len(segunda.gravacao.buscas)
         if n_buscas and nua_s > 0:
-            enderecos_s = segunda.enderecos / segunda.segundos_estagio
+            enderecos_s = segunda.enderecos / segunda.segundos_stage
             yield common.figure(
                 "geocode",
                 "D-2's searches/s (cache-missing addresses/s x searches per address), "
-                "address corpus", n_buscas / segunda.segundos_estagio, "searches/s",
+                "address corpus", n_buscas / segunda.segundos_stage, "searches/s",
                 n_buscas / nua_s, "nominatim-api called bare on the same searches",
                 target_ratio=ALVO_CUSTO, addresses_per_s=round(enderecos_s, 1),
                 searches_per_address=buscas["mean"], stage_seconds=round(
-                    segunda.segundos_estagio, 2), bare_seconds=round(nua_s, 2),
+                    segunda.segundos_stage, 2), bare_seconds=round(nua_s, 2),
                 concurrency=concorrencia,
             )  # fmt: skip
         yield from _sem_nominatim(amb, n_sem_nominatim)
@@ -212,11 +212,11 @@ def _nenhum_nominatim(
         placar.somar(caso, sem.respostas[caso["id"]])
     yield common.figure(
         "geocode", "address-only demands of the corpus with no Nominatim (D2_NOMINATIM=off)",
-        sem.enderecos / sem.segundos_estagio, "addresses/s",
-        com.enderecos / com.segundos_estagio, "the same demands with the corpus's Nominatim",
+        sem.enderecos / sem.segundos_stage, "addresses/s",
+        com.enderecos / com.segundos_stage, "the same demands with the corpus's Nominatim",
         addresses=sem.enderecos, nominatim_searches=len(sem.gravacao.buscas),
         verdicts=placar.linha(sem.com_passos),
-        stage_seconds=round(sem.segundos_estagio, 3),
+        stage_seconds=round(sem.segundos_stage, 3),
     )  # fmt: skip
 
 

@@ -233,9 +233,9 @@ def medir(srv: common.Server, selecao: Selecao, *, falhas: bool = True) -> Itera
         "texts": len(escolhidos),
         "seconds": round(time.perf_counter() - inicio, 1),
         "worker_seconds": round(av.execucao.segundos, 1),
-        "stage_seconds": round(av.execucao.segundos_estagio, 1),
-        "texts_per_s_in_stage": round(len(escolhidos) / av.execucao.segundos_estagio, 1)
-        if av.execucao.segundos_estagio
+        "stage_seconds": round(av.execucao.segundos_stage, 1),
+        "texts_per_s_in_stage": round(len(escolhidos) / av.execucao.segundos_stage, 1)
+        if av.execucao.segundos_stage
         else None,
     }
 

@@ -146,7 +146,7 @@ def escrever_dump(pasta: Path, ufs: tuple[str, ...]) -> int:
 class Execucao:
     respostas: dict[str, dict[str, Any]]  # case id → its row
     segundos: float
-    segundos_estagio: float
+    segundos_stage: float
 
 
 def executar(amb: Ambiente, casos: list[dict[str, Any]]) -> Execucao:

@@ -35,7 +35,7 @@ import pyogrio
 
 from d2 import config, db, errors
 from d2.bench import address_corpus, common
-from d2.geocoder import nominatim, nominatim_search
+from d2.geocoder.nominatim import client, search
 from d2.handler import handler
 from d2.importers import ibge
 from d2.territorio import resolver
@@ -291,7 +291,7 @@ class Execucao:
     respostas: dict[str, dict[str, Any]]  # case id → its row
     gravacao: Gravacao
     segundos: float
-    segundos_estagio: float
+    segundos_stage: float
     com_passos: bool  # whether d2.v_geocodificacoes was there to read
 
     @property
@@ -328,12 +328,12 @@ def nominatim_sozinho(amb: Ambiente, casos: list[dict[str, Any]]) -> Execucao:
                 and (t := _texto_livre(c["payload"]["entidades_extraidas"]))
             }
             inicio = time.perf_counter()
-            geocodificador = nominatim.criar_geocodificador(
-                amb.settings(), url, escolha=nominatim.Escolha(nominatim.LOCAL, "the corpus's")
+            geocodificador = client.criar_geocodificador(
+                amb.settings(), url, escolha=client.Escolha(client.LOCAL, "the corpus's")
             )
             try:
                 achados = geocodificador.pesquisar(
-                    [nominatim_search.Consulta(texto=t, limite=1) for t in textos.values()]
+                    [search.Consulta(texto=t, limite=1) for t in textos.values()]
                 )
             finally:
                 geocodificador.fechar()

@@ -1,6 +1,6 @@
 """How fast an address is read against the gazetteer, for `d2 bench geocode-quality`'s
 national run (its environment: the whole territory and every CEP): the reading of
-d2.geocoder.places.contextos (the names held in the process, the round's one round trip
+d2.geocoder.places.lookup.contextos (the names held in the process, the round's one round trip
 to PostgreSQL, the rules), before any geocoder is asked.
 
 * one text at a time (the corpus's texts, a seeded sample of every form, each read three
@@ -8,7 +8,7 @@ to PostgreSQL, the rules), before any geocoder is asked.
   2 ms at p99, and of the fastest of the three (what the text costs, without the noise
   of a shared machine);
 * the same texts in rounds of 100, texts/s, against one text at a time;
-* the names the process holds for misspellings (d2.geocoder.names): their memory, and
+* the names the process holds for misspellings (d2.geocoder.places.names): their memory, and
   what loading them took.
 """
 
@@ -21,7 +21,8 @@ from typing import Any
 
 from d2 import db
 from d2.bench import common
-from d2.geocoder import fields, names, places, text
+from d2.geocoder import parser, question
+from d2.geocoder.places import lookup, names
 
 ALVO_MS = 2.0  # one text alone, p99
 AMOSTRA = 600
@@ -35,15 +36,15 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
     random.Random(1).shuffle(escolhidos)
     entendidos = []
     for caso in escolhidos[:AMOSTRA]:
-        endereco = text.do_payload(caso["payload"])
+        endereco = question.do_payload(caso["payload"])
         if endereco is not None:
-            entendidos.append(fields.entender(endereco))
+            entendidos.append(parser.entender(endereco))
     if not entendidos:
         return
     with db.connect(url, autocommit=True) as conn:
         carga, nomes = common.timed(lambda: names.carregar(conn))
         for e in entendidos[:50]:  # the session's plans, the names' cache
-            places.contextos(conn, [e])
+            lookup.contextos(conn, [e])
         ms: list[float] = []
         minimos: list[float] = []  # the fastest of 3 readings: the text's cost, not the noise
         inicio = time.perf_counter()
@@ -51,14 +52,14 @@ def medir(url: str, casos: list[dict[str, Any]], territorio: str) -> Iterator[di
             vezes = []
             for _ in range(VEZES):
                 t = time.perf_counter()
-                places.contextos(conn, [e])
+                lookup.contextos(conn, [e])
                 vezes.append((time.perf_counter() - t) * 1000)
             ms.append(vezes[0])
             minimos.append(min(vezes))
         sozinhos = len(entendidos) * VEZES / (time.perf_counter() - inicio)
         inicio = time.perf_counter()
         for i in range(0, len(entendidos), ROUND):
-            places.contextos(conn, entendidos[i : i + ROUND])
+            lookup.contextos(conn, entendidos[i : i + ROUND])
         rounds = len(entendidos) / (time.perf_counter() - inicio)
     base: dict[str, Any] = {"corpus": "national", "territory": territorio, "texts": len(entendidos)}
     yield common.figure(

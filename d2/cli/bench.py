@@ -21,7 +21,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     ufs = tuple(u.strip().upper() for grupo in args.uf or [] for u in grupo.split(",") if u.strip())
     formas = tuple(f.strip() for grupo in args.form or [] for f in grupo.split(",") if f.strip())
     selecao = geocode_quality_national.Selecao(ufs, formas, args.limit, args.ufs_only, args.seed)
-    figuras = bench.run(args.names, url=url, quick=args.quick, corpus=args.corpus, selecao=selecao)
+    figuras = bench.run(
+        args.names,
+        url=url,
+        quick=args.quick,
+        corpus=args.corpus,
+        selecao=selecao,
+        baseline_commit=args.baseline_commit,
+    )
     for figura in figuras:
         emitir_linha(figura)
     return 0
@@ -76,7 +83,12 @@ def registrar(sub: Any) -> None:
             "município by the near rule, left in review, or answered at another (the bar: "
             "none), beside the resolver alone; a sweep of the rule's distance and margin; "
             "the mesh's drawing error against IBGE's full-resolution files, the seats and "
-            "the MS bairros."
+            "the MS bairros. "
+            "process: `d2 worker --drain` as a process, its start included, over 20,000 GPS "
+            "events on the whole IBGE territory, against another commit's worker "
+            "(--baseline-commit, checked out as a git worktree) on clones of the same "
+            "database, runs alternated: events/s, the start (launch to first batch "
+            "committed) and the worker's CPU, each run and their medians."
         ),
     )
     p_bench.add_argument(
@@ -84,9 +96,15 @@ def registrar(sub: Any) -> None:
         nargs="*",
         metavar="NAME",
         help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode, "
-        "geocode-quality, adversarial, revisoes (default: all)",
+        "geocode-quality, adversarial, process, revisoes (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
+    p_bench.add_argument(
+        "--baseline-commit",
+        metavar="REV",
+        help="process: the commit whose worker is the baseline (default 81cd24f, before the "
+        "address path's work); needs this checkout's git",
+    )
     p_bench.add_argument(
         "--corpus",
         choices=("all", "address", "national"),

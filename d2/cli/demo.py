@@ -15,9 +15,9 @@ from d2 import config, db, errors, logs
 from d2.cli import database_url
 from d2.cli.common import comando, em_dia, emitir, flag, positivo
 from d2.eventlog import registry
-from d2.geocoder import nominatim_import
+from d2.geocoder.nominatim import importer
 from d2.handler import classification, handler
-from d2.importers import cep, sample_cep
+from d2.importers import cep
 from d2.territorio import comunitario
 from d2.worker import loop
 
@@ -106,7 +106,7 @@ def carregar_nominatim(settings: config.Settings, url: str) -> str | None:
     done, else why not (osm2pgsql missing, ...)."""
 
     try:
-        estado = nominatim_import.status(settings, url)
+        estado = importer.status(settings, url)
         ultima = estado.get("ultima_importacao") or {}
         if estado.get("carregado") and ultima.get("arquivo") == "amostra.osm":
             return None
@@ -114,7 +114,7 @@ def carregar_nominatim(settings: config.Settings, url: str) -> str | None:
             from d2.importers import sample_osm
 
             arquivo = sample_osm.write_osm(Path(tmp) / "amostra.osm")
-            nominatim_import.importar(settings, url, arquivo, criar_papel_web=True, threads=2)
+            importer.importar(settings, url, arquivo, criar_papel_web=True, threads=2)
     except errors.D2Error as exc:
         return str(exc).splitlines()[0]
     return None
@@ -125,7 +125,7 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
     publish n demands like D-1b does plus some with only an address, drain them,
     summarise."""
     settings = config.load()
-    from d2.importers import sample
+    from d2.importers import sample, sample_cep  # geopandas, shapely: see eventos_de_exemplo
 
     importacao = sample.load_sample(url)
     with tempfile.TemporaryDirectory(prefix="d2-demo-cep-") as tmp:

@@ -9,7 +9,7 @@ from typing import Any
 from d2 import config
 from d2.cli import database_url
 from d2.cli.common import comando, dizer, emitir, flag, grupo
-from d2.geocoder import nominatim_import
+from d2.geocoder.nominatim import importer
 from d2.terminal import visivel
 
 
@@ -20,7 +20,7 @@ def cmd_nominatim_import(args: argparse.Namespace) -> int:
         if not args.quiet:
             dizer(linha)
 
-    resumo = nominatim_import.importar(
+    resumo = importer.importar(
         settings,
         database_url.url_do_banco(settings),
         Path(args.file),
@@ -66,7 +66,7 @@ def _texto_status(d: dict[str, Any]) -> str:
 
 def cmd_nominatim_status(args: argparse.Namespace) -> int:
     settings = config.load()
-    dados = nominatim_import.status(settings, database_url.url_do_banco(settings))
+    dados = importer.status(settings, database_url.url_do_banco(settings))
     emitir(args, dados, _texto_status)
     return 0 if dados.get("carregado", True) else 3
 

@@ -1,10 +1,10 @@
 """The address path's one door: the worker's geocoding stage hands it the addresses of a
-round and gets one Geocoding each (d2.geocoder.ladder_rules), in order. Behind it: the
-fields understood (fields), the place read as a whole (places, gazetteer), the ladder of
-named steps (ladder, ladder_steps, ladder_rules), Nominatim (nominatim) and the answers
-it already gave (AddressCache). The handler turns a Geocoding into the demanda's outcome
-(d2.handler.handler.Handler.concluir_enderecos); what waits, and for how long, is the
-stage's (d2.worker.geocoding).
+round (d2.geocoder.question.Endereco) and gets one Geocoding each (d2.geocoder.answer), in
+order. Behind it: the text read into its fields (parser), the place read as a whole
+(places/), the ladder of named steps (ladder, ladder_steps, ladder_rules), Nominatim
+(nominatim/) and the answers it already gave (AddressCache). The handler turns a
+Geocoding into the demanda's outcome (d2.handler.handler.Handler.concluir_enderecos);
+what waits, and for how long, is the stage's (d2.worker.geocoding).
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ import threading
 from collections.abc import Callable
 
 from d2 import config, db
-from d2.cache import LRUCache
-from d2.geocoder import ladder, nominatim, nominatim_search, text
-from d2.geocoder.ladder_rules import Geocoding
+from d2.geocoder import ladder, question
+from d2.geocoder.answer import Geocoding
+from d2.geocoder.nominatim import client, search
+from d2.lru import LRUCache
 
 
-class AddressCache(LRUCache[tuple[nominatim_search.Match, ...]]):
-    """Nominatim's matches by search (nominatim_search.Consulta.chave), bounded, with a
-    TTL, emptied when a new Nominatim import is seen: an import can move every answer."""
+class AddressCache(LRUCache[tuple[search.Match, ...]]):
+    """Nominatim's matches by search (search.Consulta.chave), bounded, with a TTL, emptied
+    when a new Nominatim import is seen: an import can move every answer."""
 
     geracao: int | None = None
 
@@ -42,11 +43,11 @@ class AddressPath:
     def __init__(
         self,
         settings: config.Settings,
-        geocodificador: nominatim.Geocoder,
+        geocodificador: client.Geocoder,
         *,
         cache: AddressCache | None = None,
         parar: threading.Event | None = None,
-        reescolher: Callable[[db.Connection], nominatim.Geocoder | None] | None = None,
+        reescolher: Callable[[db.Connection], client.Geocoder | None] | None = None,
     ) -> None:
         self.geocodificador = geocodificador
         self.reescolher = reescolher
@@ -59,7 +60,9 @@ class AddressPath:
         self.parar = parar or threading.Event()
         self.bloco = max(1, settings.geocoder_concorrencia * 4)
 
-    def geocodificar(self, conn: db.Connection, enderecos: list[text.Endereco]) -> list[Geocoding]:
+    def geocodificar(
+        self, conn: db.Connection, enderecos: list[question.Endereco]
+    ) -> list[Geocoding]:
         """One Geocoding per address, in order (all of them down the ladder together)."""
         if not enderecos:
             return []
@@ -69,7 +72,7 @@ class AddressPath:
         if (
             geracao != self.cache.geracao
             and self.reescolher is not None
-            and isinstance(self.geocodificador, nominatim.SemNominatim)
+            and isinstance(self.geocodificador, client.SemNominatim)
         ):
             novo = self.reescolher(conn)
             if novo is not None:

@@ -1,5 +1,5 @@
-"""The address ladder: each address understood (fields), placed
-(places), then asked down a ladder of named steps (ladder_steps), most precise first,
+"""The address ladder: each address understood (parser), placed
+(places.lookup), then asked down a ladder of named steps (ladder_steps), most precise first,
 stopping at the first credible answer (ladder_rules). A round's addresses climb it
 together: each rung is one batch of Nominatim searches (cache first, each query once) and
 one SQL statement that places every point found; the SQL steps are one statement for the
@@ -13,9 +13,12 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from d2 import db
-from d2.geocoder import fields, ladder_rules, nominatim, nominatim_search, places, text
-from d2.geocoder.inference import BAIRRO, MUNICIPIO, UF, Reason
+from d2.geocoder import fields, ladder_rules, parser, question
+from d2.geocoder.answer import Geocoding
 from d2.geocoder.ladder_steps import Avaliacao, Ladder, Tentativa, ladder_for
+from d2.geocoder.nominatim import client, search
+from d2.geocoder.places import decision, lookup
+from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Reason
 from d2.nome_busca import nome_busca
 from d2.territorio import resolver
 
@@ -37,18 +40,18 @@ class Cache(Protocol):
 
 def geocodificar(
     conn: db.Connection,
-    geocodificador: nominatim.Geocoder,
+    geocodificador: client.Geocoder,
     cache: Cache,
-    enderecos: list[text.Endereco],
+    enderecos: list[question.Endereco],
     *,
     bloco: int,
     parar: Callable[[], bool] = lambda: False,
-) -> list[ladder_rules.Geocoding]:
+) -> list[Geocoding]:
     """One Geocoding per address, in order: climbs the ladder for all of them together."""
     entendidos = [_entender(e) for e in enderecos]
-    contextos = places.contextos(conn, entendidos)
-    geocodings = [ladder_rules.Geocoding(c) for c in contextos]
-    buscar = geocodificador.modo != nominatim.NENHUM
+    contextos = lookup.contextos(conn, entendidos)
+    geocodings = [Geocoding() for _ in contextos]
+    buscar = geocodificador.modo != client.NENHUM
     ladders: dict[int, Ladder] = {}
     atuais: dict[int, Tentativa] = {}
     ambiguos: set[int] = set()  # some search found the street in several places
@@ -67,9 +70,7 @@ def geocodificar(
             conn, {i: t for i, t in atuais.items() if t.corrigir is not None}, contextos
         )
         # Every match of the rung placed in one statement, in the order read below.
-        achados = {
-            i: r for i, r in respostas.items() if not isinstance(r, nominatim_search.Unavailable)
-        }
+        achados = {i: r for i, r in respostas.items() if not isinstance(r, search.Unavailable)}
         lugares = iter(
             ladder_rules.lugares(conn, [m for i in buscas if i in achados for m in achados[i]])
         )
@@ -109,32 +110,37 @@ def geocodificar(
                 padrao = Reason.AMBIGUO if ambiguo else Reason.NAO_ENCONTRADO
                 geocoding.motivo = str(ctx.motivo or padrao)
         atuais = proximos
+    # What the answer says of the reading, once it is over (the places cut a street's tail
+    # from its name while they read it).
+    for geocoding, ctx in zip(geocodings, contextos, strict=True):
+        geocoding.entendido = ctx.como_json()
+        geocoding.cep_contraditorio = ctx.cep_contraditorio
     return geocodings
 
 
-def _entender(endereco: text.Endereco) -> fields.Entendido:
+def _entender(endereco: question.Endereco) -> fields.Entendido:
     """The address's fields; a parser failure (a bug) leaves this one address not
     understood (then discarded) instead of failing its whole round again and again."""
     try:
-        return fields.entender(endereco)
+        return parser.entender(endereco)
     except Exception as exc:
         log.error("Endereço não entendido: falha do parser", extra={"erro": type(exc).__name__})
         return fields.Entendido()
 
 
 def _perguntar(
-    geocodificador: nominatim.Geocoder,
+    geocodificador: client.Geocoder,
     cache: Cache,
     buscas: dict[int, Tentativa],
-    geocodings: list[ladder_rules.Geocoding],
+    geocodings: list[Geocoding],
     bloco: int,
     parar: Callable[[], bool],
-) -> dict[int, nominatim_search.Resultados]:
+) -> dict[int, search.Resultados]:
     """Each address's matches for its search: from the cache, else asked (each distinct
     query once; the search is counted for the first address that needed it)."""
-    respostas: dict[int, nominatim_search.Resultados] = {}
+    respostas: dict[int, search.Resultados] = {}
     faltam: dict[str, list[int]] = {}
-    consultas: dict[str, nominatim_search.Consulta] = {}
+    consultas: dict[str, search.Consulta] = {}
     for i, tentativa in buscas.items():
         assert tentativa.consulta is not None
         chave = tentativa.consulta.chave
@@ -151,13 +157,13 @@ def _perguntar(
     for inicio in range(0, len(chaves), max(1, bloco)):
         parte = chaves[inicio : inicio + bloco]
         if parar():
-            resultados: list[nominatim_search.Resultados] = [
-                nominatim_search.Unavailable("worker parando")
-            ] * len(parte)
+            resultados: list[search.Resultados] = [search.Unavailable("worker parando")] * len(
+                parte
+            )
         else:
             resultados = geocodificador.pesquisar([consultas[c] for c in parte])
         for chave, resultado in zip(parte, resultados, strict=True):
-            if not isinstance(resultado, nominatim_search.Unavailable):
+            if not isinstance(resultado, search.Unavailable):
                 cache.definir_chave(chave, resultado)
             for i in faltam[chave]:
                 respostas[i] = resultado
@@ -165,7 +171,7 @@ def _perguntar(
 
 
 def _corrigir(
-    conn: db.Connection, pedidos: dict[int, Tentativa], contextos: list[places.Contexto]
+    conn: db.Connection, pedidos: dict[int, Tentativa], contextos: list[decision.Contexto]
 ) -> dict[int, str]:
     """The CEP street each misspelt street most resembles in its município, where one is
     similar enough and clearly ahead of the next (one statement)."""

@@ -1,6 +1,6 @@
 """What a rung's answer is worth: which of a search's matches is credible for one address
 (d2.geocoder.ladder asks, d2.geocoder.ladder_steps says what was asked), and the answer
-it gives (Geocoding).
+it fills (d2.geocoder.answer.Geocoding).
 
 A Nominatim answer is credible only inside the place known (the município, or exactly
 one of the homonyms, or one município of the UF named), or — when the text names no
@@ -11,57 +11,16 @@ SQL answers are inferences: bairro, municipio, uf.
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from psycopg.rows import dict_row
 
 from d2 import db
-from d2.geocoder import nominatim_search, places
-from d2.geocoder.inference import Reason
+from d2.geocoder.answer import Geocoding
 from d2.geocoder.ladder_steps import Avaliacao, Passo, Tentativa
+from d2.geocoder.nominatim import search
+from d2.geocoder.places import decision
 from d2.territorio import resolver
-
-
-@dataclass
-class Geocoding:
-    """The address path's answer for one address, as d2.geocodificacoes records it once
-    concluded: the UC and point found (method, confidence, precision, the step that
-    answered), or why nothing credible was found, or that Nominatim did not answer
-    (indisponivel: the address waits and is asked again)."""
-
-    contexto: places.Contexto | None = None
-    resolucao: resolver.Resolucao | None = None
-    lat: float | None = None
-    lng: float | None = None
-    metodo: str | None = None  # endereco | inferencia
-    confianca: str | None = None  # media | baixa
-    precisao: str | None = None
-    passo: str | None = None
-    nome: str | None = None  # Nominatim's display name (endereco_geocodificado)
-    motivo: str | None = None  # why discarded
-    indisponivel: str | None = None  # the geocoder did not answer: try again later
-    consultas: int = 0
-    por_passo: Counter[str] = field(default_factory=Counter)  # searches made, by step
-
-    @property
-    def entendido(self) -> dict[str, Any] | None:
-        return self.contexto.como_json() if self.contexto is not None else None
-
-    @property
-    def motivo_final(self) -> str:
-        """Why nothing credible was found (not found, when no step said more)."""
-        return self.motivo or str(Reason.NAO_ENCONTRADO)
-
-    @property
-    def resultado(self) -> str:
-        """The metric label of this answer: its method, unavailable, or the reason."""
-        if self.indisponivel is not None:
-            return "indisponivel"
-        if self.resolucao is not None and self.metodo is not None:
-            return self.metodo
-        return self.motivo_final
 
 
 @dataclass
@@ -72,7 +31,7 @@ class Lugar:
     municipio: str | None
 
 
-def lugares(conn: db.Connection, matches: list[nominatim_search.Match]) -> list[Lugar | None]:
+def lugares(conn: db.Connection, matches: list[search.Match]) -> list[Lugar | None]:
     """Each match placed, in order (one statement); None where no UC holds it."""
     if not matches:
         return []
@@ -93,7 +52,7 @@ def lugares(conn: db.Connection, matches: list[nominatim_search.Match]) -> list[
     return saida
 
 
-def _recipiente(ctx: places.Contexto, passo: Passo, lugar: Lugar) -> str | None:
+def _recipiente(ctx: decision.Contexto, passo: Passo, lugar: Lugar) -> str | None:
     """Which of the places allowed holds this point (None: none)."""
     cadeia = lugar.resolucao.cadeia_ucs
     if ctx.municipio is not None:
@@ -123,7 +82,7 @@ _CLASSES_POI = frozenset(
 _RANK_POI = 22
 
 
-def _precisao(tentativa: Tentativa, m: nominatim_search.Match) -> str | None:
+def _precisao(tentativa: Tentativa, m: search.Match) -> str | None:
     """The precision of a match for the step that asked, or None when it is not an
     answer to that question (a city where a street was asked)."""
     if tentativa.passo == Passo.POI:
@@ -131,10 +90,10 @@ def _precisao(tentativa: Tentativa, m: nominatim_search.Match) -> str | None:
             return None
         return "numero" if m.rank >= 30 else "logradouro"
     if tentativa.passo == Passo.CEP:
-        return "cep" if m.tipo == "postcode" or m.rank >= nominatim_search.RANK_RUA else None
+        return "cep" if m.tipo == "postcode" or m.rank >= search.RANK_RUA else None
     if tentativa.passo == Passo.TEXTO_LIVRE and m.tipo == "postcode":
         return "cep"
-    if m.rank < nominatim_search.RANK_RUA:
+    if m.rank < search.RANK_RUA:
         return None
     if tentativa.passo == Passo.REFERENCIA:
         return "numero" if m.rank >= 30 else "logradouro"
@@ -144,9 +103,9 @@ def _precisao(tentativa: Tentativa, m: nominatim_search.Match) -> str | None:
 
 
 def avaliar(
-    ctx: places.Contexto,
+    ctx: decision.Contexto,
     tentativa: Tentativa,
-    achados: tuple[nominatim_search.Match, ...],
+    achados: tuple[search.Match, ...],
     lugares: list[Lugar | None],
     geocoding: Geocoding,
 ) -> Avaliacao:
@@ -154,7 +113,7 @@ def avaliar(
     or what the ladder should know to go on."""
     if not achados:
         return Avaliacao(vazio=True)
-    crediveis: list[tuple[str, nominatim_search.Match, Lugar, str]] = []
+    crediveis: list[tuple[str, search.Match, Lugar, str]] = []
     for m, lugar in zip(achados, lugares, strict=True):
         if lugar is None or m.pais not in (None, "br"):
             continue

@@ -32,8 +32,10 @@ from dataclasses import dataclass
 
 import enderecobr
 
-from d2.geocoder import fields, nominatim_search, places, text
-from d2.geocoder.inference import Candidate
+from d2.geocoder import fields, question
+from d2.geocoder.nominatim import search
+from d2.geocoder.places import decision
+from d2.geocoder.places.inference import Candidate
 
 
 class Passo(enum.StrEnum):
@@ -106,7 +108,7 @@ class Tentativa:
     or the SQL correction of a misspelt street (corrigir)."""
 
     passo: Passo
-    consulta: nominatim_search.Consulta | None = None
+    consulta: search.Consulta | None = None
     com_numero: bool = False
     uc: Candidate | None = None  # the SQL step's UC
     corrigir: str | None = None  # the street to correct, in ctx.municipio
@@ -128,11 +130,11 @@ def _rua_da_consulta(rua: str, numero: str | None) -> str:
     return f"{rua} {numero}" if numero else rua
 
 
-def _limite(ctx: places.Contexto) -> int:
+def _limite(ctx: decision.Contexto) -> int:
     return _LIMITE if ctx.municipio or ctx.homonimos else _LIMITE_SEM_CIDADE
 
 
-def _cidade(ctx: places.Contexto) -> str | None:
+def _cidade(ctx: decision.Contexto) -> str | None:
     if ctx.municipio is not None:
         return ctx.municipio.nome
     if ctx.homonimos:
@@ -153,7 +155,7 @@ def _rua_do_cep(logradouro: str) -> tuple[str | None, str | None]:
     return " ".join(palavras) or None, numero
 
 
-def ladder_for(ctx: places.Contexto, *, buscar: bool = True) -> Ladder:
+def ladder_for(ctx: decision.Contexto, *, buscar: bool = True) -> Ladder:
     """The rungs one address can climb, each asked only if the ones before failed;
     without a Nominatim (buscar False), only the SQL steps: the place named or the CEP's."""
     if ctx.conflito:
@@ -172,7 +174,7 @@ def ladder_for(ctx: places.Contexto, *, buscar: bool = True) -> Ladder:
     yield from _do_lugar(ctx)
 
 
-def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
+def _da_rua(ctx: decision.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
     """The text's street: with its number, without it, without its tipo, in its bairro."""
     e = ctx.entendido
     r = Avaliacao(vazio=True)
@@ -182,19 +184,15 @@ def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
     if e.numero:
         r = yield Tentativa(
             Passo.RUA_NUMERO,
-            nominatim_search.Consulta(
-                rua=_rua_da_consulta(e.rua, e.numero), cidade=cidade, limite=limite
-            ),
+            search.Consulta(rua=_rua_da_consulta(e.rua, e.numero), cidade=cidade, limite=limite),
             com_numero=True,
         )
     if not e.numero or (r.vazio and not e.numero_simples):
-        r = yield Tentativa(
-            Passo.RUA, nominatim_search.Consulta(rua=e.rua, cidade=cidade, limite=limite)
-        )
+        r = yield Tentativa(Passo.RUA, search.Consulta(rua=e.rua, cidade=cidade, limite=limite))
     if r.vazio and e.tipo and e.logradouro and _nome_de_rua_bom(e.logradouro):
         r = yield Tentativa(
             Passo.RUA_SEM_TIPO,
-            nominatim_search.Consulta(
+            search.Consulta(
                 rua=_rua_da_consulta(e.logradouro, e.numero), cidade=cidade, limite=limite
             ),
             com_numero=bool(e.numero),
@@ -203,7 +201,7 @@ def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
     if r.vazio and bairro:
         r = yield Tentativa(
             Passo.RUA_BAIRRO,
-            nominatim_search.Consulta(
+            search.Consulta(
                 rua=_rua_da_consulta(e.rua, e.numero), cidade=bairro, limite=_LIMITE_SEM_CIDADE
             ),
             com_numero=bool(e.numero),
@@ -213,7 +211,7 @@ def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
         if correcao.rua is not None:
             r = yield Tentativa(
                 Passo.RUA_CORRIGIDA,
-                nominatim_search.Consulta(
+                search.Consulta(
                     rua=_rua_da_consulta(correcao.rua, e.numero), cidade=cidade, limite=limite
                 ),
                 com_numero=bool(e.numero),
@@ -221,7 +219,7 @@ def _da_rua(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
     return r
 
 
-def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
+def _das_referencias(ctx: decision.Contexto) -> Generator[Tentativa, Avaliacao, Avaliacao]:
     """The crossing street of "esquina com", the POI of "próximo à"."""
     e = ctx.entendido
     r = Avaliacao(vazio=True)
@@ -231,32 +229,32 @@ def _das_referencias(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, Av
     if e.esquina:
         esquina = enderecobr.padronizar_logradouros(e.esquina)
         r = yield Tentativa(
-            Passo.ESQUINA, nominatim_search.Consulta(rua=esquina, cidade=cidade, limite=limite)
+            Passo.ESQUINA, search.Consulta(rua=esquina, cidade=cidade, limite=limite)
         )
     if e.referencia and r.vazio:
         lugar = _poi_por_extenso(e.referencia.split())[0]
         r = yield Tentativa(
             Passo.REFERENCIA,
-            nominatim_search.Consulta(lugar=lugar, cidade=cidade, limite=limite),
+            search.Consulta(lugar=lugar, cidade=cidade, limite=limite),
         )
     nome = poi(ctx)
     if nome and r.vazio:
         # Free text, the município beside the name: Nominatim's structured search finds
         # only POIs of rank 30 by their name (buildings), never an area such as a park.
         pergunta = f"{nome}, {cidade}" if cidade else nome
-        r = yield Tentativa(Passo.POI, nominatim_search.Consulta(texto=pergunta, limite=limite))
+        r = yield Tentativa(Passo.POI, search.Consulta(texto=pergunta, limite=limite))
     return r
 
 
-def poi(ctx: places.Contexto) -> str | None:
+def poi(ctx: decision.Contexto) -> str | None:
     """The POI an address names as itself, written out ("HOSP REGIONAL" → "HOSPITAL
     REGIONAL"): its first place segment that begins with a kind of place and goes on with
     a name, or begins with a name that says which one ("SANTA CASA"); not a segment
     marked "Bairro", nor the bairro decided."""
     e = ctx.entendido
-    bairro = text.normalizar(ctx.bairro.nome) if ctx.bairro is not None else None
+    bairro = question.normalizar(ctx.bairro.nome) if ctx.bairro is not None else None
     for j, lugar in enumerate(e.lugares):
-        if j in e.lugares_bairro or not lugar or text.normalizar(lugar) == bairro:
+        if j in e.lugares_bairro or not lugar or question.normalizar(lugar) == bairro:
             continue
         por_extenso, tipo, nome = _poi_por_extenso(lugar.split())
         palavras = por_extenso.split()
@@ -279,29 +277,29 @@ def _poi_por_extenso(palavras: list[str]) -> tuple[str, bool, bool]:
     return " ".join(palavras), tipo, len(palavras) > 1
 
 
-def _do_cep(ctx: places.Contexto) -> Generator[Tentativa, Avaliacao, None]:
+def _do_cep(ctx: decision.Contexto) -> Generator[Tentativa, Avaliacao, None]:
     """The CEP's street (d2.ceps), or the CEP itself where d2.ceps does not know it."""
     e, cep = ctx.entendido, ctx.cep
     if cep is not None and cep.municipio is not None and cep.logradouro:
         rua_cep, numero_cep = _rua_do_cep(cep.logradouro)
-        if rua_cep is None or (e.rua and text.normalizar(rua_cep) == text.normalizar(e.rua)):
+        if rua_cep is None or (
+            e.rua and question.normalizar(rua_cep) == question.normalizar(e.rua)
+        ):
             return  # the text's street, already asked
         numero = (e.numero if not e.rua else None) or numero_cep
         yield Tentativa(
             Passo.CEP_RUA,
-            nominatim_search.Consulta(
+            search.Consulta(
                 rua=_rua_da_consulta(rua_cep, numero), cidade=cep.municipio.nome, limite=_LIMITE
             ),
             com_numero=bool(numero),
         )
     elif e.cep and (cep is None or cep.faixa) and not ctx.cep_contraditorio:
-        yield Tentativa(
-            Passo.CEP, nominatim_search.Consulta(cep=fields.cep_formatado(e.cep), limite=_LIMITE)
-        )
+        yield Tentativa(Passo.CEP, search.Consulta(cep=fields.cep_formatado(e.cep), limite=_LIMITE))
 
 
 def _do_lugar(
-    ctx: places.Contexto, *, buscar: bool = True
+    ctx: decision.Contexto, *, buscar: bool = True
 ) -> Generator[Tentativa, Avaliacao, None]:
     """The place named, in SQL; Nominatim's free text for a name shared by several."""
     e = ctx.entendido
@@ -315,12 +313,12 @@ def _do_lugar(
         palavras = e.texto.split()[: 2 * fields.MAX_PALAVRAS]
         yield Tentativa(
             Passo.TEXTO_LIVRE,
-            nominatim_search.Consulta(texto=" ".join(palavras), limite=_LIMITE_SEM_CIDADE),
+            search.Consulta(texto=" ".join(palavras), limite=_LIMITE_SEM_CIDADE),
             com_numero=bool(e.numero),
         )
 
 
-def _passo_sql(ctx: places.Contexto, passo: Passo, uc: Candidate) -> Passo:
+def _passo_sql(ctx: decision.Contexto, passo: Passo, uc: Candidate) -> Passo:
     """cep_faixa where the UC is the one a CEP's range gave (the text named none: a UC
     read from the text has a segment, one from the CEP has none)."""
     if ctx.cep is not None and ctx.cep.faixa and uc.segmento < 0:

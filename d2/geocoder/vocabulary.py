@@ -1,7 +1,8 @@
 """The words of an address as enderecobr writes them once standardised (upper case, no
 accents, abbreviations expanded), by what they are: street types, words that name an
-area, complements, the prepositions before a street or a bairro. d2.geocoder.fields
-splits a text by them; d2.geocoder.reading reads an area word before a name as its type.
+area, complements, the prepositions before a street or a bairro, the words that join a
+name's parts. d2.geocoder.parser and d2.geocoder.fields read a text by them;
+d2.geocoder.places.interpretation reads an area word before a name as its type.
 """
 
 from __future__ import annotations
@@ -40,3 +41,5 @@ SEM_VALOR = frozenset({"FUNDOS", "TERREO", "SOBRELOJA", "COBERTURA"})
 # The locative prepositions a citizen writes before a street or a bairro ("na Rua X",
 # "no Bairro Y", "em Travessa Z"): not part of its name.
 PREPOSICOES = frozenset({"EM", "NA", "NAS", "NO", "NOS"})
+# Words that join a name's parts: a street's type after one is inside a name.
+CONECTORES = frozenset({"DA", "DAS", "DE", "DO", "DOS", "E"})

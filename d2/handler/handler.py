@@ -30,15 +30,20 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from d2 import config, db, errors
 from d2.eventlog import bus, consumer
-from d2.geocoder import text
-from d2.geocoder.ladder_rules import Geocoding
-from d2.handler import cache, conclusion, outcome_logs, outputs
+from d2.handler import conclusion, geo_cache, outcome_logs, outputs
 from d2.handler.classification import Outcome, Plan, classificar_batch, morto
 from d2.handler.outputs import TIPO_SAIDA
 from d2.territorio import resolver
+
+if TYPE_CHECKING:
+    # Names of the address path only: a worker whose demands all carry GPS never loads
+    # it (d2.worker.stages).
+    from d2.geocoder import question
+    from d2.geocoder.answer import Geocoding
 
 log = logging.getLogger("d2.handler")
 
@@ -85,7 +90,7 @@ class Retomada:
     for the address path (by event_id)."""
 
     planos: list[Plan]
-    enderecos: dict[uuid.UUID, text.Endereco]
+    enderecos: dict[uuid.UUID, question.Endereco]
 
 
 def transitoria(exc: BaseException) -> bool:
@@ -96,9 +101,9 @@ def transitoria(exc: BaseException) -> bool:
 class Handler:
     """The D-2 handler. One instance per worker: it owns the geo cache."""
 
-    def __init__(self, settings: config.Settings, geo_cache: cache.GeoCache | None = None) -> None:
+    def __init__(self, settings: config.Settings, cache: geo_cache.GeoCache | None = None) -> None:
         self.settings = settings
-        self.cache = geo_cache or cache.GeoCache(settings.cache_max_entries, settings.cache_ttl_s)
+        self.cache = cache or geo_cache.GeoCache(settings.cache_max_entries, settings.cache_ttl_s)
         # Steps 5-7, and the events whose publication failed.
         self.conclusao = conclusion.Conclusion(settings, cursor=CURSOR, origem=ORIGEM)
         self.regra = resolver.NearRule.de(settings)
@@ -163,7 +168,7 @@ class Handler:
         is the one it had, unless its demanda was resolved meanwhile (then republished)
         or the geocoding stage was turned off (then discarded, as without it)."""
         planos = self.classificar(conn, bus.ler_eventos(conn, event_ids))
-        enderecos: dict[uuid.UUID, text.Endereco] = {}
+        enderecos: dict[uuid.UUID, question.Endereco] = {}
         for plano in planos:
             plano.da_fila = True
             if plano.outcome == Outcome.GEOCODIFICACAO_PENDENTE and plano.endereco is not None:
@@ -217,7 +222,7 @@ class Handler:
             if plano.outcome is not None:
                 continue
             assert plano.lat is not None and plano.lng is not None
-            chave = cache.chave(plano.lat, plano.lng)
+            chave = geo_cache.chave(plano.lat, plano.lng)
             hit, valor = self.cache.obter_chave(chave)
             if hit:
                 resultado.cache_hits += 1

@@ -14,7 +14,7 @@ from typing import Any
 
 from d2 import config, db
 from d2.eventlog import bus
-from d2.geocoder import nominatim
+from d2.geocoder.nominatim import client as nominatim
 from d2.handler import handler, outputs
 from d2.territorio import mirror
 

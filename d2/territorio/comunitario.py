@@ -196,7 +196,10 @@ def _decidir(
     if decisao in ("rejeitada", "retida"):
         log.warning("Polígono comunitário %s: %s", decisao, row["motivo"], extra=extra)
         return
-    log.info("Polígono comunitário: %s", decisao, extra=extra)
+    if row["motivo"]:  # a version held for what it would take: it waits for a moderator
+        log.warning("Polígono comunitário %s retida: %s", decisao, row["motivo"], extra=extra)
+    else:
+        log.info("Polígono comunitário: %s", decisao, extra=extra)
     if decisao == "nova":
         _publicar_uc(conn, evento, "uc.poligono_adicionado", row["unidade_civica_id"], {})
     elif row["canonica_mudou"]:

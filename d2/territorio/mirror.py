@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from d2 import config, db, errors
+from d2 import config, db, errors, locks
 
 log = logging.getLogger(__name__)
 
@@ -76,23 +76,25 @@ def aplicar(
     cur = conn.cursor(row_factory=db.dict_row)  # whatever rows the caller's connection makes
     travado = False
     try:
-        with db.mapped_errors(), db.limites(conn, lock_s=espera):
+        with db.mapped_errors(), locks.limites(conn, lock_s=espera):
             with conn.transaction():
                 cur.execute(db.q("mirror_repeatable_read"))
                 cur.execute(db.q("mirror_lock" if esperar else "mirror_try_lock"))
                 travado = True
                 # Only now the statements' bound: the lock's wait is lock_timeout's to end,
                 # so that what is said names who held it.
-                db.limitar_comandos(conn, prazo_s)
+                locks.limitar_comandos(conn, prazo_s)
                 feito = cur.execute(db.q("mirror_aplicar")).fetchone()
     except errors.LockTimeout as exc:
         if not travado and not esperar:
             return None
-        raise db.locks_held(conn, LOCKS, espera, "nothing was applied") from exc
+        raise locks.locks_held(conn, LOCKS + ESCRITAS, espera, "nothing was applied") from exc
+    if feito is not None and int(feito["poligonos"] or 0):
+        _rebuild_adiado(conn)
     # The version has moved: the resolver already answers from the new polygons. Now the
     # clean intervals it dropped, in a transaction of their own.
     try:
-        with db.mapped_errors(), db.limites(conn, lock_s=espera, statement_s=prazo_s):
+        with db.mapped_errors(), locks.limites(conn, lock_s=espera, statement_s=prazo_s):
             construidas = cur.execute(db.q("mirror_faixas_construir")).fetchone()
         faixas = int(construidas["faixas"]) if construidas else 0
     except (errors.LockTimeout, errors.StatementTimeout) as exc:
@@ -113,20 +115,48 @@ def aplicar(
     )
 
 
+def _rebuild_adiado(conn: db.Connection) -> None:
+    """Say who kept the resolver's index from being built again, when the apply left it
+    due: a session holding the index (a reader's open transaction is enough) would have
+    queued every resolver query behind the rebuild, so the apply skipped it."""
+    try:
+        with db.mapped_errors(), conn.cursor(row_factory=db.dict_row) as cur:
+            row = cur.execute(db.q("mirror_index_due")).fetchone()
+        devido = row is not None and bool(row["devido"])
+        sessoes = locks.lock_holders(conn, ["d2.mirror_pieces"], leitores=True) if devido else []
+    except errors.D2Error as exc:  # the apply is committed: only the notice is lost
+        if db.is_transient(exc):
+            raise
+        log.debug("Espelho: índice não verificado", extra={"erro": str(exc)})
+        return
+    if devido:
+        log.warning(
+            "Espelho: reconstrução do índice adiada: uma sessão o tem aberto",
+            extra={
+                "sessoes": sessoes,
+                "quem": "; ".join(db.descrever_sessao(x) for x in sessoes) or None,
+            },
+        )
+
+
 def _espera(segundos: float | None) -> float:
     return config.load().lock_timeout_s if segundos is None else segundos
 
 
 # The lock tables of the mirror (sql/tables/mirror_aplicador.sql,
-# mirror_faixas_construtor.sql), and the tables a rebuild truncates, whose readers it
-# waits for.
+# mirror_faixas_construtor.sql), the tables a rebuild truncates, whose readers it waits
+# for, and every table an apply writes (its indexes come with them): a lock there other
+# than a reader's can keep an apply waiting.
 LOCKS = ["d2.mirror_aplicador", "d2.mirror_faixas_construtor"]
 TRUNCADAS = ["d2.mirror_uc", "d2.mirror_pieces", "d2.mirror_rejected"]
+ESCRITAS = [*TRUNCADAS, "d2.mirror_cadeias", "d2.mirror_faixas", "d2.mirror_state"]
 
 
 def lock_holders(conn: db.Connection) -> list[dict[str, Any]]:
-    """The sessions holding the appliers' or the interval builder's lock (db.lock_holders)."""
-    return db.lock_holders(conn, LOCKS)
+    """The sessions that can keep an apply waiting (locks.lock_holders): holding the
+    appliers' or the interval builder's lock, a lock stronger than a reader's on a table
+    the apply writes or its indexes, or any lock there that a waiting session waits for."""
+    return locks.lock_holders(conn, LOCKS + ESCRITAS)
 
 
 def pendentes(conn: db.Connection) -> int:
@@ -172,12 +202,12 @@ def reconstruir(conn: db.Connection, *, lock_s: float | None = None) -> list[dic
     rebuild truncates), and nothing was rebuilt."""
     espera = _espera(lock_s)
     try:
-        with db.mapped_errors(), db.limites(conn, lock_s=espera):
+        with db.mapped_errors(), locks.limites(conn, lock_s=espera):
             with conn.transaction():
                 conn.execute(db.q("mirror_repeatable_read"))
                 conn.execute(db.q("mirror_lock"))
                 return conn.execute(db.q("mirror_rebuild")).fetchall()
     except errors.LockTimeout as exc:
-        raise db.locks_held(
+        raise locks.locks_held(
             conn, LOCKS + TRUNCADAS, espera, "nothing was rebuilt", leitores=True
         ) from exc

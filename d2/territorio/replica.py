@@ -17,7 +17,8 @@ knows D-2's importers' events by their own record (d2.poligonos_eventos), and on
 write official polygons; every other event is a proposal, ranked as community and judged
 by what it would take (the stored answers it would move, the share of other UCs' areas
 it would cover), refused past the bounds, and counted toward the breaker
-(d2.replica_paradas), which stops the replica until `d2 mirror resume`. The origins
+(d2.replica_paradas), which holds every proposal until `d2 mirror resume` while the
+importers' own events still apply. The origins
 admitted, the bounds and the breaker's limits are the owner's (d2.replica_limites): this
 module passes none, so a worker's login cannot change them.
 """
@@ -37,7 +38,7 @@ CURSOR_CHAVE = "uc.poligono_*"  # the stream's key in d2.consumer_offset
 CONSUMER = "D-2/replica"
 CURSOR = consumer.Cursor(CURSOR_CHAVE, CONSUMER)
 FONTES = ("core", "eventos")
-OUTCOMES = ("aplicado", "removido", "ausente", "repetido", "descartado")
+OUTCOMES = ("aplicado", "removido", "ausente", "repetido", "descartado", "superado")
 
 
 @dataclass
@@ -77,23 +78,18 @@ def drenar(conn: db.Connection, settings: config.Settings, *, batch: int = 50) -
     retries later from the same cursor); any other failure of one event sends it to the
     dead letters and the drain goes on. Payloads above D2_MAX_PAYLOAD_BYTES_UC are never
     fetched (their size is checked in SQL) and batches stop at D2_MAX_BATCH_BYTES.
+    While the breaker holds proposals, only D-2's importers' events are applied.
     """
     resultado = Result()
     with db.mapped_errors():
         aberta = conn.execute(db.q("replica_stop_open")).fetchone()
     if aberta is not None:
-        resultado.parada = str(aberta["motivo"])
-        return resultado  # said when it stopped; d2 status says it while it lasts
+        resultado.parada = str(aberta["motivo"])  # said when it stopped; d2 status says it
+        _durante_parada(conn, settings, resultado, batch)
+        return resultado
     apos = cursor(conn)
     while True:
-        eventos = bus.ler_desde(
-            conn,
-            TIPOS,
-            apos,
-            batch,
-            max_payload_bytes=settings.max_payload_bytes_uc,
-            max_batch_bytes=settings.max_batch_bytes,
-        )
+        eventos = _ler(conn, settings, apos, batch)
         if not eventos:
             return resultado
         for evento in eventos:
@@ -110,8 +106,73 @@ def drenar(conn: db.Connection, settings: config.Settings, *, batch: int = 50) -
             except errors.ConsumerPaused as exc:
                 resultado.parada = str(exc)
                 _parar(conn, evento)
+                _durante_parada(conn, settings, resultado, batch)
                 return resultado
             apos = bus.position(evento)
+
+
+def _durante_parada(
+    conn: db.Connection, settings: config.Settings, resultado: Result, batch: int
+) -> None:
+    """While the breaker holds proposals, D-2's importers' own events keep flowing (an
+    official import reaches the resolver without waiting for an operator): the events
+    past the held one are read, from where an earlier pass of this stop left off, and
+    each is given to d2.replica_aplicar, which applies it only when it is the importers'
+    (else 'parado': nothing written) and records how far it was asked. The cursor stays
+    before the held event: after `d2 mirror resume` the drain applies the proposals in
+    their order, an importers' event already applied is 'repetido', and a proposal a later
+    event overwrote meanwhile is 'superado'."""
+    apos = cursor(conn)
+    with db.mapped_errors():
+        vista = conn.execute(db.q("replica_stop_read")).fetchone()
+    if vista is not None:
+        apos = max(apos, bus.Position(int(vista["transacao"]), int(vista["sequencia"])))
+    while eventos := _ler(conn, settings, apos, batch):
+        for evento in eventos:
+            _importador_durante_parada(conn, evento, resultado)
+            apos = bus.position(evento)
+
+
+def _importador_durante_parada(conn: db.Connection, evento: bus.Evento, resultado: Result) -> None:
+    if isinstance(evento.payload, wire.UnreadablePayload):
+        return  # its dead letter is the resume's drain's to write, in the log's order
+    try:
+        registry.validar(evento.tipo, evento.payload, evento.versao_schema)
+        with db.mapped_errors(), conn.transaction():
+            if CURSOR.ja_passou(conn, evento):
+                return
+            row = conn.execute(db.q("replica_aplicar"), {"event_id": evento.event_id}).fetchone()
+    except errors.InvalidEvent:
+        return
+    except errors.D2Error as exc:
+        if db.is_transient(exc):
+            raise
+        return
+    if row is not None and row["desfecho"] in ("aplicado", "removido", "ausente"):
+        resultado.por_outcome[row["desfecho"]] += 1
+        log.info(
+            "Réplica: evento dos importadores aplicado com o disjuntor armado",
+            extra={
+                "event_id": str(evento.event_id),
+                "tipo": evento.tipo,
+                "desfecho": row["desfecho"],
+            },
+        )
+
+
+def _ler(
+    conn: db.Connection, settings: config.Settings, apos: bus.Position, batch: int
+) -> list[bus.Evento]:
+    """The stream's next events after apos: payloads over D2_MAX_PAYLOAD_BYTES_UC never
+    fetched, the batch bounded by D2_MAX_BATCH_BYTES."""
+    return bus.ler_desde(
+        conn,
+        TIPOS,
+        apos,
+        batch,
+        max_payload_bytes=settings.max_payload_bytes_uc,
+        max_batch_bytes=settings.max_batch_bytes,
+    )
 
 
 class _MirrorAtrasado(errors.ConsumerPaused):

@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 
-from d2 import config, db, errors
+from d2 import config, db, errors, locks
 from d2.ops import regeo
 from d2.territorio import comunitario, mirror, replica, resolver
 
@@ -77,7 +77,7 @@ class GeometryStage:
             try:
                 with (
                     db.connect(url, autocommit=True, application_name="d2-territorio") as conn,
-                    db.limites(conn, statement_s=self.settings.territorio_timeout_s),
+                    locks.limites(conn, statement_s=self.settings.territorio_timeout_s),
                 ):
                     espera = 0.5
                     while not self.parar.is_set():

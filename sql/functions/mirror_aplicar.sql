@@ -34,6 +34,7 @@ DECLARE
     ucs uuid[];
     tudo boolean;
     sincronizados bigint;
+    espera text;
 BEGIN
     IF current_setting('transaction_isolation') NOT IN ('repeatable read', 'serializable') THEN
         RAISE EXCEPTION 'd2.mirror_aplicar() needs REPEATABLE READ (use `d2 mirror sync`)'
@@ -112,13 +113,34 @@ BEGIN
     -- The resolver's index after many inserts (an import, a re-import) is built again,
     -- as its CREATE left it (sql/tables/mirror_pieces.sql). Last, because REINDEX holds
     -- the index against every reader until this transaction ends (~0.3 s for Brazil).
+    -- Never behind a reader: REINDEX waits for every session holding the index (any
+    -- SELECT of d2.mirror_pieces took it, and an idle transaction keeps it), and every
+    -- resolver query would queue behind that wait. So it runs only when no other session
+    -- holds a lock on the index, and gives up after a few milliseconds should one arrive
+    -- meanwhile: the rebuild stays due (sincronizados_desde_indice kept) for a later
+    -- apply, and the changes are applied all the same (d2/territorio/mirror.py names the
+    -- sessions in its way).
     UPDATE d2.mirror_state s
     SET sincronizados_desde_indice = s.sincronizados_desde_indice
                                      + pg_catalog.cardinality(ids)
     RETURNING s.sincronizados_desde_indice INTO sincronizados;
-    IF sincronizados * 10 >= (SELECT count(*) FROM d2.mirror_uc) THEN
-        REINDEX INDEX d2.mirror_pieces_geom_mun_sub_idx;
-        UPDATE d2.mirror_state SET sincronizados_desde_indice = 0;
+    IF sincronizados * 10 >= (SELECT count(*) FROM d2.mirror_uc)
+       AND NOT EXISTS (
+           SELECT 1 FROM pg_catalog.pg_locks l
+           WHERE l.locktype = 'relation' AND l.pid <> pg_catalog.pg_backend_pid()
+             AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d
+                               WHERE d.datname = pg_catalog.current_database())
+             AND l.relation = 'd2.mirror_pieces_geom_mun_sub_idx'::pg_catalog.regclass
+       ) THEN
+        espera := pg_catalog.current_setting('lock_timeout');
+        BEGIN
+            PERFORM pg_catalog.set_config('lock_timeout', '20ms', true);
+            REINDEX INDEX d2.mirror_pieces_geom_mun_sub_idx;
+            UPDATE d2.mirror_state SET sincronizados_desde_indice = 0;
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;  -- a reader came first: the rebuild stays due
+        END;
+        PERFORM pg_catalog.set_config('lock_timeout', espera, true);
     END IF;
 
     RETURN QUERY

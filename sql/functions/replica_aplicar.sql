@@ -21,12 +21,19 @@
 --     judged by what it would take (d2.replica_proposta: a drawing's levels and bounds,
 --     a parent of the mirror holding it, the share of other UCs' areas and the stored
 --     answers it would take); refused: 'recusado';
---   - a removal of a polygon, or a proposal that takes anything, counts toward the
---     breaker: past d2.replica_limites.disjuntor_max of them, or past
---     respostas_janela_max answers taken, within disjuntor_janela_s seconds (since the
---     last resume), the replica stops before the event ('parado', nothing written;
---     d2.replica_parar records the stop) and stays stopped, 'parado' for every event,
---     until `d2 mirror resume`.
+--   - a proposal that takes anything counts toward the breaker, and so does a removal,
+--     giving back what the polygon's writing took: a removal of a polygon proposals
+--     wrote without taking anything counts for nothing (else a producer's own tiny
+--     polygons and their removals would trip the breaker at will); one the importers
+--     wrote counts once, with no answer. Past d2.replica_limites.disjuntor_max of them,
+--     or past respostas_janela_max answers taken, within disjuntor_janela_s seconds
+--     (since the last resume), the replica stops before the event ('parado', nothing
+--     written; d2.replica_parar records the stop) and stays stopped for proposals,
+--     'parado' for each, until `d2 mirror resume`; the importers' events still apply
+--     meanwhile (the caller reads past the held event without moving its cursor, and
+--     this function records in the stop how far it has been asked: vista_*);
+--   - a proposal that a later event already overwrote (the importers' events applied
+--     while it was held) is 'superado': nothing written, the later state stays.
 -- The limits come from d2.replica_limites, which only the owner writes: the caller
 -- passes none. 'recusado' and 'parado' come with a one-line motivo; the caller rolls
 -- back (a dead letter, or the cursor held). 'pendente': a proposal met changes the
@@ -45,6 +52,7 @@ DECLARE
     lim d2.replica_limites%ROWTYPE;
     evento record;
     parada text;
+    parada_id bigint;
     anterior_uc uuid;
     anterior_oficial boolean;
     registrado text;
@@ -60,13 +68,12 @@ DECLARE
     tomadas_janela bigint;
     resultado text;
 BEGIN
-    SELECT p.motivo INTO parada FROM d2.replica_paradas p WHERE p.retomada_em IS NULL;
-    IF FOUND THEN
-        RETURN QUERY SELECT 'parado'::text, parada;
-        RETURN;
-    END IF;
+    SELECT p.id, p.motivo INTO parada_id, parada
+    FROM d2.replica_paradas p WHERE p.retomada_em IS NULL;
 
-    SELECT e.tipo::text AS tipo, e.origem::text AS origem, e.payload INTO evento
+    SELECT e.tipo::text AS tipo, e.origem::text AS origem, e.payload,
+           coalesce(e.transacao, '0'::xid8) AS transacao, e.sequence_number
+    INTO evento
     FROM core.event_log e WHERE e.event_id = p_event_id;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'event % is not in the log', p_event_id
@@ -76,6 +83,14 @@ BEGIN
                            'uc.poligono_removido') THEN
         RAISE EXCEPTION 'not a uc.poligono_* event: %', evento.tipo
             USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF parada_id IS NOT NULL THEN
+        -- Read past the held event while stopped: the next pass starts after this one.
+        UPDATE d2.replica_paradas p
+        SET vista_transacao = evento.transacao, vista_sequencia = evento.sequence_number
+        WHERE p.id = parada_id
+          AND (p.vista_transacao IS NULL OR (p.vista_transacao, p.vista_sequencia)
+                                            < (evento.transacao, evento.sequence_number));
     END IF;
 
     SELECT r.desfecho INTO registrado FROM d2.replica_eventos r WHERE r.event_id = p_event_id;
@@ -105,14 +120,45 @@ BEGIN
     SELECT l.hash INTO registrado FROM d2.poligonos_eventos l WHERE l.event_id = p_event_id;
     proprio := FOUND AND registrado = md5(evento.payload::text);
 
+    IF parada_id IS NOT NULL AND NOT proprio THEN
+        RETURN QUERY SELECT 'parado'::text, parada;
+        RETURN;
+    END IF;
+
     IF NOT proprio THEN
+        IF EXISTS (
+            SELECT 1
+            FROM d2.replica_eventos r
+            JOIN core.event_log e ON e.event_id = r.event_id
+            WHERE r.uc_polygon_id = poligono AND r.desfecho IN ('aplicado', 'removido')
+              AND (coalesce(e.transacao, '0'::xid8), e.sequence_number)
+                  > (evento.transacao, evento.sequence_number)
+        ) THEN
+            INSERT INTO d2.replica_eventos (event_id, tipo, uc_polygon_id, desfecho)
+            VALUES (p_event_id, evento.tipo, poligono, 'superado');
+            RETURN QUERY SELECT 'superado'::text, NULL::text;
+            RETURN;
+        END IF;
         IF anterior_oficial THEN
             RETURN QUERY SELECT 'recusado'::text, pg_catalog.format(
                 '%s of an official polygon not published by D-2''s importers', evento.tipo);
             RETURN;
         END IF;
         IF evento.tipo = 'uc.poligono_removido' THEN
-            conta := anterior_uc IS NOT NULL;
+            -- It gives back what the events that wrote the polygon since it last went
+            -- took: counted when one of them counted (with their answers) or was the
+            -- importers', or when none is recorded.
+            IF anterior_uc IS NOT NULL THEN
+                SELECT count(*) = 0 OR bool_or(r.disjuntor OR r.proprio),
+                       coalesce(sum(r.tomadas) FILTER (WHERE r.disjuntor), 0)
+                INTO conta, tomadas
+                FROM d2.replica_eventos r
+                WHERE r.uc_polygon_id = poligono AND r.desfecho = 'aplicado'
+                  AND r.aplicado_em > coalesce(
+                      (SELECT max(x.aplicado_em) FROM d2.replica_eventos x
+                       WHERE x.uc_polygon_id = poligono AND x.desfecho = 'removido'),
+                      '-infinity'::timestamptz);
+            END IF;
         ELSE
             IF EXISTS (SELECT 1 FROM d2.replica_uc r
                        WHERE r.unidade_civica_id = uc AND r.id <> poligono AND r.oficial) THEN
@@ -196,8 +242,9 @@ BEGIN
         FROM (VALUES (uc), (anterior_uc)) u (uc)
         WHERE u.uc IS NOT NULL;
     END IF;
-    INSERT INTO d2.replica_eventos (event_id, tipo, uc_polygon_id, desfecho, disjuntor, tomadas)
-    VALUES (p_event_id, evento.tipo, poligono, resultado, conta, tomadas);
+    INSERT INTO d2.replica_eventos
+        (event_id, tipo, uc_polygon_id, desfecho, disjuntor, tomadas, proprio)
+    VALUES (p_event_id, evento.tipo, poligono, resultado, conta, tomadas, proprio);
     RETURN QUERY SELECT resultado, NULL::text;
 END
 $$;

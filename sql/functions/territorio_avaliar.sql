@@ -14,21 +14,23 @@
 -- for a community UC, measured against its anchor), by intersection over union:
 --   > 0.8        confirmacao of that polygon
 --   0.5 .. 0.8   alternativa of it (a moderator reviews it)
---   < 0.5        a new UC, unless a moderator must decide first ('retida'): when it
---                covers more than the level's share of an official UC (IBGE, OSM) or of
---                a community UC of its level, when it is larger than the level's
---                moderation area, or when it would take more stored answers than the
---                level allows (each would be re-georeferenced and republished at once);
---                when its name is that of an official UC it lies on; and when the new
---                UCs made without a moderator in its município, at its level, within
---                the level's window, this one included, would pass the area or the
---                answers budget, or would cover more than cobertura_max of one UC of its
---                level or coarser (up to the município).
+--   < 0.5        a new UC, unless a moderator must decide first ('retida'): when its name
+--                repeats an official place's (d2.territorio_homonima), or when what it
+--                would take, all of it, passes a bound (d2.territorio_julgar: shares of
+--                other UCs, area, stored answers, the município's budgets over the window
+--                and its ceiling).
+-- A version of a community UC changes a shape citizens already rely on, so it is judged
+-- the same way, by what it would take: the new shape minus the current one, and, for a
+-- confirmation (which joins the consensus at once), the shape the consensus would then
+-- move to (d2.territorio_escolha, as d2.territorio_canonizar will choose) minus the
+-- current one. Past any bound, or with a part that does not overlap the current shape
+-- (overlap part by part, not of the whole: a far part rides on a close one), it waits
+-- for a moderator (its motivo set; d2.territorio_submeter marks it 'pendente', and a
+-- version awaiting a moderator takes no part in the consensus). An alternative always
+-- waits; its motivo tells the moderator what it would take.
 -- What a drawing takes is judged by its effect, never by who claims to have drawn it:
--- autor_id is a field the producer writes, and no limit keys on it. The shares are
--- computed on the mirror's pieces (ST_Subdivide's, each a bounded number of vertices)
--- and on the window's drawings (each under the level's vertex cap), so GEOS's time is
--- bounded by the drawing's extent, not by the size of an official polygon.
+-- autor_id is a field the producer writes, and no limit keys on it; a version of another
+-- citizen's unit is a claim like any other.
 -- The parent is the município for a bairro (level 2); for a micro-area (level 1) the
 -- bairro holding 95% of it, else the município.
 --
@@ -42,23 +44,23 @@ SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
     payload jsonb;
-    lim d2.territorio_limites%ROWTYPE;
     v record;
     p_nivel integer;
     nome_limpo text;
     autor uuid;
     homonima text;
-    gasto_area double precision;
-    gasto_resolucoes bigint;
-    cobertura double precision;
-    coberta text;
+    julgado record;
     g geometry;
+    atual geometry;
+    movida geometry;
+    tomada geometry;
+    area_tomada double precision;
+    escolhida uuid;
+    pontos double precision;
     parent uuid;
     alvo uuid;
     alvo_comunitario boolean;
     iou double precision;
-    oficial double precision;
-    comunitaria double precision;
     tomadas bigint;
     interseccoes jsonb;
     -- Read first: a drawing submitted while this one is evaluated makes the verdict stale
@@ -81,7 +83,6 @@ BEGIN
     nome_limpo := d2.nome_limpo(payload ->> 'nome');
 
     SELECT * INTO v FROM d2.territorio_validar(payload -> 'geometria', p_nivel);
-    SELECT * INTO lim FROM d2.territorio_limites l WHERE l.nivel = p_nivel;
     decisao := 'rejeitada';
     motivo := v.motivo;
     IF motivo IS NULL AND nome_limpo = '' THEN
@@ -113,122 +114,70 @@ BEGIN
             decisao := 'alternativa';
         ELSE
             alvo := NULL;
-            -- A community UC's share it would cover, too: a superset many times its size
-            -- covers little of itself with it.
-            SELECT coalesce(sum(x.area) FILTER (WHERE NOT x.comunitaria), 0) / ST_Area(g),
-                   greatest(coalesce(sum(x.area) FILTER (WHERE x.comunitaria), 0) / ST_Area(g),
-                            coalesce(max(x.area / NULLIF(ST_Area(x.geom), 0))
-                                     FILTER (WHERE x.comunitaria), 0))
-            INTO oficial, comunitaria
-            FROM (
-                SELECT c.geom, c.comunitaria, ST_Area(ST_Intersection(c.geom, g)) AS area
-                FROM d2.territorio_candidatas(g, p_nivel) c
-            ) x;
-            SELECT count(*) INTO tomadas
-            FROM d2.resolucoes_geo r
-            WHERE ST_Intersects(g, ST_SetSRID(ST_MakePoint(r.coordenadas_lng, r.coordenadas_lat), 4326));
-            -- What the window's new UCs of its level in its município, made without a
-            -- moderator, took already: the budget is the place's, whoever drew them.
-            SELECT coalesce(sum(s.area_m2), 0), coalesce(sum(s.resolucoes_tomadas), 0)
-            INTO gasto_area, gasto_resolucoes
-            FROM d2.territorio_submissoes s
-            WHERE s.municipio_uc_id = v.municipio_uc_id AND s.nivel = p_nivel
-              AND s.decisao = 'nova' AND s.moderacao IS NULL
-              AND s.criado_em > clock_timestamp() - lim.janela_orcamento;
-            -- An official UC it lies on whose name it repeats: two places of one name.
-            -- Names from d2.uc_fonte: the mirror's own source (core.uc_polygons or the
-            -- event-synced replica).
-            SELECT u.nome INTO homonima
-            FROM d2.mirror_pieces p
-            JOIN d2.uc_fonte u ON u.id = p.uc_polygon_id
-            WHERE p.prioridade = 0 AND p.geom && g AND ST_Intersects(p.geom, g)
-              AND d2.nome_busca(u.nome) = d2.nome_busca(nome_limpo)
-            ORDER BY p.nivel, u.nome
-            LIMIT 1;
-            -- The largest share of one official UC of its level or coarser (up to the
-            -- município) that this drawing and the window's new UCs there would cover,
-            -- measured on the mirror's pieces.
-            WITH recentes AS (
-                SELECT s.geom
-                FROM d2.territorio_submissoes s
-                WHERE s.municipio_uc_id = v.municipio_uc_id AND s.nivel = p_nivel
-                  AND s.decisao = 'nova' AND s.moderacao IS NULL
-                  AND s.criado_em > clock_timestamp() - lim.janela_orcamento
-                UNION ALL
-                SELECT g
-            ), tocadas AS (
-                SELECT DISTINCT p.uc_polygon_id
-                FROM d2.mirror_pieces p
-                WHERE p.nivel BETWEEN p_nivel AND 4 AND p.prioridade = 0
-                  AND p.geom && g AND ST_Intersects(p.geom, g)
-            )
-            SELECT c.cobertura, u.nome INTO cobertura, coberta
-            FROM tocadas t
-            CROSS JOIN LATERAL (
-                SELECT sum(ST_Area(ST_Intersection(p.geom, r.geom)))
-                       / NULLIF((SELECT ST_Area(m.geom) FROM d2.mirror_uc m
-                                 WHERE m.uc_polygon_id = t.uc_polygon_id), 0) AS cobertura
-                FROM d2.mirror_pieces p
-                JOIN recentes r ON p.geom && r.geom
-                WHERE p.uc_polygon_id = t.uc_polygon_id
-            ) c
-            LEFT JOIN d2.uc_fonte u ON u.id = t.uc_polygon_id
-            ORDER BY c.cobertura DESC NULLS LAST, u.nome
-            LIMIT 1;
-            decisao := 'retida';
-            IF oficial > lim.sobreposicao_max THEN
-                motivo := pg_catalog.format('cobre %s%% de UCs oficiais do nível %s',
-                                            round((100 * oficial)::numeric), p_nivel);
-            ELSIF comunitaria > lim.sobreposicao_max THEN
-                motivo := pg_catalog.format('cobre %s%% de UCs comunitárias do nível %s',
-                                            round((100 * comunitaria)::numeric), p_nivel);
-            ELSIF v.area_m2 > lim.area_moderacao_m2 THEN
-                motivo := pg_catalog.format('área %s m² acima de %s m²: um moderador decide',
-                                            round(v.area_m2::numeric), lim.area_moderacao_m2);
-            ELSIF tomadas > lim.max_resolucoes_tomadas THEN
-                motivo := pg_catalog.format('tomaria %s respostas já dadas (máximo %s sem moderador)',
-                                            tomadas, lim.max_resolucoes_tomadas);
-            ELSIF homonima IS NOT NULL THEN
-                motivo := pg_catalog.format('nome igual ao de uma UC oficial onde está (%s)',
-                                            homonima);
-            ELSIF gasto_area + v.area_m2 > lim.orcamento_area_m2 THEN
-                motivo := pg_catalog.format(
-                    'orçamento de área do município esgotado: %s m² de UCs novas sem moderador em %s (máximo %s m²)',
-                    round((gasto_area + v.area_m2)::numeric), lim.janela_orcamento,
-                    lim.orcamento_area_m2);
-            ELSIF gasto_resolucoes + tomadas > lim.orcamento_resolucoes THEN
-                motivo := pg_catalog.format(
-                    'orçamento de respostas do município esgotado: %s tomadas sem moderador em %s (máximo %s)',
-                    gasto_resolucoes + tomadas, lim.janela_orcamento, lim.orcamento_resolucoes);
-            ELSIF cobertura > lim.cobertura_max THEN
-                motivo := pg_catalog.format(
-                    'com as UCs novas sem moderador em %s cobriria %s%% de %s (máximo %s%%)',
-                    lim.janela_orcamento, round((100 * cobertura)::numeric),
-                    coalesce(coberta, 'uma UC oficial'),
-                    round((100 * lim.cobertura_max)::numeric));
+            homonima := d2.territorio_homonima(nome_limpo, g, v.municipio_uc_id);
+            IF homonima IS NOT NULL THEN
+                decisao := 'retida';
+                motivo := pg_catalog.format('nome igual ao de uma UC oficial (%s)', homonima);
             ELSE
-                decisao := 'nova';
+                tomada := g;
+                SELECT * INTO julgado
+                FROM d2.territorio_julgar(tomada, p_nivel, v.municipio_uc_id, NULL);
+                area_tomada := julgado.area_m2;
+                tomadas := julgado.tomadas;
+                motivo := julgado.motivo;
+                decisao := CASE WHEN motivo IS NULL THEN 'nova' ELSE 'retida' END;
             END IF;
         END IF;
         IF decisao IN ('confirmacao', 'alternativa') AND alvo_comunitario THEN
-            -- Its intersection with each version of the UC: the submission adds it to
+            SELECT t.geom INTO atual FROM d2.territorio_ucs t WHERE t.unidade_civica_id = alvo;
+            -- Its intersection with each version in play: the submission adds it to
             -- their consensus scores without one more geometry operation.
             SELECT coalesce(jsonb_object_agg(s.id::text, ST_Area(ST_Intersection(s.geom, g))), '{}')
             INTO interseccoes
             FROM d2.territorio_versoes(alvo) s
             WHERE s.geom && g;
+            SELECT coalesce(sum(x.value::double precision), 0) INTO pontos
+            FROM jsonb_each_text(interseccoes) x;
+            IF decisao = 'confirmacao' THEN
+                escolhida := d2.territorio_escolha(alvo, interseccoes, pontos);
+                SELECT s.geom INTO movida
+                FROM d2.territorio_submissoes s
+                JOIN d2.territorio_ucs t ON t.unidade_civica_id = alvo
+                WHERE s.id = escolhida AND s.id <> t.submissao_canonica;
+            END IF;
+            IF movida IS NOT NULL THEN
+                movida := ST_Union(g, movida);
+            END IF;
+            IF EXISTS (
+                SELECT 1 FROM ST_Dump(coalesce(movida, g)) d
+                WHERE NOT ST_Intersects(d.geom, atual)
+                   OR ST_Area(ST_Intersection(d.geom, atual)) = 0
+            ) THEN
+                motivo := 'uma parte do desenho não se sobrepõe à forma atual da UC: um moderador decide';
+            END IF;
+            tomada := ST_Difference(coalesce(movida, g), atual);
+            SELECT * INTO julgado
+            FROM d2.territorio_julgar(tomada, p_nivel, v.municipio_uc_id, alvo);
+            area_tomada := julgado.area_m2;
+            tomadas := julgado.tomadas;
+            motivo := coalesce(motivo, julgado.motivo);
+        END IF;
+        IF tomada IS NOT NULL THEN
+            tomada := ST_Multi(ST_CollectionExtract(tomada, 3));
+            tomada := CASE WHEN ST_IsEmpty(tomada) THEN NULL ELSE tomada END;
         END IF;
     END IF;
 
     INSERT INTO d2.territorio_avaliacoes AS a (
         event_id, tentativas, decisao, motivo, geom, area_m2, reparada, municipio_uc_id,
         parent_uc_id, alvo_uc_id, sobreposicao, interseccoes, nome, nivel, autor_id,
-        lugar_id, geracao, avaliada_em, resolucoes_tomadas
+        lugar_id, geracao, avaliada_em, resolucoes_tomadas, geom_tomada, area_tomada_m2,
+        pontuacao
     ) VALUES (
         p_event_id, 1, decisao, motivo, CASE WHEN decisao <> 'rejeitada' THEN g END,
         v.area_m2, coalesce(v.reparada, false), v.municipio_uc_id, parent, alvo, iou,
         interseccoes, nome_limpo, p_nivel, autor, (payload ->> 'lugar_id')::uuid,
-        geracao, clock_timestamp(), tomadas
+        geracao, clock_timestamp(), tomadas, tomada, area_tomada, pontos
     )
     ON CONFLICT (event_id) DO UPDATE
     SET decisao = EXCLUDED.decisao, motivo = EXCLUDED.motivo, geom = EXCLUDED.geom,
@@ -238,7 +187,8 @@ BEGIN
         interseccoes = EXCLUDED.interseccoes, nome = EXCLUDED.nome, nivel = EXCLUDED.nivel,
         autor_id = EXCLUDED.autor_id, lugar_id = EXCLUDED.lugar_id,
         geracao = EXCLUDED.geracao, avaliada_em = EXCLUDED.avaliada_em,
-        resolucoes_tomadas = EXCLUDED.resolucoes_tomadas;
+        resolucoes_tomadas = EXCLUDED.resolucoes_tomadas, geom_tomada = EXCLUDED.geom_tomada,
+        area_tomada_m2 = EXCLUDED.area_tomada_m2, pontuacao = EXCLUDED.pontuacao;
     RETURN NEXT;
 END
 $$;

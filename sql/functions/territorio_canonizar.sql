@@ -1,13 +1,13 @@
--- Chooses the canonical geometry of one community UC among its versions: the drawing
--- that created it, its confirmations and its alternatives not rejected by a moderator
--- (spec 8.5: the polygon with the largest total intersection area with the others).
--- Each version's total is kept in d2.territorio_submissoes.pontuacao, added to as
--- versions arrive (the evaluation computed the intersections, outside any transaction
--- id), so choosing costs no geometry operation. A version a moderator accepted wins over
--- the heuristic (the latest accepted one); a tie (to 1e-12 square degrees, ~0.01 m²)
--- keeps the current canonical. Only the latest 50 versions take part. Every version is
--- within intersection over union 0.5 of the UC's anchor (d2.territorio_avaliar), so the
--- canonical cannot wander off where the UC was drawn, however many confirmations come.
+-- Chooses the canonical geometry of one community UC among its versions in play: the
+-- drawing that created it, its confirmations and the versions a moderator accepted; none
+-- awaiting a moderator (spec 8.5: the polygon with the largest total intersection area
+-- with the others; the choice itself is d2.territorio_escolha, which the evaluation of a
+-- confirmation asks beforehand, to judge the move by what it takes). Each version's
+-- total is kept in d2.territorio_submissoes.pontuacao, added to as versions arrive (the
+-- evaluation computed the intersections, outside any transaction id), so choosing costs
+-- no geometry operation. Every version is within intersection over union 0.5 of the
+-- UC's anchor (d2.territorio_avaliar), so the canonical cannot wander off where the UC
+-- was drawn, however many confirmations come.
 --
 -- When the canonical changes, d2.territorio_ucs and the UC's row of core.uc_polygons take
 -- its geometry and its parent (the município holding it for a bairro, the bairro holding
@@ -31,16 +31,7 @@ BEGIN
         RETURN NULL;
     END IF;
 
-    WITH versoes AS (
-        SELECT s.id, s.moderacao, s.criado_em, s.pontuacao
-        FROM d2.territorio_versoes(p_uc) s
-    )
-    SELECT coalesce(
-        (SELECT v.id FROM versoes v WHERE v.moderacao = 'aceita'
-         ORDER BY v.criado_em DESC, v.id LIMIT 1),
-        (SELECT v.id FROM versoes v
-         ORDER BY round(v.pontuacao::numeric, 12) DESC, (v.id = atual) DESC, v.id LIMIT 1)
-    ) INTO escolhida;
+    escolhida := d2.territorio_escolha(p_uc, NULL, NULL);
 
     IF escolhida IS NULL OR escolhida = atual THEN
         RETURN NULL;

@@ -1,10 +1,15 @@
 -- A moderator's decision on one submission.
 --   aceitar: a 'retida' becomes a community UC (d2.territorio_criar_uc, ids made here);
---            a version of a community UC becomes its canonical geometry and its anchor
---            (the consensus is measured against it from then on); a 'nova' is endorsed.
+--            a version of a community UC (an alternative, a held confirmation, any
+--            other) becomes its canonical geometry and its anchor (the consensus is
+--            measured against it from then on); a 'nova' is endorsed. Either way what it
+--            took no longer counts toward its município's budgets and ceiling: a
+--            moderator reviewed it.
 --   rejeitar: a version leaves the consensus (the others' scores are recomputed without
 --            it); a 'nova' removes the UC it created (vandalism: its row leaves
 --            core.uc_polygons, its history stays); a 'retida' is only recorded.
+-- A decision changes what drawings are judged against: the territory's generation moves,
+-- so a verdict reached before it is reached again (d2.territorio_submeter).
 -- The geometry of a UC from another source (ibge, osm) is its importer's: accepting a
 -- version of it is refused. Returns the UC concerned and what happened: criada,
 -- canonica (its geometry changed), registrada (only the decision was recorded) or removida.
@@ -67,7 +72,9 @@ BEGIN
         IF comunitaria AND p_acao = 'aceitar' THEN
             UPDATE d2.territorio_ucs u SET geom_ancora = s.geom
             WHERE u.unidade_civica_id = s.alvo_uc_id;
-        ELSIF comunitaria THEN
+        END IF;
+        IF comunitaria THEN
+            -- The version joins or leaves the consensus: the scores are counted again.
             PERFORM d2.territorio_pontuar(s.alvo_uc_id);
         END IF;
         IF comunitaria AND d2.territorio_canonizar(s.alvo_uc_id) IS NOT NULL THEN
@@ -76,6 +83,7 @@ BEGIN
             efeito := 'registrada';
         END IF;
     END IF;
+    UPDATE d2.territorio_estado SET geracao = geracao + 1;
     RETURN NEXT;
 END
 $$;

@@ -2,9 +2,12 @@
 -- only its event: the verdict d2.territorio_avaliar left in d2.territorio_avaliacoes
 -- (evaluated again here when missing, or when a drawing was submitted since: the
 -- territory generation moved). 'nova' inserts a UC into core.uc_polygons (fonte
--- 'comunitario', ids made here, random: nobody chooses or predicts them); 'confirmacao'
--- and 'alternativa' add to the consensus of the UC they match and may move its canonical
--- geometry; an alternative and a 'retida' wait for a moderator. Idempotent by event id: a
+-- 'comunitario', ids made here, random: nobody chooses or predicts them); a
+-- 'confirmacao' adds to the consensus of the UC it matches and may move its canonical
+-- geometry; an alternative, a 'retida' and a confirmation the evaluation held (its motivo
+-- says what it would take) wait for a moderator, and take no part in the consensus until
+-- one accepts them. What each took (geom_tomada, area_tomada_m2, resolucoes_tomadas) is
+-- kept for the município's budgets and ceiling (d2.territorio_julgar). Idempotent by event id: a
 -- second call for the same event changes nothing and answers ja_registrada = true.
 --
 -- SECURITY DEFINER: the worker's role may not write core.uc_polygons nor read the event
@@ -32,7 +35,7 @@ AS $$
 DECLARE
     av d2.territorio_avaliacoes%ROWTYPE;
     uc_polygon uuid;
-    pontos double precision := 0;
+    pendente boolean;
     versao record;
 BEGIN
     canonica_mudou := false;
@@ -66,28 +69,32 @@ BEGIN
     nivel := av.nivel;
     sobreposicao := av.sobreposicao;
     unidade_civica_id := CASE WHEN av.decisao = 'nova' THEN gen_random_uuid() ELSE av.alvo_uc_id END;
+    pendente := av.decisao IN ('alternativa', 'retida')
+                OR (av.decisao = 'confirmacao' AND av.motivo IS NOT NULL);
 
-    -- The consensus score of this version: its intersections with the UC's versions,
-    -- computed by the evaluation; each of those gains the same.
-    IF av.interseccoes IS NOT NULL THEN
+    -- The consensus score of this version: its intersections with the UC's versions in
+    -- play, computed by the evaluation (with their sum); each of those gains the same.
+    -- A version awaiting a moderator adds nothing (its scores are recounted when one
+    -- accepts it: d2.territorio_moderar).
+    IF av.interseccoes IS NOT NULL AND NOT pendente THEN
         FOR versao IN SELECT key::uuid AS id, value::double precision AS area
                       FROM jsonb_each_text(av.interseccoes) LOOP
             UPDATE d2.territorio_submissoes s SET pontuacao = s.pontuacao + versao.area
             WHERE s.id = versao.id;
-            pontos := pontos + versao.area;
         END LOOP;
     END IF;
 
     INSERT INTO d2.territorio_submissoes AS s (
         id, event_id, lugar_id, autor_id, nome, nivel, geom, area_m2, reparada,
         municipio_uc_id, parent_uc_id, decisao, motivo, alvo_uc_id, sobreposicao, moderacao,
-        pontuacao, resolucoes_tomadas
+        pontuacao, resolucoes_tomadas, geom_tomada, area_tomada_m2
     ) VALUES (
         submissao_id, p_event_id, av.lugar_id, av.autor_id, coalesce(av.nome, ''), av.nivel,
         av.geom, av.area_m2, coalesce(av.reparada, false), av.municipio_uc_id,
         av.parent_uc_id, av.decisao, av.motivo, unidade_civica_id, av.sobreposicao,
-        CASE WHEN av.decisao IN ('alternativa', 'retida') THEN 'pendente' END, pontos,
-        av.resolucoes_tomadas
+        CASE WHEN pendente THEN 'pendente' END,
+        CASE WHEN pendente THEN 0 ELSE coalesce(av.pontuacao, 0) END,
+        av.resolucoes_tomadas, av.geom_tomada, coalesce(av.area_tomada_m2, 0)
     );
     DELETE FROM d2.territorio_avaliacoes a WHERE a.event_id = p_event_id;
     UPDATE d2.territorio_estado SET geracao = geracao + 1;

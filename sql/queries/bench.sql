@@ -368,3 +368,17 @@ WHERE event_id = ANY(%(event_ids)s::uuid[]);
 SELECT event_id, motivo, passo, endereco_entendido
 FROM d2.geocodificacoes
 WHERE event_id = ANY(%(event_ids)s::uuid[]);
+
+-- name: bench_delete_held_names
+-- A corpus's own rows' names taken out of d2.cep_nomes (d2/bench/geocode_quality_corpora.py): the reader is judged on what it reads, not on finding the row a text was drawn from.
+DELETE FROM d2.cep_nomes n
+USING unnest(%(codigos)s::text[], %(nomes)s::text[], %(tipos)s::text[]) AS r (codigo, nome_busca, tipo),
+      core.uc_polygons u
+WHERE u.nivel = 4 AND u.metadados->>'codigo_municipio' = r.codigo
+  AND n.municipio_uc_id = u.unidade_civica_id AND n.nome_busca = r.nome_busca AND n.tipo = r.tipo;
+
+-- name: bench_processed
+-- The events a drain handled (d2 bench process: the template holds none), and when its
+-- first batch committed, in seconds since the epoch.
+SELECT count(*) AS n, extract(epoch FROM min(processado_em)) AS primeiro
+FROM d2.eventos_processados;

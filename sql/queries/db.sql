@@ -22,24 +22,39 @@ SELECT set_config('lock_timeout', %(lock_timeout)s, false),
 SELECT set_config('statement_timeout', %(statement_timeout)s, true);
 
 -- name: lock_holders
--- Who holds a lock on these tables, to name them when a lock wait passes its bound: the
--- sessions (not this one) holding a granted lock on one of them; a plain reader's ACCESS
--- SHARE, which blocks only a TRUNCATE or DDL, counts with leitores only. Every role sees
--- the pid, role, database and application of every session; how long its transaction
--- has run only where it may see more (its own role, pg_read_all_stats), else NULL.
+-- Who holds a lock on these tables or their indexes, to name them when a lock wait passes
+-- its bound: the sessions (not this one) holding a granted lock on one of them, one row
+-- per session and mode; a plain reader's ACCESS SHARE, which blocks only a TRUNCATE, a
+-- REINDEX or DDL, counts with leitores, or when it blocks a session waiting for a lock
+-- there (pg_blocking_pids). Every role sees the pid, role, database and application of
+-- every session; how long its transaction has run only where it may see more (its own
+-- role, pg_read_all_stats), else NULL.
+WITH alvos AS (
+    SELECT t.oid FROM unnest(%(tabelas)s::regclass[]) t (oid)
+    UNION
+    SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = ANY (%(tabelas)s::regclass[])
+), travas AS (
+    SELECT l.* FROM pg_locks l
+    WHERE l.locktype = 'relation'
+      AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+      AND l.relation IN (SELECT a.oid FROM alvos a)
+), bloqueando AS (
+    SELECT DISTINCT unnest(pg_blocking_pids(w.pid)) AS pid
+    FROM travas w
+    WHERE NOT w.granted
+)
 SELECT l.pid,
-       a.usename AS usuario,
-       a.datname AS banco,
-       a.application_name AS aplicacao,
-       l.relation::regclass::text AS tabela,
+       min(a.usename) AS usuario,
+       min(a.datname) AS banco,
+       min(a.application_name) AS aplicacao,
+       string_agg(l.relation::regclass::text, ', ' ORDER BY l.relation::regclass::text)
+           AS tabela,
        l.mode AS modo,
-       extract(epoch FROM clock_timestamp() - a.xact_start)::float8 AS transacao_s
-FROM pg_locks l
+       min(extract(epoch FROM clock_timestamp() - a.xact_start))::float8 AS transacao_s
+FROM travas l
 LEFT JOIN pg_stat_activity a ON a.pid = l.pid
 WHERE l.granted
-  AND l.locktype = 'relation'
   AND l.pid <> pg_backend_pid()
-  AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
-  AND l.relation = ANY (%(tabelas)s::regclass[])
-  AND (%(leitores)s OR l.mode <> 'AccessShareLock')
+  AND (%(leitores)s OR l.mode <> 'AccessShareLock' OR l.pid IN (SELECT b.pid FROM bloqueando b))
+GROUP BY l.pid, l.mode
 ORDER BY tabela, l.pid;

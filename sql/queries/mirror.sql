@@ -24,3 +24,11 @@ SELECT count(*) AS pendentes, min(registrado_em) AS mais_antiga FROM d2.mirror_m
 -- name: mirror_faixas_construir
 -- After an apply's commit: the clean intervals of the bands it touched; how many bands.
 SELECT d2.mirror_faixas_construir() AS faixas;
+
+-- name: mirror_index_due
+-- Whether the resolver's index is still due to be built again after an apply: the
+-- polygons synced since its last build are a tenth of the mirror or more, and the apply
+-- found a session holding the index (sql/functions/mirror_aplicar.sql).
+SELECT s.sincronizados_desde_indice > 0
+       AND s.sincronizados_desde_indice * 10 >= (SELECT count(*) FROM d2.mirror_uc) AS devido
+FROM d2.mirror_state s;

@@ -24,6 +24,13 @@ SELECT p.id, p.event_id, p.motivo, p.parada_em
 FROM d2.replica_paradas p
 WHERE p.retomada_em IS NULL;
 
+-- name: replica_stop_read
+-- While the breaker holds proposals, how far past the held event the importers' events
+-- were looked at (d2.replica_aplicar records it).
+SELECT p.vista_transacao::text::bigint AS transacao, p.vista_sequencia AS sequencia
+FROM d2.replica_paradas p
+WHERE p.retomada_em IS NULL AND p.vista_sequencia IS NOT NULL;
+
 -- name: replica_stop_open_lock
 -- The same, locked by `d2 mirror resume` (the owner) for its transaction.
 SELECT p.id, p.event_id, p.motivo, p.parada_em

@@ -10,7 +10,7 @@
 -- finds the point's interval in them with width_bucket (a binary search in C). One row
 -- an interval made the table and its index ~35 MB for Brazil, and the probe's walk
 -- through them (pages out of the CPU's caches) most of a random point's cost; as runs
--- they hold ~14 MB behind an index of ~8,000 keys (docs/performance.md).
+-- they hold ~14 MB behind an index of ~8,000 keys (docs/notes/resolver.md).
 --
 -- The row also answers a point between two intervals (near a border): for the gap after
 -- each interval it lists the level <= 4 pieces whose bounding box meets the gap, in the

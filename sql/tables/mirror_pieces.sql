@@ -17,7 +17,7 @@ CREATE INDEX mirror_pieces_uc_polygon_id_idx ON d2.mirror_pieces (uc_polygon_id)
 -- then above (migration 20261206100000; before it, bairros and municípios were two tiers).
 -- The first is built with pages a tenth full: a GIST search tests every entry of each
 -- page it visits, once per point near a border, so ~17 entries a page instead of ~190
--- made that search ~2.4x cheaper (docs/performance.md). buffering = on: the sorted build
+-- made that search ~2.4x cheaper (docs/notes/resolver.md). buffering = on: the sorted build
 -- PostgreSQL picks otherwise ignores the fillfactor. Inserts after the build fill pages
 -- up, so d2.mirror_aplicar and d2.mirror_rebuild build it again after writing many
 -- pieces (d2.mirror_state.sincronizados_desde_indice).

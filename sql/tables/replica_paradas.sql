@@ -3,8 +3,8 @@
 -- answers taken, by producers other than D-2's importers than d2.replica_limites allows
 -- within its window. Written only by the owner's functions (d2.replica_parar judges the
 -- event again before it records a stop). While a row has no retomada_em the replica
--- applies nothing (its cursor waits before event_id); `d2 mirror resume` ends it,
--- applying or dropping what was held.
+-- applies no proposal (its cursor waits before event_id; only D-2's importers' events
+-- apply meanwhile); `d2 mirror resume` ends it, applying or dropping what was held.
 CREATE TABLE d2.replica_paradas (
     id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     -- The event the replica stopped before.
@@ -14,7 +14,11 @@ CREATE TABLE d2.replica_paradas (
     retomada_em   TIMESTAMPTZ,
     -- Who resumed it (d2 mirror resume --by), and how many held removals were dropped.
     retomada_por  TEXT,
-    descartados   INTEGER
+    descartados   INTEGER,
+    -- While it lasts, the last event past the held one that d2.replica_aplicar was asked
+    -- about (the importers' events apply meanwhile): the next pass reads after it.
+    vista_transacao xid8,
+    vista_sequencia BIGINT
 );
 
 -- At most one stop at a time.

@@ -29,5 +29,11 @@ CREATE TABLE d2.territorio_avaliacoes (
     -- NULL until an evaluation finished.
     avaliada_em     TIMESTAMPTZ,
     -- The stored answers inside the drawing (its share of the município's budget).
-    resolucoes_tomadas BIGINT
+    resolucoes_tomadas BIGINT,
+    -- What it takes (d2.territorio_julgar): its shape and area in m².
+    geom_tomada     geometry(MultiPolygon, 4326),
+    area_tomada_m2  DOUBLE PRECISION,
+    -- Its own consensus score (the sum of interseccoes), as the choice foreseen by the
+    -- evaluation counted it.
+    pontuacao       DOUBLE PRECISION
 );

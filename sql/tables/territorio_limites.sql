@@ -7,9 +7,12 @@
 -- repaired only up to 100 vertices, held when covering more than 10% of UCs of their
 -- level or taking more than 50 stored answers. The budgets are per município and level,
 -- over a window of a day: 2 km² of new micro-áreas, 10 km² of new bairros, 100 stored
--- answers taken, 25% of any official UC covered, by new UCs made without a moderator;
--- past them every new drawing there waits. None of these keys on the author a drawing
--- claims (autor_id is the producer's field: a new id costs nothing).
+-- answers taken, 25% of any official UC covered, by changes made without a moderator;
+-- past them every new drawing there waits. The ceiling has no window: what changes no
+-- moderator reviewed took in a município in all, 2 km² of micro-áreas, 10 km² of bairros,
+-- 100 stored answers at every level; past it every drawing there waits until a moderator
+-- reviews. None of these keys on the author a drawing claims (autor_id is the producer's
+-- field: a new id costs nothing).
 CREATE TABLE d2.territorio_limites (
     nivel        INTEGER PRIMARY KEY,
     -- m² on the spheroid.
@@ -39,6 +42,11 @@ CREATE TABLE d2.territorio_limites (
     -- The share of one official UC of this level or coarser (up to the município) that
     -- those new UCs may cover.
     cobertura_max DOUBLE PRECISION NOT NULL DEFAULT 0.25,
+    -- m² of this level that changes no moderator reviewed may take in one município, in
+    -- all (no window): a patient drawer cannot spend one window's budget after another.
+    teto_area_m2 DOUBLE PRECISION NOT NULL DEFAULT 2e6,
+    -- Stored answers those changes may take in one município, at every level together.
+    teto_resolucoes INTEGER NOT NULL DEFAULT 100,
     CONSTRAINT territorio_limites_nivel_check CHECK (nivel IN (1, 2)),
     CONSTRAINT territorio_limites_area_min_m2_check CHECK (area_min_m2 > 0),
     CONSTRAINT territorio_limites_max_vertices_check CHECK (max_vertices >= 4),
@@ -49,5 +57,6 @@ CREATE TABLE d2.territorio_limites (
     CONSTRAINT territorio_limites_cobertura_max_check CHECK (cobertura_max BETWEEN 0 AND 1),
     CONSTRAINT territorio_limites_orcamento_check
         CHECK (orcamento_area_m2 >= 0 AND orcamento_resolucoes >= 0
-               AND janela_orcamento > interval '0')
+               AND janela_orcamento > interval '0'),
+    CONSTRAINT territorio_limites_teto_check CHECK (teto_area_m2 >= 0 AND teto_resolucoes >= 0)
 );

@@ -1,6 +1,6 @@
 -- Every citizen-drawn polygon received (lugar.cadastrado with tipo_lugar 'poligono_uc';
--- spec 8.5, layer 2), with its decision: nova, confirmacao, alternativa, or rejeitada
--- and why. The history of every version of a community UC: the canonical one is copied
+-- spec 8.5, layer 2), with its decision: nova, confirmacao, alternativa, retida, or
+-- rejeitada, and why (a confirmation says why when it waits for a moderator). The history of every version of a community UC: the canonical one is copied
 -- to d2.territorio_ucs and core.uc_polygons, the others stay here. Written only by
 -- d2.territorio_submeter and d2.territorio_moderar.
 CREATE TABLE d2.territorio_submissoes (
@@ -26,14 +26,16 @@ CREATE TABLE d2.territorio_submissoes (
     -- a micro-área.
     parent_uc_id    UUID,
     decisao         TEXT NOT NULL,
-    -- Why it was rejected, or held for a moderator; set exactly then.
+    -- Why it was rejected, or held for a moderator: always for a rejeitada or a retida;
+    -- for a version, what it would take when that made it wait (then 'pendente').
     motivo          TEXT,
     -- The UC it created (nova), confirms or offers an alternative to.
     alvo_uc_id      UUID,
     -- Intersection over union with the closest polygon of the same level.
     sobreposicao    DOUBLE PRECISION,
-    -- 'pendente' for an alternativa or a retida awaiting a moderator, then aceita or
-    -- rejeitada (d2 territorio aceitar / rejeitar); NULL when no moderation is asked.
+    -- 'pendente' for an alternativa, a retida or a held confirmacao awaiting a
+    -- moderator, then aceita or rejeitada (d2 territorio aceitar / rejeitar); NULL when
+    -- no moderation is asked.
     moderacao       TEXT,
     moderado_em     TIMESTAMPTZ,
     moderado_por    VARCHAR(255),
@@ -42,16 +44,23 @@ CREATE TABLE d2.territorio_submissoes (
     -- added to as versions arrive (d2.territorio_submeter), recomputed when a moderator
     -- takes one out (d2.territorio_pontuar).
     pontuacao       DOUBLE PRECISION NOT NULL DEFAULT 0,
-    -- The stored answers inside it when it was judged: what a new UC takes from the
-    -- município's budget (d2.territorio_limites.orcamento_resolucoes).
+    -- The stored answers inside what it takes (a new UC: all of it; a version: the new
+    -- shape minus the current one) when it was judged: its share of the município's
+    -- budgets and ceiling (d2.territorio_julgar) while no moderator reviewed it.
     resolucoes_tomadas BIGINT,
+    -- What it takes, as a shape (NULL: nothing) and its area in m² (migration
+    -- 20261208100000; rows before it: a nova's whole drawing, nothing for a version).
+    geom_tomada     geometry(MultiPolygon, 4326),
+    area_tomada_m2  DOUBLE PRECISION NOT NULL DEFAULT 0,
     CONSTRAINT territorio_submissoes_event_id_key UNIQUE (event_id),
     CONSTRAINT territorio_submissoes_moderacao_check
         CHECK (moderacao IN ('pendente', 'aceita', 'rejeitada')),
     CONSTRAINT territorio_submissoes_decisao_check
         CHECK (decisao IN ('nova', 'confirmacao', 'alternativa', 'retida', 'rejeitada')),
     CONSTRAINT territorio_submissoes_check
-        CHECK ((decisao IN ('rejeitada', 'retida')) = (motivo IS NOT NULL)),
+        CHECK ((decisao NOT IN ('rejeitada', 'retida') OR motivo IS NOT NULL)
+               AND (motivo IS NULL OR decisao IN ('rejeitada', 'retida')
+                    OR moderacao IS NOT NULL)),
     -- Anything but a rejection has a geometry; anything but a rejection or a held drawing
     -- a moderator has not accepted has a target UC.
     CONSTRAINT territorio_submissoes_check1
@@ -65,8 +74,8 @@ CREATE INDEX territorio_submissoes_alvo_idx ON d2.territorio_submissoes (alvo_uc
 -- The moderators' queue (d2 territorio list), oldest first.
 CREATE INDEX territorio_submissoes_pendentes_idx ON d2.territorio_submissoes (criado_em)
     WHERE moderacao = 'pendente';
--- The new UCs made without a moderator in a município's window: its budgets
--- (d2.territorio_avaliar).
+-- What changes no moderator reviewed took in a município: its budgets and ceiling
+-- (d2.territorio_julgar).
 CREATE INDEX territorio_submissoes_orcamento_idx
     ON d2.territorio_submissoes (municipio_uc_id, nivel, criado_em)
-    WHERE decisao = 'nova' AND moderacao IS NULL;
+    WHERE decisao IN ('nova', 'confirmacao') AND moderacao IS NULL;

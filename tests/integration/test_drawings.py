@@ -180,9 +180,11 @@ def test_drawings__canonical_is_the_version_with_most_intersection_with_the_othe
     conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings
 ) -> None:
     original = quadrado_em(-54.95, -22.05)
-    # Two later drawings agree with each other more than with the first one.
-    b = quadrado_em(-54.95 + 0.3 * LADO, -22.05)
-    c = quadrado_em(-54.95 + 0.32 * LADO, -22.05)
+    # Two later confirmations agree with each other more than with the first one. (An
+    # alternative waits for a moderator and takes no part until one accepts it:
+    # test_drawings_versions.py.)
+    b = quadrado_em(-54.95 + 0.08 * LADO, -22.05)
+    c = quadrado_em(-54.95 + 0.1 * LADO, -22.05)
     ids = [submeter_drawing(conn, g) for g in (original, b, c)]
 
     comunitario.drenar(conn, settings)

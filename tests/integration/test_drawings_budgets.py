@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from d2 import config
+from d2.importers import sample
 from d2.territorio import comunitario, mirror
 from tests.support import Conn, drenar, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada, submeter_drawing
@@ -54,6 +55,21 @@ def _respostas(conn: Conn, db_url: str, por_lado: int = 20) -> None:
     drenar(db_url)
 
 
+def _bairro_e_respostas(
+    conn: Conn, territorio_drawings: TerritorioDrawings, db_url: str
+) -> dict[uuid.UUID, uuid.UUID]:
+    """The official bairro holding the grid, and 400 stored answers in it: each demand's
+    unit."""
+    bairro = inserir_uc(
+        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_drawings.municipio,
+        fonte="ibge",
+    )  # fmt: skip
+    _respostas(conn, db_url)
+    antes = _unidades_das_respostas(conn)
+    assert len(antes) == 400 and set(antes.values()) == {bairro}
+    return antes
+
+
 def _unidades_das_respostas(conn: Conn) -> dict[uuid.UUID, uuid.UUID]:
     return {
         r["demanda_id"]: r["unidade_civica_id"]
@@ -84,13 +100,7 @@ def test_budget__a_grid_of_sub_threshold_micro_areas_makes_only_the_first_few_un
     passed each per-drawing threshold and became a unit; 400 of 400 answers moved. Now the
     area and the answers taken without a moderator are summed per município and window:
     past the budget every drawing there waits, whoever claims to have drawn it."""
-    bairro = inserir_uc(
-        conn, 2, "Jardim Grande", poligono(quadrado(*BAIRRO)), territorio_drawings.municipio,
-        fonte="ibge",
-    )  # fmt: skip
-    _respostas(conn, db_url)
-    antes = _unidades_das_respostas(conn)
-    assert len(antes) == 400 and set(antes.values()) == {bairro}
+    antes = _bairro_e_respostas(conn, territorio_drawings, db_url)
 
     um_autor = uuid.uuid4()
     eventos = [
@@ -187,3 +197,78 @@ def test_budget__a_small_drawing_where_no_unit_is_applies_unattended_within_seco
     tempos.sort()
     print(f"drawing → applied: median {tempos[5] * 1000:.0f} ms, max {tempos[-1] * 1000:.0f} ms")
     assert tempos[-1] < 10
+
+
+def test_budget__a_grid_redrawn_window_after_window_moves_at_most_one_budget(
+    conn: Conn, territorio_drawings: TerritorioDrawings, settings: config.Settings, db_url: str
+) -> None:
+    """Before: the budgets bounded a rate, not a total. The grid above, redrawn once per
+    window, gave two units a window: 16 units and most of the 400 answers moved after 8
+    windows, none seen by a moderator. Now what units no moderator reviewed take in total
+    per município has a ceiling with no window: past it every drawing there waits, and a
+    moderator's review frees it."""
+    antes = _bairro_e_respostas(conn, territorio_drawings, db_url)
+
+    def janela() -> None:
+        for i in range(GRADE):
+            for j in range(GRADE):
+                submeter_drawing(conn, _micro(i, j), nivel=1, nome=f"Micro {i}-{j}")
+        comunitario.drenar(conn, settings)
+        sincronizar_mirror(conn)
+        drenar(db_url)
+        # The window passes (as the owner: the submissions' clock moves back a day).
+        conn.execute(
+            "UPDATE d2.territorio_submissoes SET criado_em = criado_em - interval '1 day 1 minute'"
+        )
+
+    for _ in range(8):
+        janela()
+    unidades = conn.execute("SELECT count(*) AS n FROM d2.territorio_ucs WHERE ativa").fetchone()
+    depois = _unidades_das_respostas(conn)
+    movidas = sum(1 for d, uc in depois.items() if uc != antes[d])
+    print(f"after 8 windows: {unidades['n'] if unidades else 0} units, {movidas}/400 answers moved")
+    orcamento = conn.execute(
+        "SELECT orcamento_resolucoes FROM d2.territorio_limites WHERE nivel = 1"
+    ).fetchone()
+    assert orcamento is not None and 0 < movidas <= orcamento["orcamento_resolucoes"]
+    assert unidades is not None and unidades["n"] <= 3
+
+    # The legitimate path: a moderator reviews the units made; the next window makes more.
+    for s in conn.execute(
+        "SELECT id FROM d2.territorio_submissoes WHERE decisao = 'nova' AND moderacao IS NULL"
+    ).fetchall():
+        comunitario.moderar(conn, s["id"], "aceitar", "moderadora")
+    janela()
+    mais = conn.execute("SELECT count(*) AS n FROM d2.territorio_ucs WHERE ativa").fetchone()
+    assert mais is not None and mais["n"] > unidades["n"]
+
+
+def test_budget__a_drawing_named_like_a_municipio_or_uf_or_a_unit_of_its_municipio_waits(
+    conn: Conn, db_url: str, settings: config.Settings
+) -> None:
+    """Before: a bairro drawn inside Campo Largo (sample territory) and named "Vila Aurora",
+    another município, became a unit without a moderator (and texts naming Vila Aurora
+    could then be read against it). Now a name that is any município's or UF's, or an
+    official unit's of the drawing's own município, waits for a moderator; an official
+    bairro's name in another município does not."""
+    sample.load_sample(db_url)
+
+    def em(x: float, y: float, nome: str, nivel: int = 2) -> uuid.UUID:
+        return submeter_drawing(conn, quadrado_em(x, y, 0.005), nivel=nivel, nome=nome)
+
+    retidas = [
+        em(-54.0, -10.0, "Vila Aurora"),  # a município elsewhere
+        em(-54.0, -9.0, "  boreal "),  # a UF
+        em(-57.2, -12.0, "Centro"),  # an official bairro of Vila Aurora, drawn there
+        em(-57.2, -11.0, "Jardim das Flores", nivel=1),  # idem, a micro-área
+    ]
+    novas = [em(-54.0, -8.0, "Jardim Novo"), em(-54.0, -7.0, "Centro")]  # Campo Largo
+    comunitario.drenar(conn, settings)
+    decisoes = _decisoes(conn, retidas + novas)
+    print(f"named like a place: {decisoes[:4].count('nova')}/4 became units")
+    assert decisoes == ["retida"] * 4 + ["nova"] * 2
+    motivos = conn.execute(
+        "SELECT motivo FROM d2.territorio_submissoes WHERE event_id = ANY(%s) ORDER BY criado_em",
+        [retidas],
+    ).fetchall()
+    assert all("nome igual" in m["motivo"] for m in motivos), motivos

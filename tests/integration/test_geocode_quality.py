@@ -1,6 +1,6 @@
 """The short form of `d2 bench geocode-quality`: the address corpus runs through the
 real worker's address path and through the baseline (Nominatim alone), every case judged;
-the address path meets its targets on it (docs/geocoding.md, "Quality")."""
+the address path meets its targets on it (docs/notes/geocoding-quality.md)."""
 
 from __future__ import annotations
 

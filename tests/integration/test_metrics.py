@@ -11,7 +11,6 @@ import urllib.request
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -20,7 +19,7 @@ from d2 import config
 from d2.eventlog import dead_letters
 from d2.handler import handler
 from d2.worker import health, loop, metrics, metrics_http
-from tests.support import Conn, porta_livre, semear_cursor
+from tests.support import Conn, esperar, porta_livre, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada
 from tests.support.territorio import Territorio
 
@@ -207,11 +206,6 @@ def test_worker__serves_metrics_and_health_on_d2_metrics_port(
             return exc.code, exc.read().decode()
         except urllib.error.URLError:
             return 0, ""  # not listening (yet, or any more)
-
-    def esperar(condicao: Any) -> None:
-        limite = time.monotonic() + 20
-        while not condicao() and time.monotonic() < limite:
-            time.sleep(0.1)
 
     fio = threading.Thread(target=w.executar, daemon=True)
     fio.start()

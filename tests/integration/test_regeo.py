@@ -257,10 +257,10 @@ def test_regeo__the_worker_follows_a_drawn_bairro_by_itself(
     )
     esvaziar_areas(conn)
     # ~50 km²: above the size a moderator must see first and the município's daily
-    # budget; this test is about the follow-up, so the operator raised the bounds.
+    # budget and ceiling; this test is about the follow-up, so the operator raised them.
     conn.execute(
         "UPDATE d2.territorio_limites SET area_moderacao_m2 = 1e8, orcamento_area_m2 = 1e8, "
-        "cobertura_max = 1 WHERE nivel = 2"
+        "teto_area_m2 = 1e8, cobertura_max = 1 WHERE nivel = 2"
     )
     inserir_evento(  # what L-1 publishes: a citizen's drawing
         conn,

@@ -10,14 +10,16 @@ its community rank, the owner's limits (d2.replica_limites) and the cleaning of 
 
 from __future__ import annotations
 
+import json
 import uuid
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
 from d2 import config
-from d2.importers import sample
+from d2.importers import osm, sample
 from d2.ops import status
 from d2.territorio import comunitario, mirror, replica
 from tests.integration.test_replica_security import (
@@ -29,7 +31,13 @@ from tests.integration.test_replica_security import (
 )
 from tests.support import Conn, drenar
 from tests.support.events import inserir_evento_importador, submeter_drawing
-from tests.support.territorio import TerritorioDrawings, micro_areas, quadrado_em
+from tests.support.territorio import (
+    TerritorioDrawings,
+    micro_areas,
+    poligono,
+    quadrado,
+    quadrado_em,
+)
 
 # What a terminal would act on: ESC/CSI (clear screen), CR/LF (a forged line), OSC, a
 # C1 control, the right-to-left override, a zero-width joiner.
@@ -192,3 +200,136 @@ def test_replica__d2s_own_drawings_flow_unattended_a_micro_area_inside_a_new_bai
     resolvido = conn.execute("SELECT * FROM d2.resolver_territorio(-22.047, -54.947)").fetchone()
     assert resolvido is not None
     assert resolvido["cadeia_ucs"][:3] == [ucs[micro], ucs[bairro], territorio_drawings.municipio]
+
+
+# An OSM bairro in Campo Largo (sample territory, no IBGE bairro), and a point inside it.
+BAIRRO_OSM = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "id": "relation/7001",
+            "properties": {"@id": "relation/7001", "admin_level": "10", "name": "Vila OSM"},
+            "geometry": poligono(quadrado(-54.5, -12.5, -54.4, -12.4)),
+        }
+    ],
+}
+
+
+def _importar_osm(db_url: str, tmp_path: Path) -> uuid.UUID:
+    arquivo = tmp_path / "bairro.geojson"
+    arquivo.write_text(json.dumps(BAIRRO_OSM), encoding="utf-8")
+    osm.importar_osm(db_url, arquivo)
+    return osm.uc_id("relation/7001")
+
+
+def _no_resolver(conn: Conn) -> Any:
+    row = conn.execute(
+        "SELECT unidade_civica_id FROM d2.resolver_territorio(-12.45, -54.45)"
+    ).fetchone()
+    return row["unidade_civica_id"] if row else None
+
+
+def _remocao(colonia: Conn, proposta: dict[str, Any]) -> uuid.UUID:
+    campos = {k: proposta[k] for k in ("unidade_civica_id", "uc_polygon_id", "nivel")}
+    return _forjar(colonia, "uc.poligono_removido", campos | {"motivo": "moderacao"})
+
+
+def test_replica__removals_of_proposals_that_took_nothing_do_not_trip_the_breaker(
+    conn: Conn, db_url: str, login_url: str, colonia: Conn, tmp_path: Path
+) -> None:
+    """Before: 21 tiny proposals of a producer's own, then their 21 removals, tripped the
+    breaker; an official OSM import made afterwards never reached the resolver until `d2
+    mirror resume`. Now a removal gives back what its addition took: nothing here."""
+    _territorio_e_respostas(conn, db_url, login_url)
+    propostas = micro_areas(conn, 21)
+    for p in propostas:
+        _forjar(colonia, "uc.poligono_adicionado", p)
+    for p in propostas:
+        _remocao(colonia, p)
+    drenar(login_url)
+    parada = status.status(conn)["replica"]["parada"]
+    bairro = _importar_osm(db_url, tmp_path)
+    drenar(login_url)
+    mirror.aplicar(conn)
+    print(f"breaker tripped: {parada is not None}; OSM bairro in the resolver: "
+          f"{_no_resolver(conn) == bairro}")  # fmt: skip
+    assert parada is None
+    assert _no_resolver(conn) == bairro
+    assert conn.execute("SELECT count(*) AS n FROM d2.replica_uc WHERE nivel = 1").fetchone() == {
+        "n": 0
+    }
+
+
+def test_replica__a_removal_gives_back_what_its_addition_took_and_counts(
+    conn: Conn, db_url: str, login_url: str, colonia: Conn
+) -> None:
+    """The control: removing proposals that took stored answers counts as their additions
+    did, with the answers they took: the breaker still stops mass changes."""
+    _territorio_e_respostas(conn, db_url, login_url)
+    _limites(conn, disjuntor_max=5)
+    propostas = micro_areas(conn, 3, com_respostas=True)
+    for p in propostas:
+        _forjar(colonia, "uc.poligono_adicionado", p)
+    remocoes = [_remocao(colonia, p) for p in propostas]
+    drenar(login_url)
+    parada = status.status(conn)["replica"]["parada"]
+    assert parada is not None and parada["event_id"] == remocoes[2]
+    contadas = conn.execute(
+        "SELECT e.tipo, e.tomadas FROM d2.replica_eventos e WHERE e.disjuntor ORDER BY aplicado_em"
+    ).fetchall()
+    assert [c["tipo"] for c in contadas] == ["uc.poligono_adicionado"] * 3 + [
+        "uc.poligono_removido"
+    ] * 2
+    assert [c["tomadas"] for c in contadas[3:]] == [c["tomadas"] for c in contadas[:2]]
+
+
+def test_replica__the_importers_events_flow_while_the_breaker_holds_proposals(
+    conn: Conn, db_url: str, login_url: str, colonia: Conn, tmp_path: Path
+) -> None:
+    """Before: a stopped replica applied nothing, the importers' events included, so an
+    official import stayed out of the resolver until an operator resumed. Now the
+    importers' recorded events keep flowing; the proposals wait for the resume, in their
+    order, and one a later event superseded is not applied over it."""
+    _territorio_e_respostas(conn, db_url, login_url)
+    _limites(conn, disjuntor_max=3)
+    micros = micro_areas(conn, 6, com_respostas=True)
+    forjados = [_forjar(colonia, "uc.poligono_adicionado", m) for m in micros]
+    drenar(login_url)
+    parada = status.status(conn)["replica"]["parada"]
+    assert parada is not None and parada["event_id"] == forjados[3]
+    bairro = _importar_osm(db_url, tmp_path)
+    # The importers publish one held proposal's polygon themselves, later and smaller
+    # (as they republish a community row of core.uc_polygons): the later state.
+    x, y = micros[4]["geometria"]["coordinates"][0][0]
+    depois = micros[4] | {
+        "geometria": poligono(quadrado(x, y, x + 0.001, y + 0.001)),
+        "motivo": "importacao",
+    }
+    inserir_evento_importador(conn, depois, tipo="uc.poligono_atualizado")
+    drenar(login_url)
+    mirror.aplicar(conn)
+    print(f"OSM bairro in the resolver while stopped: {_no_resolver(conn) == bairro}")
+    assert _no_resolver(conn) == bairro
+    assert status.status(conn)["replica"]["parada"]["event_id"] == forjados[3]
+    held = conn.execute(
+        "SELECT count(*) AS n FROM d2.replica_eventos WHERE event_id = ANY(%(ids)s)",
+        {"ids": forjados[3:]},
+    ).fetchone()
+    assert held == {"n": 0}
+
+    replica.retomar(conn, por="ana", descartar_remocoes=False)
+    _limites(conn, disjuntor_max=20)
+    drenar(login_url)
+    finais = conn.execute(
+        "SELECT event_id, desfecho FROM d2.replica_eventos WHERE event_id = ANY(%(ids)s)",
+        {"ids": forjados},
+    ).fetchall()
+    assert {r["event_id"]: r["desfecho"] for r in finais} == {
+        e: ("superado" if i == 4 else "aplicado") for i, e in enumerate(forjados)
+    }
+    forma = conn.execute(
+        "SELECT geometria FROM d2.replica_uc WHERE id = %(id)s", {"id": micros[4]["uc_polygon_id"]}
+    ).fetchone()
+    assert forma is not None and forma["geometria"] == depois["geometria"]
+    assert _no_resolver(conn) == bairro

@@ -26,7 +26,7 @@ import pytest
 from psycopg import sql
 
 from d2 import config
-from d2.geocoder import nominatim_import, nominatim_local
+from d2.geocoder.nominatim import importer, local
 from d2.importers import sample, sample_osm
 from d2.worker import loop
 from tests.support import porta_livre
@@ -56,10 +56,8 @@ def construir_nominatim(
     built by Nominatim's own importer."""
     dsn = pg_server.url(banco)
     settings = dataclasses.replace(config.load(), home=home, nominatim_dsn=dsn)
-    nominatim_import.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
-    nominatim_import.construir(
-        settings, dsn, arquivo, database_url=pg_server.url("postgres"), threads=1
-    )
+    importer.verificar(settings, pg_server.url("postgres"), arquivo, criar_papel_web=True)
+    importer.construir(settings, dsn, arquivo, database_url=pg_server.url("postgres"), threads=1)
     return NominatimAmostra(dsn, home / "nominatim")
 
 
@@ -121,7 +119,7 @@ def nominatim_http(nominatim_amostra: NominatimAmostra) -> Iterator[str]:
     pytest.importorskip("falcon", reason="falcon not installed (pip install -e '.[dev]')")
     pytest.importorskip("uvicorn", reason="uvicorn not installed (pip install -e '.[dev]')")
     porta = porta_livre()
-    dsn = nominatim_local.dsn_nominatim(nominatim_amostra.dsn)
+    dsn = local.dsn_nominatim(nominatim_amostra.dsn)
     ambiente = os.environ | {"NOMINATIM_DATABASE_DSN": dsn}
     executavel = Path(sys.executable).parent / "nominatim"
     processo = subprocess.Popen(

@@ -159,6 +159,8 @@ PALAVRAS = {
     "corpus", "form", "only", "uf",
     # why an operator answers or discards a review (recorded)
     "reason",
+    # process: the commit whose worker is the baseline
+    "baseline", "commit",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip

@@ -14,8 +14,8 @@ def test_corpus__has_at_least_50_kinds_covering_every_outcome() -> None:
     assert all(c.motivo for c in corpus.CASOS if c.esperado == corpus.DEAD_LETTER)
 
 
-def test_service__outcome_values_match_the_corpus_outcomes() -> None:
-    # The address outcomes have their own cases in test_geocoder.py.
+def test_corpus__outcome_values_match_the_handlers_outcomes() -> None:
+    # The address outcomes have their own cases in tests/integration/geocoder/test_address.py.
     enderecos = {"geocodificacao_pendente", "endereco_nao_resolvido"}
     handler = {str(d) for d in classification.Outcome} - {"republicada"} - enderecos
     assert handler == set(corpus.OUTCOMES) - {corpus.REFUSED_BY_EVENT_LOG}

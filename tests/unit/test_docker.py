@@ -88,6 +88,19 @@ def test_compose__the_worker_has_a_healthcheck_on_its_metrics_port() -> None:
     assert health.get("start_period") and health.get("interval") and health.get("retries")
 
 
+def test_compose__the_worker_logs_in_holding_only_d2_worker() -> None:
+    """The owner migrates; the worker's login is another one, made a member of d2_worker
+    and of nothing else, by a service that runs once the migrations are in."""
+    services = _services()
+    url = _ambiente(services["worker"])["DATABASE_URL"]
+    usuario = url.split("://", 1)[1].split("@", 1)[0]
+    assert usuario == "d2_worker_app"
+    comandos = {n: " ".join(s.get("command") or []) for n, s in services.items()}
+    [nome] = [n for n, c in comandos.items() if f"CREATE ROLE {usuario} LOGIN" in c]
+    assert f"CREATE ROLE {usuario} LOGIN IN ROLE d2_worker'" in comandos[nome]
+    assert "migrate" in (services[nome].get("depends_on") or {})
+
+
 def _instrucoes() -> list[tuple[str, str]]:
     """The Dockerfile's instructions (continuation lines joined, comments dropped)."""
     linhas: list[str] = []

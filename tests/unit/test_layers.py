@@ -1,8 +1,9 @@
 """The package's floor plan (the README's "Layout"): the folders under d2/
 are the layers; each module imports only from its own floor or below, there is no import
 cycle (imports inside functions included: hiding one there does not make it go away),
-only the command line knows about the embedded cluster, and no package __init__
-re-exports what it imported (no shims)."""
+only the command line knows about the embedded cluster, no package __init__
+re-exports what it imported (no shims), and the address path is entered by its doors
+only."""
 
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ ANDARES: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("d2.ops",)),
     # classify, decide and conclude a batch of demands; outputs, outcome logs, geo cache
     ("handler", ("d2.handler",)),
-    # the address path behind one door (address.AddressPath): fields, places, the ladder,
-    # the Nominatim client; Nominatim's import
+    # the address path behind its door (question, address.AddressPath, answer): the
+    # address text (parser, fields, complaint, references, vocabulary), places/, the ladder;
+    # nominatim/: the client and Nominatim's import
     ("geocoder", ("d2.geocoder",)),
     # IBGE, OSM and the sample territory into core.uc_polygons (they apply the mirror)
     ("importers", ("d2.importers",)),
@@ -40,6 +42,29 @@ ANDARES: list[tuple[str, tuple[str, ...]]] = [
     ("eventlog", ("d2.eventlog",)),
     ("base", ("d2",)),
 ]
+
+
+# The address path's doors, the only modules of d2/geocoder/ imported from outside it:
+# the question a demand asks (question.Endereco), the door (address.AddressPath) and its
+# answer (answer.Geocoding); and the Nominatim client's, which the worker picks and hands
+# to the door and `d2 status` names (nominatim.client: Geocoder and the choice;
+# nominatim.search: what it is asked and answers), and the import the commands run
+# (nominatim.importer). Behind them the reading (the address text, places/, the ladder)
+# changes without anyone above knowing.
+PORTAS_DO_GEOCODER = {
+    "d2.geocoder.question",
+    "d2.geocoder.address",
+    "d2.geocoder.answer",
+    "d2.geocoder.nominatim.client",
+    "d2.geocoder.nominatim.search",
+    "d2.geocoder.nominatim.importer",
+}
+# Those the handler and the worker's geocoding stage use: the address path's own door.
+PORTA_DO_ENDERECO = {"d2.geocoder.question", "d2.geocoder.address", "d2.geocoder.answer"}
+# The one module outside that reads behind the doors: the benchmark that times the place
+# reading alone (d2.geocoder.places.lookup.contextos, before any geocoder is asked), which
+# the door cannot show apart from the ladder.
+LEEM_POR_DENTRO = {"d2.bench.geocode_reading"}
 
 
 def _modulos() -> dict[str, Path]:
@@ -199,3 +224,27 @@ def test_every_module_reads_in_one_sitting() -> None:
         if (linhas := len(caminho.read_text(encoding="utf-8").splitlines())) > 400
     }
     assert longos == {}
+
+
+def test_the_geocoder_is_entered_by_its_doors() -> None:
+    """Nothing outside d2/geocoder/ imports its reading (fields, places, the ladder): the
+    handler and the geocoding stage go through the address path's door, the worker and
+    the commands through the Nominatim client's; only the benchmark of the place reading
+    reads behind them."""
+    por_dentro = sorted(
+        f"{modulo} imports {alvo}"
+        for modulo, alvos in _grafo().items()
+        if not modulo.startswith("d2.geocoder") and modulo not in LEEM_POR_DENTRO
+        for alvo in alvos
+        if alvo.startswith("d2.geocoder.") and alvo not in PORTAS_DO_GEOCODER
+    )
+    assert por_dentro == []
+    pelo_nominatim = sorted(
+        f"{modulo} imports {alvo}"
+        for modulo, alvos in _grafo().items()
+        if modulo.startswith("d2.handler") or modulo == "d2.worker.geocoding"
+        for alvo in alvos
+        if alvo.startswith("d2.geocoder") and alvo not in PORTA_DO_ENDERECO
+    )
+    assert pelo_nominatim == []
+    assert all(m in _modulos() for m in PORTAS_DO_GEOCODER | LEEM_POR_DENTRO)

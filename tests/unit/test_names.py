@@ -63,7 +63,7 @@ INGLES = {
     "replica", "requeue", "resolve", "resolved", "resolver", "results", "resume", "retry",
     "role", "rounding", "row", "rules", "sample", "schema", "schemas", "scripts", "sealed",
     "search", "security", "seed", "sequence", "session", "set", "settings", "setup", "shared",
-    "show", "shrink", "since", "size", "skip", "source", "spelling", "split", "sql", "staging",
+    "show", "shrink", "since", "size", "skip", "source", "split", "sql", "staging",
     "state",
     "stats", "status", "steps", "stop", "store", "street", "submitted", "summary", "support",
     "surface", "synthetic", "table", "terminal", "test", "tests", "text", "timeouts", "to",
@@ -74,8 +74,15 @@ INGLES = {
     "without",
     # The resolver's answers beside the in-process peer's (d2 bench pip).
     "answers",
-    # Points of interest named as an address.
-    "poi",
+    # The address path's question and answer, beside its door (d2/geocoder/).
+    "question", "answer",
+    # The address parser, and the grammar of a complaint around an address.
+    "parser", "complaint",
+    # The place reading (d2/geocoder/places/): the round's lookup, each name's
+    # interpretation, the decision; Nominatim's client, in process or remote.
+    "interpretation", "decision", "client", "remote",
+    # The bounded LRU cache (d2/lru.py) and the handler's geo cache (d2/handler/geo_cache.py).
+    "lru", "geo",
     # The locks and the sessions holding them.
     "locks", "statement", "timeout", "transaction",
     # The address corpus's generator and its categories (d2/bench/corpus/), and the run of
@@ -83,16 +90,25 @@ INGLES = {
     "categories", "generator", "run",
     # The national address corpus, drawn from CEP Aberto in every UF.
     "national",
+    # The corpora of what users write: the citizen corpus (a seen and an unseen half),
+    # its texts that name no place, read beside a previous commit's worker.
+    "citizen", "seen", "unseen", "no", "place", "corpora", "previous",
     # The handler's steps 5-7, written apart from its decisions (d2/handler/conclusion.py).
     "conclusion",
-    # Nominatim in process (d2/geocoder/nominatim_local.py).
+    # Nominatim in process (d2/geocoder/nominatim/local.py).
     "local",
     # D-2 on a replicated PostgreSQL: a primary, its standbys, a failover between them.
     "failover", "replication", "connection", "lost",
-    # The names of places and streets an address is read against (d2/geocoder/gazetteer.py).
+    # The names of places and streets an address is read against (d2/geocoder/places/gazetteer.py).
     "gazetteer",
     # The worker's stage that runs every geometry step: drawings, replica, mirror, follow-up.
     "geometry",
+    # The stages beside the worker's demand loop (d2/worker/stages.py).
+    "stages",
+    # d2 bench process: this checkout's worker as a process beside another commit's.
+    "process", "processed",
+    # What the worker does before its first batch (tests/integration/test_worker_start.py).
+    "start",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
     # The near rule: a point in no polygon answered at the one município near it; the
@@ -100,6 +116,14 @@ INGLES = {
     "near", "mesh", "error",
     # The reviews closed without a polygon, and the coast the benchmark draws points off.
     "closed", "coast",
+    # What installs Debian's packages, waiting for another apt (scripts/apt_install.sh).
+    "apt", "install",
+    # The git hook that runs scripts/check.sh before a commit (scripts/install-hooks.sh).
+    "hooks",
+    # The engineering notes (docs/notes/): how the figures were reached.
+    "notes", "throughput",
+    # The threat model (docs/reliability.md, section 6) and its evidence.
+    "threats",
 }  # fmt: skip
 
 PALAVRAS = SUBSTANTIVOS | INGLES
