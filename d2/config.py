@@ -110,6 +110,13 @@ class Settings:
     # lock, or the apply failing). 0: off.
     fence_max_s: float = 300.0
     mirror_max_s: float = 300.0
+    # The near rule (docs/design.md, decision 12): a point in no polygon within this many
+    # metres of exactly one município, and no other within this plus the margin, is
+    # answered there. The distance covers a phone's GPS error and the mesh's drawing
+    # error; the margin keeps water narrower than both together (a river, a channel, a
+    # bay's mouth) for a person. docs/design.md says how both were measured. 0: off.
+    revisao_distancia_m: float = 100.0
+    revisao_margem_m: float = 500.0
 
 
 def _lista(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -144,6 +151,16 @@ def _sem_texto_livre() -> None:
             "D2_GEOCODER_LADDER=off is no longer available: addresses are read one way, down "
             "the ladder (docs/geocoding.md); unset D2_GEOCODER_LADDER"
         )
+
+
+def _regra_perto(settings: Settings) -> None:
+    """The near rule's work per point is bounded by its reach (d2.resolver_proximo)."""
+    for nome, valor in (
+        ("D2_REVISAO_DISTANCIA_M", settings.revisao_distancia_m),
+        ("D2_REVISAO_MARGEM_M", settings.revisao_margem_m),
+    ):
+        if not 0 <= valor <= 1000:
+            raise errors.ConfigError(f"{nome} must be between 0 and 1000 metres, got {valor:g}")
 
 
 def load() -> Settings:
@@ -184,6 +201,8 @@ def load() -> Settings:
         lock_timeout_s=_float("D2_LOCK_TIMEOUT", 120.0),
         fence_max_s=_float("D2_FENCE_MAX_SECONDS", 300.0),
         mirror_max_s=_float("D2_MIRROR_MAX_SECONDS", 300.0),
+        revisao_distancia_m=_float("D2_REVISAO_DISTANCIA_M", 100.0),
+        revisao_margem_m=_float("D2_REVISAO_MARGEM_M", 500.0),
     )
     if settings.batch_size < 1:
         raise errors.ConfigError("D2_BATCH_SIZE must be at least 1")
@@ -213,6 +232,7 @@ def load() -> Settings:
         raise errors.ConfigError(
             "D2_FENCE_MAX_SECONDS and D2_MIRROR_MAX_SECONDS must not be negative (0: off)"
         )
+    _regra_perto(settings)
     if settings.territorio_alerta_a_cada < 0:
         raise errors.ConfigError("D2_TERRITORIO_ALERTA_A_CADA must not be negative (0: no alerts)")
     return settings

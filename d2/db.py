@@ -1,4 +1,5 @@
-"""Connections, error mapping and the named queries of sql/queries/.
+"""Connections, error mapping and the named queries of sql/queries/ (how long a session
+waits for a lock, and who holds it, is d2.locks's).
 
 This is the only module that imports psycopg's errors: everything above sees d2.errors.
 """
@@ -216,51 +217,6 @@ def connect(
 Connection = psycopg.Connection[dict[str, Any]]
 
 
-@contextlib.contextmanager
-def limites(
-    conn: Connection, *, lock_s: float | None = None, statement_s: float | None = None
-) -> Iterator[None]:
-    """Within the block, no lock wait of this session lasts more than lock_s
-    (errors.LockTimeout) and no statement more than statement_s (errors.StatementTimeout);
-    None leaves that one as it is. The session's own settings come back after."""
-    if lock_s is None and statement_s is None:
-        yield
-        return
-    with mapped_errors(), conn.cursor(row_factory=dict_row) as cur:  # whatever the conn's rows
-        antes = cur.execute(q("session_timeouts_get")).fetchone()
-        assert antes is not None
-        cur.execute(
-            q("session_timeouts_set"),
-            {
-                "lock_timeout": _ms(lock_s) if lock_s is not None else antes["lock_timeout"],
-                "statement_timeout": (
-                    _ms(statement_s) if statement_s is not None else antes["statement_timeout"]
-                ),
-            },
-        )
-    try:
-        yield
-    except BaseException:
-        # The block's own failure is what the caller acts on: a restore that fails too
-        # (the connection died under the block) must not replace it.
-        with contextlib.suppress(errors.D2Error):
-            _restaurar_limites(conn, antes)
-        raise
-    _restaurar_limites(conn, antes)
-
-
-def _restaurar_limites(conn: Connection, antes: dict[str, Any]) -> None:
-    # A session that looks idle may have been ended by the server since its last
-    # statement (a failover, pg_terminate_backend): that surfaces here, mapped.
-    if (
-        not conn.closed
-        and not conn.broken
-        and (conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
-    ):
-        with mapped_errors():
-            conn.execute(q("session_timeouts_set"), dict(antes))
-
-
 # How often a worker that lost its database tries the URL again while it waits: with a
 # multi-host URL, the primary a failover manager just promoted is found within this, however
 # long the manager took to decide.
@@ -281,19 +237,6 @@ def esperar_servidor(url: str, parar: threading.Event, espera_s: float) -> bool:
         except errors.DatabaseUnavailable:
             parar.wait(min(SONDA_S, max(0.0, fim - time.monotonic())))
     return False
-
-
-def limitar_comandos(conn: Connection, statement_s: float | None) -> None:
-    """Inside a transaction: no later statement of it runs past statement_s (None: as is)."""
-    if statement_s is not None:
-        with mapped_errors():
-            conn.execute(
-                q("transaction_statement_timeout"), {"statement_timeout": _ms(statement_s)}
-            )
-
-
-def _ms(segundos: float) -> str:
-    return f"{max(1, round(segundos * 1000))}ms"
 
 
 def fora_de_transacao(conn: Connection) -> bool:
@@ -339,35 +282,6 @@ def mascarar_senha(url: str) -> str:
     if "password" in campos:
         campos["password"] = "***"
     return psycopg.conninfo.make_conninfo(**campos)  # type: ignore[arg-type]
-
-
-def lock_holders(
-    conn: Connection, tabelas: list[str], *, leitores: bool = False
-) -> list[dict[str, Any]]:
-    """The other sessions holding a lock on these tables (with leitores, a reader's ACCESS
-    SHARE too): pid, usuario, banco, aplicacao, tabela, modo, transacao_s (None where
-    this role may not see it)."""
-    with mapped_errors(), conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute(q("lock_holders"), {"tabelas": tabelas, "leitores": leitores}).fetchall()
-
-
-def locks_held(
-    conn: Connection,
-    tabelas: list[str],
-    espera_s: float,
-    consequencia: str,
-    *,
-    leitores: bool = False,
-) -> errors.LockTimeout:
-    """The one line for a lock still held after espera_s (D2_LOCK_TIMEOUT): who holds it
-    on which table, and what that means for the caller's operation."""
-    sessoes = lock_holders(conn, tabelas, leitores=leitores)
-    quem = "; ".join(f"{descrever_sessao(s)} holds {s['modo']} on {s['tabela']}" for s in sessoes)
-    return errors.LockTimeout(
-        f"a lock stayed held for {espera_s:g} s (D2_LOCK_TIMEOUT): "
-        f"{quem or 'by a session that has ended since'}; {consequencia}",
-        sessoes=sessoes,
-    )
 
 
 def descrever_sessao(sessao: dict[str, Any]) -> str:

@@ -76,6 +76,14 @@ OBJETOS: tuple[DbObject, ...] = (
         "`d2 migrate --downgrade base`, or REVOKE its grants and `DROP ROLE d2_worker`",
     ),
     DbObject(
+        "role",
+        "d2_operador",
+        "least privilege for an operator who closes reviews (cluster-wide, NOLOGIN): reads "
+        "the review queue, calls d2.revisao_atribuir and d2.revisao_descartar",
+        "none",
+        "`d2 migrate --downgrade base`, or REVOKE its grants and `DROP ROLE d2_operador`",
+    ),
+    DbObject(
         "table",
         "core.uc_polygons",
         "the spec's table (§2.6) for standalone installs",

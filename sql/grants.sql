@@ -13,6 +13,7 @@
 --    functions it calls. Trigger functions need no grant: EXECUTE on them is checked
 --    when the trigger is created, not when it fires.
 -- 3. Tables: what d2_worker reads and writes (docs/reliability.md, section 1).
+-- 4. d2_operador: the review queue, read, and closed through two definer functions.
 --
 -- D-2's own functions in core are listed by name: core belongs to the monolith, whose
 -- functions may be owned by the same role and are not D-2's to change.
@@ -67,6 +68,12 @@ GRANT EXECUTE
     ON FUNCTION d2.resolver_territorio(double precision, double precision),
                 d2.mirror_aviso(),
                 d2.resolver_territorios(double precision[], double precision[]),
+                -- The near rule, for the points the resolver leaves in no polygon.
+                d2.distancia_m(geometry, double precision, double precision),
+                d2.resolver_proximo(double precision, double precision, double precision,
+                                    double precision),
+                d2.resolver_proximos(double precision[], double precision[],
+                                     double precision, double precision),
                 d2.cadeia_ucs(uuid),
                 d2.arredondar_coordenada(double precision),
                 d2.faixas_por_grau(),
@@ -177,3 +184,22 @@ GRANT SELECT ON d2.replica_paradas TO d2_worker;
 -- demands are undecided to hold their publications; deciding is the owner's
 -- (`d2 conflicts aceitar`).
 GRANT SELECT, INSERT ON d2.conflitos_demanda TO d2_worker;
+-- Reviews closed without a polygon (d2.revisoes_tratadas): the worker records the near
+-- rule's answers with their resolution, and counts them for its metrics.
+GRANT SELECT, INSERT ON d2.revisoes_tratadas TO d2_worker;
+
+-- The review operator (docs/reliability.md, section 1): reads the queue (the nearest
+-- unit as a hint: the mirror and the names of core.uc_polygons; how many changes wait
+-- for the mirror, as every command asks first) and closes a review only through
+-- d2.revisao_atribuir and d2.revisao_descartar (SECURITY DEFINER), which write the
+-- resolution, the record and the publication themselves. No write on any table, no
+-- event log, no worker function.
+GRANT USAGE ON SCHEMA core, d2 TO d2_operador;
+GRANT SELECT ON core.uc_polygons TO d2_operador;
+GRANT SELECT
+    ON d2.v_revisoes_pendentes, d2.v_revisoes_tratadas, d2.mirror_uc, d2.mirror_mudancas
+    TO d2_operador;
+GRANT EXECUTE
+    ON FUNCTION d2.revisao_atribuir(uuid, uuid, text, text),
+                d2.revisao_descartar(uuid, text, text)
+    TO d2_operador;

@@ -12,7 +12,7 @@ from alembic import op
 from d2 import migrations
 
 revision = "20261208400000_d2_lugares_lidos_oito"
-down_revision = "20261208120000_d2_disjuntor_devolve"
+down_revision = "20261208200000_d2_revisoes_tratadas"
 branch_labels = None
 depends_on = None
 

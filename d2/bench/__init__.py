@@ -32,13 +32,16 @@ from d2.bench import (
     geocode_quality_national,
     geocode_quality_national_run,
     pip,
+    previous,
+    process,
     regeo,
+    revisoes,
 )
 from d2.importers import ibge
 
 NAMES = (
     "pip", "drain", "memory", "latency", "import", "capture", "eventlog", "regeo", "geocode",
-    "geocode-quality", "adversarial",
+    "geocode-quality", "adversarial", "process", "revisoes",
 )  # fmt: skip
 
 # Sizes: (full run, --quick).
@@ -60,6 +63,10 @@ _GPS_MISTO = (20_000, 5_000)
 _ADVERSARIOS = (500, 100)
 # geocode on the address corpus: demands decided with no Nominatim call.
 _SEM_NOMINATIM = (2_000, 500)
+# process: GPS events drained by each commit's worker as a process, and the rounds of
+# runs (both commits in each, alternating which goes first).
+_PROCESSO = (20_000, 20_000)
+_ROUNDS_PROCESSO = (4, 2)
 # Workers side by side for the drain's ceiling: with two, both cores stay busy here.
 _JUNTOS = 2
 
@@ -78,10 +85,12 @@ def run(
     corpus: str = "all",
     selecao: geocode_quality_national.Selecao | None = None,
     escolha: geocode_quality_corpora.Escolha | None = None,
+    baseline_commit: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run the named benchmarks (all when empty) and yield their figures. geocode-quality
     runs the corpus named (all by default); selecao picks texts of the national one,
-    escolha the parts and the previous reading of those of what users write."""
+    escolha the parts and the previous reading of those of what users write; process
+    compares this checkout's worker with baseline_commit's (previous.PADRAO)."""
     escolhidos = list(names) or list(NAMES)
     desconhecidos = [n for n in escolhidos if n not in NAMES]
     if desconhecidos:
@@ -99,7 +108,19 @@ def run(
     with common.server(url) as srv, contextlib.ExitStack() as pilha:
         template: str | None = None
         for nome in escolhidos:
-            if nome in ("import", "eventlog", "geocode", "geocode-quality", "adversarial"):
+            if nome == "process":
+                yield from process.medir(
+                    srv, _PROCESSO[i], _ROUNDS_PROCESSO[i], baseline_commit or previous.PADRAO
+                )
+                continue
+            if nome in (
+                "import",
+                "eventlog",
+                "geocode",
+                "geocode-quality",
+                "adversarial",
+                "revisoes",
+            ):
                 yield from _sem_modelo(nome, srv, url, quick, corpus, selecao, escolha)
                 continue
             if nome == "capture":
@@ -141,6 +162,8 @@ def _sem_modelo(
         yield from _nacionais(srv, quick, corpus, selecao, escolha)
     elif nome == "adversarial":
         yield from adversarial.medir(srv, _ADVERSARIOS[i])
+    elif nome == "revisoes":
+        yield from revisoes.medir(srv, quick)
 
 
 def _nacionais(

@@ -19,7 +19,7 @@ from typing import Any
 from d2 import config, db
 from d2.bench import common
 from d2.ops import regeo
-from d2.territorio import mirror
+from d2.territorio import mirror, resolver
 
 BATCH_GUARDAR = 50_000
 BATCH_PAGINA = 5_000
@@ -83,7 +83,7 @@ def acompanhamento(url: str) -> dict[str, Any]:
         assert mudou is not None
         mirror.aplicar(conn)  # what the worker does at its next poll
         aplicado = time.perf_counter()
-        relatorio = regeo.acompanhar(conn)
+        relatorio = regeo.acompanhar(conn, regra=resolver.NearRule())
         fim = time.perf_counter()
     return {
         "segundos": fim - aplicado,

@@ -33,6 +33,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         corpus=args.corpus,
         selecao=selecao,
         escolha=escolha,
+        baseline_commit=args.baseline_commit,
     )
     for figura in figuras:
         emitir_linha(figura)
@@ -87,7 +88,18 @@ def registrar(sub: Any) -> None:
             "d2.cep_nomes, beside a previous commit's reading in the same run (--previous). "
             "adversarial: milliseconds per hostile address text (100 kB, hundreds of "
             "segments, names or numbers) against an ordinary address, same run (needs no "
-            "shared data)."
+            "shared data). "
+            "revisoes: GPS points 5 to 500 m out to sea off every coastal município of the "
+            "shared data as d2 import-ibge loads it, and as far inland: answered at their "
+            "município by the near rule, left in review, or answered at another (the bar: "
+            "none), beside the resolver alone; a sweep of the rule's distance and margin; "
+            "the mesh's drawing error against IBGE's full-resolution files, the seats and "
+            "the MS bairros. "
+            "process: `d2 worker --drain` as a process, its start included, over 20,000 GPS "
+            "events on the whole IBGE territory, against another commit's worker "
+            "(--baseline-commit, checked out as a git worktree) on clones of the same "
+            "database, runs alternated: events/s, the start (launch to first batch "
+            "committed) and the worker's CPU, each run and their medians."
         ),
     )
     p_bench.add_argument(
@@ -95,9 +107,15 @@ def registrar(sub: Any) -> None:
         nargs="*",
         metavar="NAME",
         help="pip, drain, memory, latency, import, capture, eventlog, regeo, geocode, "
-        "geocode-quality, adversarial (default: all)",
+        "geocode-quality, adversarial, process, revisoes (default: all)",
     )
     p_bench.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
+    p_bench.add_argument(
+        "--baseline-commit",
+        metavar="REV",
+        help="process: the commit whose worker is the baseline (default 81cd24f, before the "
+        "address path's work); needs this checkout's git",
+    )
     p_bench.add_argument(
         "--corpus",
         choices=("all", "address", "national", "users", "citizen", "no_place", "municipios"),

@@ -15,6 +15,7 @@ from typing import Any
 from d2 import config, db, errors
 from d2.ops import freshness
 from d2.terminal import json_seguro, limpar, visivel
+from d2.territorio import resolver
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -211,7 +212,10 @@ def em_dia(conn: db.Connection, *, seguir: bool = False) -> freshness.Freshness:
     """Before a command answers from the mirror: apply what writers left waiting (and with
     seguir, follow the change up to the stored answers), within D2_SYNC_TIMEOUT; say on
     stderr what was done, or what still waits and why. conn must be autocommit."""
-    estado = freshness.atualizar(conn, config.load().sync_timeout_s, seguir=seguir)
+    settings = config.load()
+    estado = freshness.atualizar(
+        conn, settings.sync_timeout_s, seguir=resolver.NearRule.de(settings) if seguir else None
+    )
     for linha in estado.linhas():
         dizer(linha)
     return estado

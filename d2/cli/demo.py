@@ -17,7 +17,7 @@ from d2.cli.common import comando, em_dia, emitir, flag, positivo
 from d2.eventlog import registry
 from d2.geocoder.nominatim import importer
 from d2.handler import classification, handler
-from d2.importers import cep, sample_cep
+from d2.importers import cep
 from d2.territorio import comunitario
 from d2.worker import loop
 
@@ -125,7 +125,7 @@ def executar(url: str, n: int = 300, *, enderecos: bool = True) -> dict[str, Any
     publish n demands like D-1b does plus some with only an address, drain them,
     summarise."""
     settings = config.load()
-    from d2.importers import sample
+    from d2.importers import sample, sample_cep  # geopandas, shapely: see eventos_de_exemplo
 
     importacao = sample.load_sample(url)
     with tempfile.TemporaryDirectory(prefix="d2-demo-cep-") as tmp:

@@ -24,6 +24,7 @@ def cmd_map(args: argparse.Namespace) -> int:
         lambda r: (
             f"{r['saida']}: {r['revisoes']} reviews, {r['dead_letters']} dead letters "
             f"(+{r['dead_letters_sem_coordenadas']} without coordinates), "
+            f"{sum(r['revisoes_tratadas'].values())} reviews closed without a polygon, "
             f"{r['resolucoes']} resolutions, {r['poligonos']} polygons"
         ),
     )

@@ -11,12 +11,14 @@ import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from d2 import config, errors
 from d2.eventlog import bus, wire
-from d2.geocoder import question
 from d2.territorio import resolver
+
+if TYPE_CHECKING:
+    from d2.geocoder import question
 
 _VERSAO_ACEITA = re.compile(r"\A1\.\d+\.\d+\Z")
 _CONTAINER = (dict, list)  # isinstance takes a tuple of types
@@ -167,7 +169,11 @@ def classificar(evento: bus.Evento, settings: config.Settings) -> Plan:
     if (plano.outcome is not None or sem_fix) and settings.geocoder_ativo:
         # Spec 3.3 step 2, Phase 2: no usable GPS, but an address → the geocoding stage.
         # A no-fix value is no position either: with an address, the text decides;
-        # without one it stays a point, outside every polygon (the review queue).
+        # without one it stays a point, outside every polygon (the review queue). The
+        # address's reader is imported here, by the first event without usable GPS: a
+        # worker whose demands all carry GPS never loads it.
+        from d2.geocoder import question
+
         plano.endereco = question.do_payload(payload)
         if plano.endereco is not None:
             plano.lat = plano.lng = None

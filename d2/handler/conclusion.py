@@ -36,6 +36,110 @@ def _registrar_geocodificacoes(conn: db.Connection, planos: list[Plan]) -> None:
         conn.execute(db.q("geocoder_record"), {"rows": wire.json_texto(linhas)})
 
 
+def _registrar_proximidade(conn: db.Connection, planos: list[Plan], limite_m: float) -> None:
+    """The near rule's answers among the stored resolutions: their step and distance in
+    d2.revisoes_tratadas, in the resolutions' commit."""
+    linhas = [
+        {
+            "event_id": p.event_id_texto,
+            "demanda_id": p.demanda_id_texto,
+            "unidade_civica_id": p.resolucao.unidade_civica_id,
+            "distancia_m": p.resolucao.distancia_m,
+            "lat": p.lat,
+            "lng": p.lng,
+        }
+        for p in planos
+        if p.resolucao is not None and p.resolucao.distancia_m is not None
+    ]
+    if linhas:
+        conn.execute(
+            db.q("revisoes_near_record"),
+            {"rows": wire.json_texto(linhas), "limite": limite_m},
+        )
+
+
+def _enfileirar_revisoes(conn: db.Connection, revisao: list[Plan]) -> set[uuid.UUID]:
+    """Step 4's review queue; returns the events whose review row is theirs (inserted now,
+    or already there from an earlier pass)."""
+    if not revisao:
+        return set()
+    linhas = [
+        {"demanda_id": p.demanda_id_texto, "event_id": p.event_id_texto, "lat": p.lat, "lng": p.lng}
+        for p in revisao
+    ]
+    return {
+        row["event_id"]
+        for row in conn.execute(db.q("revisoes_insert"), {"rows": wire.json_texto(linhas)})
+    }
+
+
+def _conflitos_e_mortos(
+    planos: list[Plan],
+    recusadas: list[Plan],
+    disputa: dict[uuid.UUID, tuple[str, uuid.UUID | None]],
+) -> tuple[list[Plan], list[Plan], dict[uuid.UUID, str]]:
+    """The batch's conflicts (decided before, or a refused review whose demanda another
+    event holds with other content) and its dead letters with their reasons (decided
+    before, or a refused review that repeats its holder)."""
+    conflitos = [p for p in planos if p.outcome == Outcome.CONFLITO] + [
+        p for p in recusadas if disputa[p.evento.event_id][1] is not None
+    ]
+    mortos = [p for p in planos if p.outcome == Outcome.DEAD_LETTER] + [
+        p for p in recusadas if disputa[p.evento.event_id][1] is None
+    ]
+    motivos = {p.evento.event_id: p.motivo or disputa[p.evento.event_id][0] for p in mortos}
+    return conflitos, mortos, motivos
+
+
+def _registrar_eventos(conn: db.Connection, consulta: str, planos: list[Plan]) -> None:
+    """Events recorded by (event_id, demanda_id, sequence_number) with one named query:
+    the conflicts (conflicts_insert: events whose demanda another event holds with other
+    content, their terminal state) and the address-only demands parked for the geocoding
+    stage (geocoder_park)."""
+    if planos:
+        conn.execute(
+            db.q(consulta),
+            {
+                "event_ids": [p.event_id_texto for p in planos],
+                "demanda_ids": [p.demanda_id_texto for p in planos],
+                "seqs": [p.evento.sequence_number for p in planos],
+            },
+        )
+
+
+def _sair_da_fila(conn: db.Connection, planos: list[Plan]) -> None:
+    """Parked demands concluded now leave the geocoding stage's queue."""
+    da_fila = [p.event_id_texto for p in planos if p.da_fila]
+    if da_fila:
+        conn.execute(db.q("geocoder_remove"), {"event_ids": da_fila})
+
+
+def _marcar_processados(conn: db.Connection, planos: list[Plan]) -> None:
+    """Step 7's processed marks, for the plans that reached a terminal path (neither a
+    dead letter nor a conflict: the caller leaves those out)."""
+    processados = [
+        p
+        for p in planos
+        if p.demanda_id is not None and p.outcome != Outcome.GEOCODIFICACAO_PENDENTE
+    ]
+    if processados:
+        conn.execute(
+            db.q("eventos_processados_insert"),
+            {
+                "event_ids": [p.event_id_texto for p in processados],
+                "demanda_ids": [p.demanda_id_texto for p in processados],
+            },
+        )
+
+
+def _publicar(conn: db.Connection, planos: list[Plan], origem: str) -> None:
+    """Step 6: demanda.georreferenciada of the new and the republished resolutions."""
+    publicar = (Outcome.REPUBLICADA, Outcome.GEORREFERENCIADA)
+    publicaveis = [p.saida for p in planos if p.outcome in publicar and p.saida is not None]
+    if publicaveis:
+        bus.publicar(conn, publicaveis, origem=origem)
+
+
 class Conclusion:
     """Steps 5-7 for the batches of one Handler, and the events whose publication failed.
     The handler imports this module, so who it is comes as arguments: the consumer's
@@ -47,6 +151,8 @@ class Conclusion:
         self.cursor = cursor
         self.consumer = cursor.consumer
         self.origem = origem
+        # The near rule's distance, recorded with each of its answers.
+        self.limite_m = settings.revisao_distancia_m
         self.falhas_publicacao: set[uuid.UUID] = set()
         """Events whose publication failed after its retries (spec 3.4/T9), each with a
         pending dead letter that the publication, when it succeeds, marks resolved."""
@@ -67,6 +173,9 @@ class Conclusion:
         with db.mapped_errors(), conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
             gravados = {row[0] for row in cur.execute(db.q("resolucoes_insert"), colunas)}
             _registrar_geocodificacoes(conn, [p for p in novos if p.event_id_texto in gravados])
+            _registrar_proximidade(
+                conn, [p for p in novos if p.event_id_texto in gravados], self.limite_m
+            )
         recusados = [p for p in novos if p.event_id_texto not in gravados]
         for plano, (motivo, titular) in zip(
             recusados, self._disputar(conn, recusados), strict=True
@@ -127,23 +236,7 @@ class Conclusion:
         that entered the review queue now."""
         with db.mapped_errors(), conn.transaction():
             revisao = [p for p in planos if p.outcome == Outcome.REVISAO_PENDENTE]
-            aceitos: set[uuid.UUID] = set()
-            if revisao:
-                linhas = [
-                    {
-                        "demanda_id": p.demanda_id_texto,
-                        "event_id": p.event_id_texto,
-                        "lat": p.lat,
-                        "lng": p.lng,
-                    }
-                    for p in revisao
-                ]
-                aceitos = {
-                    row["event_id"]
-                    for row in conn.execute(
-                        db.q("revisoes_insert"), {"rows": wire.json_texto(linhas)}
-                    )
-                }
+            aceitos = _enfileirar_revisoes(conn, revisao)
             # A review refused: another event holds the demanda (a retry, or a conflict).
             recusadas = [p for p in revisao if p.evento.event_id not in aceitos]
             disputa = dict(
@@ -153,70 +246,27 @@ class Conclusion:
                     strict=True,
                 )
             )
-            conflitos = [p for p in planos if p.outcome == Outcome.CONFLITO] + [
-                p for p in recusadas if disputa[p.evento.event_id][1] is not None
-            ]
-            mortos = [p for p in planos if p.outcome == Outcome.DEAD_LETTER] + [
-                p for p in recusadas if disputa[p.evento.event_id][1] is None
-            ]
-            motivos = {p.evento.event_id: p.motivo or disputa[p.evento.event_id][0] for p in mortos}
-            em_disputa = {p.evento.event_id for p in conflitos}
-            if conflitos:
-                conn.execute(
-                    db.q("conflicts_insert"),
-                    {
-                        "event_ids": [p.event_id_texto for p in conflitos],
-                        "demanda_ids": [p.demanda_id_texto for p in conflitos],
-                        "seqs": [p.evento.sequence_number for p in conflitos],
-                    },
-                )
-            estacionados = [p for p in planos if p.outcome == Outcome.GEOCODIFICACAO_PENDENTE]
-            if estacionados:
-                conn.execute(
-                    db.q("geocoder_park"),
-                    {
-                        "event_ids": [p.event_id_texto for p in estacionados],
-                        "demanda_ids": [p.demanda_id_texto for p in estacionados],
-                        "seqs": [p.evento.sequence_number for p in estacionados],
-                    },
-                )
+            conflitos, mortos, motivos = _conflitos_e_mortos(planos, recusadas, disputa)
+            _registrar_eventos(conn, "conflicts_insert", conflitos)
+            _registrar_eventos(
+                conn,
+                "geocoder_park",
+                [p for p in planos if p.outcome == Outcome.GEOCODIFICACAO_PENDENTE],
+            )
             _registrar_geocodificacoes(
                 conn, [p for p in planos if p.outcome == Outcome.ENDERECO_NAO_RESOLVIDO]
             )
-            da_fila = [p.event_id_texto for p in planos if p.da_fila]
-            if da_fila:
-                conn.execute(db.q("geocoder_remove"), {"event_ids": da_fila})
-            processados = [
-                p
-                for p in planos
-                if p.evento.event_id not in motivos
-                and p.evento.event_id not in em_disputa
-                and p.demanda_id is not None
-                and p.outcome != Outcome.GEOCODIFICACAO_PENDENTE
-            ]
-            if processados:
-                conn.execute(
-                    db.q("eventos_processados_insert"),
-                    {
-                        "event_ids": [p.event_id_texto for p in processados],
-                        "demanda_ids": [p.demanda_id_texto for p in processados],
-                    },
-                )
+            _sair_da_fila(conn, planos)
+            fora = set(motivos) | {p.evento.event_id for p in conflitos}
+            _marcar_processados(conn, [p for p in planos if p.evento.event_id not in fora])
             for plano in mortos:
                 self.cursor.registrar_dead_letter(
                     conn, plano.evento, motivos[plano.evento.event_id]
                 )
             if mover_cursor:
                 self.cursor.avancar(conn, ultima)
-            publicar = (Outcome.REPUBLICADA, Outcome.GEORREFERENCIADA)
-            publicaveis = [p.saida for p in planos if p.outcome in publicar and p.saida is not None]
-            if publicaveis:
-                bus.publicar(conn, publicaveis, origem=self.origem)
-            resolvidas = [
-                p.evento.event_id for p in planos if p.evento.event_id in self.falhas_publicacao
-            ]
-            if resolvidas:
-                dead_letters.resolver(conn, self.consumer, resolvidas)
+            _publicar(conn, planos, self.origem)
+            resolvidas = self._resolver_falhas_publicacao(conn, planos)
         for plano in recusadas:
             motivo, titular = disputa[plano.evento.event_id]
             if titular is not None:
@@ -225,6 +275,18 @@ class Conclusion:
                 morto(plano, motivo)
         self.falhas_publicacao.difference_update(resolvidas)
         return aceitos
+
+    def _resolver_falhas_publicacao(
+        self, conn: db.Connection, planos: list[Plan]
+    ) -> list[uuid.UUID]:
+        """The dead letters of earlier publication failures of these events, resolved in
+        the transaction that publishes them now."""
+        resolvidas = [
+            p.evento.event_id for p in planos if p.evento.event_id in self.falhas_publicacao
+        ]
+        if resolvidas:
+            dead_letters.resolver(conn, self.consumer, resolvidas)
+        return resolvidas
 
     def registrar_falha_publicacao(
         self, conn: db.Connection, planos: list[Plan], exc: errors.PublishError

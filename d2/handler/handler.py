@@ -3,6 +3,7 @@ per-event path, with the same outcome for every event).
 
 Order per event: (1) idempotency by event_id → republish; (2) no coordinates → discard;
 (3) invalid coordinates → discard; (4) cache, else d2.resolver_territorio → no polygon:
+the near rule (d2.resolver_proximo: one município within D2_REVISAO_DISTANCIA_M), else the
 review queue; (5) store the resolution in its own commit; (6)+(7) publish, mark processed
 and move the cursor in one transaction (docs/design.md, decision 5). Malformed events,
 and events from an origem outside D2_DEMANDA_ORIGENS, go to the dead letters and the
@@ -29,21 +30,29 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from d2 import config, db, errors
 from d2.eventlog import bus, consumer
-from d2.geocoder import question
-from d2.geocoder.answer import Geocoding
 from d2.handler import conclusion, geo_cache, outcome_logs, outputs
 from d2.handler.classification import Outcome, Plan, classificar_batch, morto
 from d2.handler.outputs import TIPO_SAIDA
 from d2.territorio import resolver
+
+if TYPE_CHECKING:
+    # Names of the address path only: a worker whose demands all carry GPS never loads
+    # it (d2.worker.stages).
+    from d2.geocoder import question
+    from d2.geocoder.answer import Geocoding
 
 log = logging.getLogger("d2.handler")
 
 CONSUMER = "D-2"
 ORIGEM = "D-2"
 TIPO_ENTRADA = "demanda.normalizada"
+# confianca_geo of a GPS point answered by the near rule (the Registry's values: alta is
+# containment's; docs/design.md, decision 12).
+CONFIANCA_PROXIMIDADE = "media"
 # The worker's cursor over TIPO_ENTRADA, and the name of its dead letters.
 CURSOR = consumer.Cursor(TIPO_ENTRADA, CONSUMER)
 
@@ -97,6 +106,7 @@ class Handler:
         self.cache = cache or geo_cache.GeoCache(settings.cache_max_entries, settings.cache_ttl_s)
         # Steps 5-7, and the events whose publication failed.
         self.conclusao = conclusion.Conclusion(settings, cursor=CURSOR, origem=ORIGEM)
+        self.regra = resolver.NearRule.de(settings)
 
     # --- boot (spec 4.4) -------------------------------------------------------------------
 
@@ -223,7 +233,8 @@ class Handler:
             return
         pontos = [(p.lat, p.lng) for p, _ in faltam if p.lat is not None and p.lng is not None]
         inicio = time.perf_counter()
-        achados = resolver.resolver_muitos(conn, pontos)
+        # A polygon's answer, else the near rule's (a beach, a river bank).
+        achados = resolver.resolver_com_regra(conn, pontos, self.regra)
         resultado.duracao_pip_s += time.perf_counter() - inicio
         for (plano, chave), valor in zip(faltam, achados, strict=True):
             self.cache.definir_chave(chave, valor)
@@ -234,6 +245,10 @@ class Handler:
     def _decidir(plano: Plan, valor: resolver.Resolucao | None) -> None:
         plano.resolucao = valor
         plano.outcome = Outcome.REVISAO_PENDENTE if valor is None else Outcome.GEORREFERENCIADA
+        if valor is not None and valor.distancia_m is not None:
+            # A device's point no polygon holds, answered by the near rule: the method
+            # stays gps, the confidence is the one below containment.
+            plano.confianca = CONFIANCA_PROXIMIDADE
 
     @staticmethod
     def _geocodificada(plano: Plan, g: Geocoding) -> None:

@@ -43,14 +43,16 @@ def registrar(conn: db.Connection, planos: list[Plan], novos_pendentes: set[uuid
         match plano.outcome:
             case Outcome.GEORREFERENCIADA:
                 assert plano.resolucao is not None
-                log.info(
-                    "Demanda georreferenciada",
-                    extra=base
-                    | {
-                        "unidade_civica_id": plano.resolucao.unidade_civica_id,
-                        "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
-                    },
-                )
+                resposta = {
+                    "unidade_civica_id": plano.resolucao.unidade_civica_id,
+                    "nivel_minimo_resolvido": plano.resolucao.nivel_minimo_resolvido,
+                }
+                if plano.resolucao.distancia_m is not None:  # the near rule answered it
+                    resposta |= {
+                        "passo": "proximidade",
+                        "distancia_m": round(plano.resolucao.distancia_m, 1),
+                    }
+                log.info("Demanda georreferenciada", extra=base | resposta)
             case Outcome.REPUBLICADA:
                 assert plano.gravada is not None
                 log.info(

@@ -21,7 +21,7 @@ import numpy
 import shapely
 import tqdm
 
-from d2 import config, db, errors
+from d2 import config, db, errors, locks
 from d2.importers import ibge_read
 from d2.importers.ibge_summary import Count, LayerSummary, Occurrence, Summary
 from d2.territorio import mirror, replica
@@ -320,11 +320,13 @@ def run_import(
     with contextlib.closing(db.connect(url, autocommit=True)) as conn:
         # One transaction (conn.transaction() in _escrever); a lock another writer of
         # core.uc_polygons holds is waited for D2_LOCK_TIMEOUT at most.
-        with db.limites(conn, lock_s=espera):
+        with locks.limites(conn, lock_s=espera):
             try:
                 _escrever(conn, preparadas, summary, progress)
             except errors.LockTimeout as exc:
-                raise db.locks_held(conn, TABELAS_ESCRITAS, espera, "nothing was imported") from exc
+                raise locks.locks_held(
+                    conn, TABELAS_ESCRITAS, espera, "nothing was imported"
+                ) from exc
         # The import's changes reach the mirror before it returns (a running worker would
         # apply them within a poll anyway): the next command resolves against them.
         summary.mirror = aplicar_ao_mirror(conn, espera)

@@ -25,7 +25,7 @@ import numpy
 import shapely
 import shapely.geometry
 
-from d2 import config, db, errors
+from d2 import config, db, errors, locks
 from d2.importers import ibge
 from d2.terminal import visivel
 from d2.territorio import mirror, replica
@@ -305,11 +305,11 @@ def importar_osm(url: str, arquivo: Path, *, max_bytes: int | None = None) -> Su
                     f"nothing was imported: the parents come from the mirror, and {exc}",
                     sessoes=exc.sessoes,
                 ) from exc
-            with db.limites(conn, lock_s=espera):
+            with locks.limites(conn, lock_s=espera):
                 try:
                     _escrever(conn, prontas, summary)
                 except errors.LockTimeout as exc:
-                    raise db.locks_held(
+                    raise locks.locks_held(
                         conn, ibge.TABELAS_ESCRITAS, espera, "nothing was imported"
                     ) from exc
             summary.mirror = ibge.aplicar_ao_mirror(conn, espera)

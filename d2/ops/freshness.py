@@ -16,7 +16,7 @@ from typing import Any
 
 from d2 import db, errors
 from d2.ops import regeo
-from d2.territorio import mirror
+from d2.territorio import mirror, resolver
 
 
 @dataclass
@@ -84,9 +84,15 @@ class Freshness:
         return saida
 
 
-def atualizar(conn: db.Connection, prazo_s: float, *, seguir: bool = False) -> Freshness:
+def atualizar(
+    conn: db.Connection,
+    prazo_s: float,
+    *,
+    seguir: resolver.NearRule | None = None,
+) -> Freshness:
     """Apply the waiting changes of core.uc_polygons to the mirror within prazo_s; with
-    seguir, then re-examine the stored answers they touch within what is left of it.
+    seguir (the near rule in force), then re-examine the stored answers they touch within
+    what is left of it.
     conn must be in autocommit mode. Never raises for a lock held, a time bound or a
     missing privilege: those are in the result."""
     inicio = time.monotonic()
@@ -110,11 +116,11 @@ def atualizar(conn: db.Connection, prazo_s: float, *, seguir: bool = False) -> F
         estado.pendentes = mirror.pendentes(conn)
         if not estado.pendentes:
             estado.motivo = None
-    if seguir:
+    if seguir is not None:
         restante = prazo_s - (time.monotonic() - inicio)
         try:
             if regeo.por_acompanhar(conn) and restante > 0:
-                estado.acompanhamento = regeo.acompanhar(conn, prazo_s=restante)
+                estado.acompanhamento = regeo.acompanhar(conn, regra=seguir, prazo_s=restante)
             estado.por_acompanhar = regeo.por_acompanhar(conn)
         except errors.PermissionDenied:
             estado.por_acompanhar = regeo.por_acompanhar(conn)

@@ -1,6 +1,7 @@
 """`d2 map`: one self-contained HTML page of what needs a human.
 
-Pending reviews and dead-lettered points over the UC polygons around them, and the latest
+Pending reviews and dead-lettered points over the UC polygons around them, the reviews
+closed without a polygon (by the near rule, by an operator, discarded) and the latest
 resolutions coloured by level, with a legend and a popup per point. Leaflet's JS and CSS
 are inlined from the copy vendored in d2/_leaflet (Leaflet 1.9.4, BSD-2-Clause): the page
 opens offline, from a file, with no CDN. No tile layer by default (tiles need the
@@ -9,29 +10,25 @@ internet); give `tiles` (e.g. "OpenStreetMap") to add one — offline it simply 
 
 from __future__ import annotations
 
-import contextlib
 import html
-import os
-import re
-import tempfile
 import uuid
-from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import folium
 
-from d2 import db, errors
+from d2 import db
 from d2.handler import handler
-from d2.ops import revisoes
-from d2.terminal import visivel
-
-_LEAFLET = Path(__file__).resolve().parent / "_leaflet"
-_EXTERNO = re.compile(r"<(?:script|link)\b[^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//", re.I)
+from d2.ops import html_page, revisoes
 
 COR_REVISAO = "#d62728"
 COR_DEAD_LETTER = "#111111"
+# Reviews closed without a polygon, by step (d2.revisoes_tratadas.passo): colour, label.
+TRATADAS = {
+    "proximidade": ("#00a6a6", "revisão respondida pela regra de proximidade"),
+    "operador": ("#c51b8a", "revisão atribuída por um operador"),
+    "descarte": ("#a6761d", "revisão descartada por um operador"),
+}
 CORES_NIVEL = {
     1: "#8c564b",
     2: "#2ca02c",
@@ -49,74 +46,12 @@ def _cor(nivel: int) -> str:
     return CORES_NIVEL.get(nivel, "#17becf")
 
 
-def _texto(valor: Any) -> Any:
-    """A property as the popups and tooltips show it. folium's GeoJsonPopup/GeoJsonTooltip
-    write property values into innerHTML as they are: every text is HTML-escaped here, since
-    names and ids come from files and events anyone upstream could write. Bidi overrides,
-    zero-width and control characters are shown as escapes (d2/terminal.py) first: inside
-    a popup they would reorder or hide the text around them."""
-    if valor is None:
-        return "—"
-    if isinstance(valor, datetime):
-        return f"{valor:%Y-%m-%d %H:%M:%S}"
-    if isinstance(valor, int | float) and not isinstance(valor, bool):
-        return valor
-    return html.escape(visivel(str(valor)), quote=True)
-
-
 def _uuid_ou_aviso(valor: Any) -> str:
     """A dead letter's demanda_id is the payload's text as written: shown only when a uuid."""
     try:
         return str(uuid.UUID(str(valor)))
     except ValueError:
         return "(não é um uuid)"
-
-
-def _pontos(linhas: Iterable[dict[str, Any]], campos: list[str]) -> dict[str, Any]:
-    """A GeoJSON FeatureCollection of points with the given properties."""
-    return {
-        "type": "FeatureCollection",
-        "features": [
-            {
-                "type": "Feature",
-                "geometry": {"type": "Point", "coordinates": [linha["lng"], linha["lat"]]},
-                "properties": {campo: _texto(linha.get(campo)) for campo in campos},
-            }
-            for linha in linhas
-        ],
-    }
-
-
-def _camada_pontos(
-    mapa: folium.Map,
-    nome: str,
-    dados: dict[str, Any],
-    campos: list[tuple[str, str]],
-    *,
-    cor: str,
-    borda: str,
-    raio: int,
-    classe: str,
-) -> None:
-    if not dados["features"]:
-        return
-    folium.GeoJson(
-        dados,
-        name=nome,
-        marker=folium.CircleMarker(
-            radius=raio,
-            color=borda,
-            weight=1.5,
-            fill=True,
-            fill_color=cor,
-            fill_opacity=0.9,
-            className=classe,
-        ),
-        popup=folium.GeoJsonPopup(
-            fields=[c for c, _ in campos], aliases=[a for _, a in campos], localize=False
-        ),
-        zoom_on_click=False,
-    ).add_to(mapa)
 
 
 def _estilo_poligono(feature: dict[str, Any]) -> dict[str, Any]:
@@ -137,6 +72,11 @@ def _legenda(contagens: dict[str, int], niveis: list[int], sem_coordenadas: int)
         item(COR_DEAD_LETTER, "#ffffff", f"dead letter ({contagens['dead_letters']})"),
     ]
     linhas += [
+        item(cor, "#ffffff", f"{rotulo} ({contagens[passo]})")
+        for passo, (cor, rotulo) in TRATADAS.items()
+        if contagens.get(passo)
+    ]
+    linhas += [
         item(_cor(n), "#ffffff", f"resolvida: {NOMES_NIVEL.get(n, f'nível {n}')}") for n in niveis
     ]
     if sem_coordenadas:
@@ -147,14 +87,6 @@ def _legenda(contagens: dict[str, int], niveis: list[int], sem_coordenadas: int)
         'border-radius:4px;font:12px/1.5 sans-serif;box-shadow:0 1px 4px rgba(0,0,0,.3)">'
         "<b>D-2 — o que precisa de atenção</b>" + "".join(linhas) + "</div>"
     )
-
-
-def _limites(pontos: list[tuple[float, float]]) -> list[list[float]] | None:
-    if not pontos:
-        return None
-    lats = [p[0] for p in pontos]
-    lngs = [p[1] for p in pontos]
-    return [[min(lats), min(lngs)], [max(lats), max(lngs)]]
 
 
 def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
@@ -174,7 +106,8 @@ def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
             db.q("map_dead_letters"), {"consumidor": handler.CONSUMER, "limite": limite}
         ).fetchall()
         resolucoes = conn.execute(db.q("map_resolucoes"), {"limite": limite}).fetchall()
-        alvos = [(r["lat"], r["lng"]) for r in pendentes] + [
+        tratadas = conn.execute(db.q("map_revisoes_closed"), {"limite": limite}).fetchall()
+        alvos = [(r["lat"], r["lng"]) for r in pendentes + tratadas] + [
             (d["lat"], d["lng"]) for d in mortos if d["lat"] is not None
         ]
         poligonos = conn.execute(
@@ -185,60 +118,91 @@ def _ler(conn: db.Connection, limite: int) -> dict[str, list[dict[str, Any]]]:
         "revisoes": pendentes,
         "mortos": mortos,
         "resolucoes": resolucoes,
+        "tratadas": tratadas,
         "poligonos": poligonos,
     }
-
-
-def _figura(mapa: folium.Map) -> folium.Figure:
-    figura = mapa.get_root()
-    assert isinstance(figura, folium.Figure)
-    return figura
-
-
-def _inline_leaflet(mapa: folium.Map) -> None:
-    js = (_LEAFLET / "leaflet.js").read_text(encoding="utf-8")
-    js = re.sub(r"//# sourceMappingURL=\S+\s*$", "", js)
-    css = (_LEAFLET / "leaflet.css").read_text(encoding="utf-8")
-    mapa.default_js = []
-    mapa.default_css = []
-    _figura(mapa).header.add_child(
-        folium.Element(f"<style>{css}</style>\n<script>{js}</script>"), name="leaflet_inline"
-    )
 
 
 def gerar_mapa(
     conn: db.Connection, saida: Path, *, limite: int = 5000, tiles: str | None = None
 ) -> dict[str, Any]:
-    """Write the map to `saida`; returns what it drew. `limite` bounds each kind of point."""
+    """Write the map to `saida`; returns what it drew. `limite` bounds each kind of point.
+    One helper per layer, drawn from the bottom up."""
     dados = _ler(conn, limite)
     mapa = folium.Map(location=[-15.0, -50.0], zoom_start=4, tiles=tiles, control_scale=True)
-    _inline_leaflet(mapa)
+    html_page.inline_leaflet(mapa)
+    _camada_poligonos(mapa, dados["poligonos"])
+    por_nivel = _camadas_resolucoes(mapa, dados["resolucoes"])
+    tratadas = _camadas_tratadas(mapa, dados["tratadas"])
+    pendentes = _camada_revisoes(mapa, dados["revisoes"])
+    com_coord = _camada_dead_letters(mapa, dados["mortos"])
+    sem_coordenadas = len(dados["mortos"]) - len(com_coord)
+    contagens = {
+        "revisoes": len(pendentes),
+        "dead_letters": len(com_coord),
+        "resolucoes": len(dados["resolucoes"]),
+    } | tratadas
+    html_page.figura(mapa).html.add_child(
+        folium.Element(_legenda(contagens, sorted(por_nivel), sem_coordenadas))
+    )
+    folium.LayerControl(collapsed=False).add_to(mapa)
+    pontos = [
+        (p["lat"], p["lng"])
+        for p in dados["resolucoes"] + dados["tratadas"] + pendentes + com_coord
+    ]
+    limites = html_page.limites(pontos)
+    if limites is not None:
+        mapa.fit_bounds(limites, padding=(30, 30), max_zoom=14)
 
-    if dados["poligonos"]:
-        poligonos = {
-            "type": "FeatureCollection",
-            "features": [
-                {
-                    "type": "Feature",
-                    "geometry": p["geometria"],
-                    "properties": {
-                        "nome": _texto(p["nome"]),
-                        "nivel": p["nivel"],
-                        "unidade_civica_id": str(p["unidade_civica_id"]),
-                    },
-                }
-                for p in dados["poligonos"]
-            ],
-        }
-        folium.GeoJson(
-            poligonos,
-            name="UCs perto dos pontos sem resposta",
-            style_function=_estilo_poligono,
-            tooltip=folium.GeoJsonTooltip(fields=["nome", "nivel"], aliases=["UC", "nível"]),
-        ).add_to(mapa)
+    pagina = mapa.get_root().render()
+    html_page.checar_autocontido(pagina)
+    html_page.gravar_privado(saida, pagina)
+    return {
+        "saida": str(saida),
+        "revisoes": len(pendentes),
+        "dead_letters": len(com_coord),
+        "dead_letters_sem_coordenadas": sem_coordenadas,
+        "resolucoes": len(dados["resolucoes"]),
+        "resolucoes_por_nivel": {str(n): len(v) for n, v in sorted(por_nivel.items())},
+        "revisoes_tratadas": tratadas,
+        "poligonos": len(dados["poligonos"]),
+        "bytes": len(pagina.encode()),
+    }
 
+
+def _camada_poligonos(mapa: folium.Map, linhas: list[dict[str, Any]]) -> None:
+    """The level ≤ 4 UCs around the points left without an answer."""
+    if not linhas:
+        return
+    poligonos = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "geometry": p["geometria"],
+                "properties": {
+                    "nome": html_page.texto(p["nome"]),
+                    "nivel": p["nivel"],
+                    "unidade_civica_id": str(p["unidade_civica_id"]),
+                },
+            }
+            for p in linhas
+        ],
+    }
+    folium.GeoJson(
+        poligonos,
+        name="UCs perto dos pontos sem resposta",
+        style_function=_estilo_poligono,
+        tooltip=folium.GeoJsonTooltip(fields=["nome", "nivel"], aliases=["UC", "nível"]),
+    ).add_to(mapa)
+
+
+def _camadas_resolucoes(
+    mapa: folium.Map, linhas: list[dict[str, Any]]
+) -> dict[int, list[dict[str, Any]]]:
+    """The latest resolutions, one layer per level; returns them by level."""
     por_nivel: dict[int, list[dict[str, Any]]] = {}
-    for r in dados["resolucoes"]:
+    for r in linhas:
         por_nivel.setdefault(r["nivel"], []).append(r)
     campos_res = [
         ("demanda_id", "demanda_id"),
@@ -248,102 +212,95 @@ def gerar_mapa(
         ("criado_em", "resolvida em"),
     ]
     for nivel in sorted(por_nivel, reverse=True):
-        _camada_pontos(
+        html_page.camada_pontos(
             mapa,
             f"Resolvidas: {NOMES_NIVEL.get(nivel, f'nível {nivel}')}",
-            _pontos(por_nivel[nivel], [c for c, _ in campos_res]),
+            html_page.pontos(por_nivel[nivel], [c for c, _ in campos_res]),
             campos_res,
             cor=_cor(nivel),
             borda="#ffffff",
             raio=5,
             classe=f"d2-resolucao d2-nivel-{nivel}",
         )
+    return por_nivel
 
-    pendentes = [
-        r | {"uc": f"nenhuma (mais próxima: {r['uc_proxima'] or '—'})"} for r in dados["revisoes"]
+
+def _camadas_tratadas(mapa: folium.Map, linhas: list[dict[str, Any]]) -> dict[str, int]:
+    """The reviews closed without a polygon, one layer per step, with the unit, its
+    distance, who, why and when; returns how many of each were drawn."""
+    campos = [
+        ("demanda_id", "demanda_id"),
+        ("event_id", "event_id"),
+        ("uc", "UC"),
+        ("distancia", "distância (m)"),
+        ("tratado_por", "por"),
+        ("motivo", "motivo"),
+        ("tratado_em", "em"),
     ]
+    contagem: dict[str, int] = {}
+    for passo, (cor, rotulo) in TRATADAS.items():
+        do_passo = [
+            r
+            | {
+                "uc": r["uc_nome"] or r["unidade_civica_id"] or "nenhuma",
+                "distancia": None if r["distancia_m"] is None else round(r["distancia_m"]),
+            }
+            for r in linhas
+            if r["passo"] == passo
+        ]
+        contagem[passo] = len(do_passo)
+        html_page.camada_pontos(
+            mapa,
+            rotulo[0].upper() + rotulo[1:],
+            html_page.pontos(do_passo, [c for c, _ in campos]),
+            campos,
+            cor=cor,
+            borda="#ffffff",
+            raio=6,
+            classe=f"d2-tratada d2-tratada-{passo}",
+        )
+    return contagem
+
+
+def _camada_revisoes(mapa: folium.Map, linhas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pending reviews, with the nearest UC as a hint; returns the points drawn."""
+    pendentes = [r | {"uc": f"nenhuma (mais próxima: {r['uc_proxima'] or '—'})"} for r in linhas]
     campos_rev = [
         ("demanda_id", "demanda_id"),
         ("event_id", "event_id"),
         ("uc", "UC"),
         ("criado_em", "na fila desde"),
     ]
-    _camada_pontos(
+    html_page.camada_pontos(
         mapa,
         "Revisões pendentes",
-        _pontos(pendentes, [c for c, _ in campos_rev]),
+        html_page.pontos(pendentes, [c for c, _ in campos_rev]),
         campos_rev,
         cor=COR_REVISAO,
         borda="#ffffff",
         raio=7,
         classe="d2-revisao",
     )
+    return pendentes
 
+
+def _camada_dead_letters(mapa: folium.Map, linhas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pending dead letters whose event carries coordinates; returns those drawn."""
     com_coord = [
         d | {"uc": "—", "demanda_id": _uuid_ou_aviso(d["demanda_id"])}
-        for d in dados["mortos"]
+        for d in linhas
         if d["lat"] is not None
     ]
-    sem_coordenadas = len(dados["mortos"]) - len(com_coord)
     campos_dl = [("demanda_id", "demanda_id"), ("event_id", "event_id"), ("uc", "UC")]
     campos_dl.append(("erro", "erro"))
-    _camada_pontos(
+    html_page.camada_pontos(
         mapa,
         "Dead letters",
-        _pontos(com_coord, [c for c, _ in campos_dl]),
+        html_page.pontos(com_coord, [c for c, _ in campos_dl]),
         campos_dl,
         cor=COR_DEAD_LETTER,
         borda="#ffffff",
         raio=7,
         classe="d2-dead-letter",
     )
-
-    contagens = {
-        "revisoes": len(pendentes),
-        "dead_letters": len(com_coord),
-        "resolucoes": len(dados["resolucoes"]),
-    }
-    _figura(mapa).html.add_child(
-        folium.Element(_legenda(contagens, sorted(por_nivel), sem_coordenadas))
-    )
-    folium.LayerControl(collapsed=False).add_to(mapa)
-    pontos = [(p["lat"], p["lng"]) for p in dados["resolucoes"] + pendentes + com_coord]
-    limites = _limites(pontos)
-    if limites is not None:
-        mapa.fit_bounds(limites, padding=(30, 30), max_zoom=14)
-
-    pagina = mapa.get_root().render()
-    _checar_autocontido(pagina)
-    _gravar_privado(saida, pagina)
-    return {
-        "saida": str(saida),
-        "revisoes": len(pendentes),
-        "dead_letters": len(com_coord),
-        "dead_letters_sem_coordenadas": sem_coordenadas,
-        "resolucoes": len(dados["resolucoes"]),
-        "resolucoes_por_nivel": {str(n): len(v) for n, v in sorted(por_nivel.items())},
-        "poligonos": len(dados["poligonos"]),
-        "bytes": len(pagina.encode()),
-    }
-
-
-def _gravar_privado(saida: Path, pagina: str) -> None:
-    """The page holds citizens' coordinates: mode 0600 from its first byte (mkstemp), then
-    renamed over `saida`, so an existing file's mode or a symlink there is not reused."""
-    saida.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporario = tempfile.mkstemp(prefix=".mapa-", suffix=".html", dir=saida.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as arquivo:
-            arquivo.write(pagina)
-        os.replace(temporario, saida)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporario)
-        raise
-
-
-def _checar_autocontido(pagina: str) -> None:
-    """A script or stylesheet from the network would leave the page blank offline."""
-    achado = _EXTERNO.search(pagina)
-    if achado:
-        raise errors.D2Error(f"map page would load from the network: {achado.group(0)[:120]}")
+    return com_coord

@@ -31,6 +31,7 @@ from d2 import config, db
 from d2.eventlog import bus
 from d2.handler import handler, outputs
 from d2.ops import revisoes, status
+from d2.territorio import resolver
 
 NIL = uuid.UUID(int=0)
 # Past this many changed polygons at once (an import), one pass over every point costs
@@ -58,9 +59,15 @@ def por_acompanhar(conn: db.Connection) -> int:
 
 
 def acompanhar(
-    conn: db.Connection, *, batch: int = 5000, prazo_s: float | None = None
+    conn: db.Connection,
+    *,
+    regra: resolver.NearRule,
+    batch: int = 5000,
+    prazo_s: float | None = None,
 ) -> dict[str, Any]:
     """Follow the mirror's changes: expand the pending areas into the queue, then work it.
+    Reviews are answered as the handler answers a point (a polygon, else the near rule
+    regra), so those within its reach of a changed area are queued too.
 
     With prazo_s, stops after the chunk that passes that many seconds (the worker gives
     it a slice between batches of demands); what is left stays queued for the next call.
@@ -76,7 +83,8 @@ def acompanhar(
         tudo = bool(areas["tudo"]) or areas["areas"] > AREAS_PARA_TUDO
         with db.mapped_errors(), conn.transaction():
             expandido = conn.execute(
-                db.q("regeo_expand"), {"ate": areas["ate"], "tudo": tudo}
+                db.q("regeo_expand"),
+                {"ate": areas["ate"], "tudo": tudo, "alcance_graus": regra.alcance_graus},
             ).fetchone()
         assert expandido is not None
         relatorio["areas"] = expandido["areas"]
@@ -98,7 +106,8 @@ def acompanhar(
             break
     else:
         while not esgotado() and (revisoes := bus.com_retry(
-            functools.partial(_fila_revisoes_batch, conn, batch), descricao="acompanhar revisões"
+            functools.partial(_fila_revisoes_batch, conn, batch, regra),
+            descricao="acompanhar revisões",
         )) is not None:  # fmt: skip
             relatorio["revisoes_examinadas"] += revisoes[0]
             relatorio["revisoes_resolvidas"] += len(revisoes[1])
@@ -119,7 +128,7 @@ def _fila_batch(conn: db.Connection, batch: int) -> tuple[int, int, list[dict[st
 
 
 def _fila_revisoes_batch(
-    conn: db.Connection, batch: int
+    conn: db.Connection, batch: int, regra: resolver.NearRule
 ) -> tuple[int, list[dict[str, Any]]] | None:
     with db.mapped_errors(), conn.transaction():
         ids = [
@@ -129,7 +138,7 @@ def _fila_revisoes_batch(
         if not ids:
             return None
         pendentes = conn.execute(db.q("revisoes_lock_ids"), {"ids": ids}).fetchall()
-        gravadas = revisoes.resolver_pendentes(conn, pendentes)
+        gravadas = revisoes.resolver_pendentes(conn, pendentes, regra)
     return len(pendentes), gravadas
 
 

@@ -42,11 +42,8 @@ def geocodificador(settings: config.Settings, conn: db.Connection) -> dict[str, 
 
 def status(conn: db.Connection, settings: config.Settings | None = None) -> dict[str, Any]:
     """Everything `d2 status` shows, as plain JSON-able values (timestamps as datetimes);
-    with settings, also the address path's geocoder."""
+    with settings, also the address path's geocoder. One helper per section."""
     with db.mapped_errors():
-        cursor = conn.execute(db.q("ops_status_cursor"), {"tipo": handler.TIPO_ENTRADA}).fetchone()
-        resolucoes = conn.execute(db.q("ops_status_resolucoes")).fetchall()
-        descartes = conn.execute(db.q("ops_status_discards")).fetchall()
         geral = conn.execute(
             db.q("ops_status_overall"),
             {
@@ -55,109 +52,175 @@ def status(conn: db.Connection, settings: config.Settings | None = None) -> dict
                 "origem": handler.ORIGEM,
             },
         ).fetchone()
-        dlq = conn.execute(
-            db.q("ops_status_dead_letters"), {"consumidor": handler.CONSUMER}
-        ).fetchall()
-        ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
-        acompanhamento = conn.execute(db.q("regeo_pending")).fetchone()
-        territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
-        enderecos = conn.execute(db.q("geocoder_summary")).fetchone()
-        replica = conn.execute(db.q("replica_status")).fetchone()
-        conflitos = conn.execute(db.q("conflicts_count")).fetchone()
-        parada = conn.execute(db.q("replica_stop_open")).fetchone()
-    fence = bus.fence(conn, handler.TIPO_ENTRADA)
-    geo = geocodificador(settings, conn) if settings is not None else None
-    assert geral is not None and acompanhamento is not None
-    # Who holds things back, named: the transaction holding the fence (any database of
-    # the cluster), the sessions holding the mirror's locks while changes wait.
-    retido_por = bus.fence_holder(conn) if fence.retidos else None
-    locks = mirror.lock_holders(conn) if geral["mirror_pendentes"] else []
-    por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in resolucoes}
-    motivos = {r["motivo"]: int(r["quantidade"]) for r in descartes}
-    dead = {r["status"]: int(r["quantidade"]) for r in dlq}
+    assert geral is not None
     return {
-        "cursor": {
-            "tipo_evento": handler.TIPO_ENTRADA,
-            "posicao": cursor["cursor"] if cursor else None,
-            "maior_sequencia": cursor["maior_sequencia"] if cursor else None,
-            "eventos_pendentes": cursor["eventos_pendentes"] if cursor else None,
-            "movido_em": cursor["cursor_movido_em"] if cursor else None,
-            # Committed events an older write transaction (anywhere in the cluster)
-            # still holds back from the readers: delayed, never lost.
-            "retidos": fence.retidos,
-            "atraso_retidos_s": round(fence.atraso_s, 3),
-            "retido_por": retido_por,
-        },
-        "resolucoes": {"total": sum(por_nivel.values()), "por_nivel": por_nivel},
-        "descartes": {
-            "total": sum(motivos.values()),
-            "sem_coordenadas": motivos.get("sem_coordenadas", 0),
-            "coordenadas_invalidas": motivos.get("coordenadas_invalidas", 0),
-        },
+        "cursor": _cursor(conn),
+        "resolucoes": _resolucoes(conn),
+        "descartes": _descartes(conn),
         "revisoes_pendentes": {
             "total": geral["revisoes_pendentes"],
             "mais_antiga": geral["revisao_mais_antiga"],
         },
+        "revisoes_tratadas": _revisoes_tratadas(conn, settings),
         # Demandas whose demanda_id came again with other content: an operator decides.
-        "conflitos": {
-            "demandas": int(conflitos["demandas"]) if conflitos else 0,
-            "eventos": int(conflitos["eventos"]) if conflitos else 0,
-        },
-        "dead_letters": {
-            "pendente": dead.get("pendente", 0),
-            "reprocessado": dead.get("reprocessado", 0),
-            "descartado": dead.get("descartado", 0),
-            "ultimo_erro_em": geral["ultimo_dead_letter_em"],
-        },
-        "geocodificador": geo,
-        "geocodificacoes_pendentes": {
-            "total": int(enderecos["total"]) if enderecos else 0,
-            "mais_antiga": enderecos["mais_antiga"] if enderecos else None,
-            "tentativas_max": enderecos["tentativas_max"] if enderecos else None,
-        },
+        "conflitos": _conflitos(conn),
+        "dead_letters": _dead_letters(conn, geral),
+        "geocodificador": geocodificador(settings, conn) if settings is not None else None,
+        "geocodificacoes_pendentes": _geocodificacoes(conn),
         "eventos_processados": geral["eventos_processados"],
         "ultimo_evento": {
             "processado_em": geral["ultimo_processado_em"],
             "publicado_em": geral["ultima_publicacao_em"],
         },
-        "mirror": {
-            "versao": geral["mirror_versao"],
-            "alterado_em": geral["mirror_alterado_em"],
-            "uc_polygons": geral["uc_polygons"],
-            "mirror_uc": geral["mirror_uc"],
-            "reparadas": geral["mirror_reparadas"],
-            "rejeitadas": geral["mirror_rejeitadas"],
-            "mudancas_pendentes": geral["mirror_pendentes"],
-            "pendente_desde": geral["mirror_pendente_desde"],
-            "travado_por": locks,
-            "ucs": [
-                {"nivel": r["nivel"], "fonte": r["fonte"], "quantidade": r["quantidade"]}
-                for r in ucs
-            ],
-        },
-        "regeorreferenciamento": {
-            "alteracoes": geral["regeo_alteracoes"],
-            "ultima_em": geral["regeo_ultima_em"],
-            "areas_pendentes": acompanhamento["areas"],
-            "resolucoes_na_fila": acompanhamento["resolucoes"],
-            "revisoes_na_fila": acompanhamento["revisoes"],
-            "area_mais_antiga_em": acompanhamento["area_mais_antiga_em"],
-        },
-        "territorio": {r["decisao"]: int(r["quantidade"]) for r in territorio}
-        | {"alternativas_pendentes": sum(int(r["pendentes"]) for r in territorio)},
-        "replica": {
-            "fonte": replica["fonte"] if replica else "core",
-            "poligonos": int(replica["poligonos"]) if replica else 0,
-            "eventos": int(replica["eventos"]) if replica else 0,
-            "ultimo_evento_em": replica["ultimo_evento_em"] if replica else None,
-            # The breaker holds the replica before this event until `d2 mirror resume`.
-            "parada": None
-            if parada is None
-            else {
-                "event_id": parada["event_id"],
-                "motivo": parada["motivo"],
-                "parada_em": parada["parada_em"],
-            },
+        "mirror": _mirror(conn, geral),
+        "regeorreferenciamento": _regeo(conn, geral),
+        "territorio": _territorio(conn),
+        "replica": _replica(conn),
+    }
+
+
+def _cursor(conn: db.Connection) -> dict[str, Any]:
+    """The consumer's cursor, and what the event log's fence holds back from it."""
+    with db.mapped_errors():
+        cursor = conn.execute(db.q("ops_status_cursor"), {"tipo": handler.TIPO_ENTRADA}).fetchone()
+    fence = bus.fence(conn, handler.TIPO_ENTRADA)
+    return {
+        "tipo_evento": handler.TIPO_ENTRADA,
+        "posicao": cursor["cursor"] if cursor else None,
+        "maior_sequencia": cursor["maior_sequencia"] if cursor else None,
+        "eventos_pendentes": cursor["eventos_pendentes"] if cursor else None,
+        "movido_em": cursor["cursor_movido_em"] if cursor else None,
+        # Committed events an older write transaction (anywhere in the cluster)
+        # still holds back from the readers: delayed, never lost.
+        "retidos": fence.retidos,
+        "atraso_retidos_s": round(fence.atraso_s, 3),
+        # Who holds them back, named: the transaction holding the fence (any database
+        # of the cluster).
+        "retido_por": bus.fence_holder(conn) if fence.retidos else None,
+    }
+
+
+def _resolucoes(conn: db.Connection) -> dict[str, Any]:
+    with db.mapped_errors():
+        linhas = conn.execute(db.q("ops_status_resolucoes")).fetchall()
+    por_nivel = {str(r["nivel"]): int(r["quantidade"]) for r in linhas}
+    return {"total": sum(por_nivel.values()), "por_nivel": por_nivel}
+
+
+def _descartes(conn: db.Connection) -> dict[str, int]:
+    with db.mapped_errors():
+        linhas = conn.execute(db.q("ops_status_discards")).fetchall()
+    motivos = {r["motivo"]: int(r["quantidade"]) for r in linhas}
+    return {
+        "total": sum(motivos.values()),
+        "sem_coordenadas": motivos.get("sem_coordenadas", 0),
+        "coordenadas_invalidas": motivos.get("coordenadas_invalidas", 0),
+    }
+
+
+def _revisoes_tratadas(conn: db.Connection, settings: config.Settings | None) -> dict[str, Any]:
+    """Reviews closed without a polygon: answered by the near rule (automatically), by an
+    operator, or discarded; with the rule's distance when the settings are known."""
+    with db.mapped_errors():
+        linhas = conn.execute(db.q("ops_status_revisoes_closed")).fetchall()
+    por_passo = {r["passo"]: int(r["quantidade"]) for r in linhas}
+    return {passo: por_passo.get(passo, 0) for passo in ("proximidade", "operador", "descarte")} | {
+        "ultima_em": max((r["ultima_em"] for r in linhas), default=None),
+        "distancia_m": settings.revisao_distancia_m if settings is not None else None,
+    }
+
+
+def _conflitos(conn: db.Connection) -> dict[str, int]:
+    with db.mapped_errors():
+        conflitos = conn.execute(db.q("conflicts_count")).fetchone()
+    return {
+        "demandas": int(conflitos["demandas"]) if conflitos else 0,
+        "eventos": int(conflitos["eventos"]) if conflitos else 0,
+    }
+
+
+def _dead_letters(conn: db.Connection, geral: dict[str, Any]) -> dict[str, Any]:
+    with db.mapped_errors():
+        linhas = conn.execute(
+            db.q("ops_status_dead_letters"), {"consumidor": handler.CONSUMER}
+        ).fetchall()
+    dead = {r["status"]: int(r["quantidade"]) for r in linhas}
+    return {
+        "pendente": dead.get("pendente", 0),
+        "reprocessado": dead.get("reprocessado", 0),
+        "descartado": dead.get("descartado", 0),
+        "ultimo_erro_em": geral["ultimo_dead_letter_em"],
+    }
+
+
+def _geocodificacoes(conn: db.Connection) -> dict[str, Any]:
+    with db.mapped_errors():
+        enderecos = conn.execute(db.q("geocoder_summary")).fetchone()
+    return {
+        "total": int(enderecos["total"]) if enderecos else 0,
+        "mais_antiga": enderecos["mais_antiga"] if enderecos else None,
+        "tentativas_max": enderecos["tentativas_max"] if enderecos else None,
+    }
+
+
+def _mirror(conn: db.Connection, geral: dict[str, Any]) -> dict[str, Any]:
+    with db.mapped_errors():
+        ucs = conn.execute(db.q("ops_status_ucs")).fetchall()
+    return {
+        "versao": geral["mirror_versao"],
+        "alterado_em": geral["mirror_alterado_em"],
+        "uc_polygons": geral["uc_polygons"],
+        "mirror_uc": geral["mirror_uc"],
+        "reparadas": geral["mirror_reparadas"],
+        "rejeitadas": geral["mirror_rejeitadas"],
+        "mudancas_pendentes": geral["mirror_pendentes"],
+        "pendente_desde": geral["mirror_pendente_desde"],
+        # The sessions holding the mirror's locks while changes wait, named.
+        "travado_por": mirror.lock_holders(conn) if geral["mirror_pendentes"] else [],
+        "ucs": [
+            {"nivel": r["nivel"], "fonte": r["fonte"], "quantidade": r["quantidade"]} for r in ucs
+        ],
+    }
+
+
+def _regeo(conn: db.Connection, geral: dict[str, Any]) -> dict[str, Any]:
+    with db.mapped_errors():
+        acompanhamento = conn.execute(db.q("regeo_pending")).fetchone()
+    assert acompanhamento is not None
+    return {
+        "alteracoes": geral["regeo_alteracoes"],
+        "ultima_em": geral["regeo_ultima_em"],
+        "areas_pendentes": acompanhamento["areas"],
+        "resolucoes_na_fila": acompanhamento["resolucoes"],
+        "revisoes_na_fila": acompanhamento["revisoes"],
+        "area_mais_antiga_em": acompanhamento["area_mais_antiga_em"],
+    }
+
+
+def _territorio(conn: db.Connection) -> dict[str, int]:
+    with db.mapped_errors():
+        territorio = conn.execute(db.q("ops_status_territorio")).fetchall()
+    return {r["decisao"]: int(r["quantidade"]) for r in territorio} | {
+        "alternativas_pendentes": sum(int(r["pendentes"]) for r in territorio)
+    }
+
+
+def _replica(conn: db.Connection) -> dict[str, Any]:
+    with db.mapped_errors():
+        replica = conn.execute(db.q("replica_status")).fetchone()
+        parada = conn.execute(db.q("replica_stop_open")).fetchone()
+    return {
+        "fonte": replica["fonte"] if replica else "core",
+        "poligonos": int(replica["poligonos"]) if replica else 0,
+        "eventos": int(replica["eventos"]) if replica else 0,
+        "ultimo_evento_em": replica["ultimo_evento_em"] if replica else None,
+        # The breaker holds the replica before this event until `d2 mirror resume`.
+        "parada": None
+        if parada is None
+        else {
+            "event_id": parada["event_id"],
+            "motivo": parada["motivo"],
+            "parada_em": parada["parada_em"],
         },
     }
 
@@ -176,6 +239,17 @@ def _quando(valor: datetime | None) -> str:
     else:
         idade = f"{segundos // 86400} d"
     return f"{valor.astimezone():%Y-%m-%d %H:%M:%S} ({idade} ago)"
+
+
+def _linha_tratadas(t: dict[str, Any]) -> str:
+    regra = f" (one município within {t['distancia_m']:g} m)" if t["distancia_m"] else ""
+    if t["distancia_m"] == 0:
+        regra = " (off: D2_REVISAO_DISTANCIA_M=0)"
+    return (
+        f"closed    {t['proximidade']} answered by the near rule{regra}, "
+        f"{t['operador']} by an operator, {t['descarte']} discarded"
+        + (f"; last {_quando(t['ultima_em'])}" if t["ultima_em"] else "")
+    )
 
 
 def _linha_geocodificacoes(g: dict[str, Any]) -> str:
@@ -261,7 +335,8 @@ def formatar_status(d: dict[str, Any]) -> str:
         f"invalid coordinates {x['coordenadas_invalidas']})",
         f"review    {rv['total']} pending"
         + (f", oldest {_quando(rv['mais_antiga'])}" if rv["total"] else "")
-        + ("  → d2 revisoes list / d2 revisoes reprocessar" if rv["total"] else ""),
+        + ("  → d2 revisoes list, then reprocessar, atribuir or descartar" if rv["total"] else ""),
+        _linha_tratadas(d["revisoes_tratadas"]),
         _linha_geocodificacoes(d["geocodificacoes_pendentes"]),
         *_linha_geocodificador(d.get("geocodificador")),
         f"conflict  {d['conflitos']['demandas']} demandas await an operator "

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from d2 import config, db, errors
+from d2 import config, db, errors, locks
 
 log = logging.getLogger(__name__)
 
@@ -76,25 +76,25 @@ def aplicar(
     cur = conn.cursor(row_factory=db.dict_row)  # whatever rows the caller's connection makes
     travado = False
     try:
-        with db.mapped_errors(), db.limites(conn, lock_s=espera):
+        with db.mapped_errors(), locks.limites(conn, lock_s=espera):
             with conn.transaction():
                 cur.execute(db.q("mirror_repeatable_read"))
                 cur.execute(db.q("mirror_lock" if esperar else "mirror_try_lock"))
                 travado = True
                 # Only now the statements' bound: the lock's wait is lock_timeout's to end,
                 # so that what is said names who held it.
-                db.limitar_comandos(conn, prazo_s)
+                locks.limitar_comandos(conn, prazo_s)
                 feito = cur.execute(db.q("mirror_aplicar")).fetchone()
     except errors.LockTimeout as exc:
         if not travado and not esperar:
             return None
-        raise db.locks_held(conn, LOCKS + ESCRITAS, espera, "nothing was applied") from exc
+        raise locks.locks_held(conn, LOCKS + ESCRITAS, espera, "nothing was applied") from exc
     if feito is not None and int(feito["poligonos"] or 0):
         _rebuild_adiado(conn)
     # The version has moved: the resolver already answers from the new polygons. Now the
     # clean intervals it dropped, in a transaction of their own.
     try:
-        with db.mapped_errors(), db.limites(conn, lock_s=espera, statement_s=prazo_s):
+        with db.mapped_errors(), locks.limites(conn, lock_s=espera, statement_s=prazo_s):
             construidas = cur.execute(db.q("mirror_faixas_construir")).fetchone()
         faixas = int(construidas["faixas"]) if construidas else 0
     except (errors.LockTimeout, errors.StatementTimeout) as exc:
@@ -123,7 +123,7 @@ def _rebuild_adiado(conn: db.Connection) -> None:
         with db.mapped_errors(), conn.cursor(row_factory=db.dict_row) as cur:
             row = cur.execute(db.q("mirror_index_due")).fetchone()
         devido = row is not None and bool(row["devido"])
-        sessoes = db.lock_holders(conn, ["d2.mirror_pieces"], leitores=True) if devido else []
+        sessoes = locks.lock_holders(conn, ["d2.mirror_pieces"], leitores=True) if devido else []
     except errors.D2Error as exc:  # the apply is committed: only the notice is lost
         if db.is_transient(exc):
             raise
@@ -153,10 +153,10 @@ ESCRITAS = [*TRUNCADAS, "d2.mirror_cadeias", "d2.mirror_faixas", "d2.mirror_stat
 
 
 def lock_holders(conn: db.Connection) -> list[dict[str, Any]]:
-    """The sessions that can keep an apply waiting (db.lock_holders): holding the appliers'
-    or the interval builder's lock, a lock stronger than a reader's on a table the apply
-    writes or its indexes, or any lock there that a waiting session waits for."""
-    return db.lock_holders(conn, LOCKS + ESCRITAS)
+    """The sessions that can keep an apply waiting (locks.lock_holders): holding the
+    appliers' or the interval builder's lock, a lock stronger than a reader's on a table
+    the apply writes or its indexes, or any lock there that a waiting session waits for."""
+    return locks.lock_holders(conn, LOCKS + ESCRITAS)
 
 
 def pendentes(conn: db.Connection) -> int:
@@ -202,12 +202,12 @@ def reconstruir(conn: db.Connection, *, lock_s: float | None = None) -> list[dic
     rebuild truncates), and nothing was rebuilt."""
     espera = _espera(lock_s)
     try:
-        with db.mapped_errors(), db.limites(conn, lock_s=espera):
+        with db.mapped_errors(), locks.limites(conn, lock_s=espera):
             with conn.transaction():
                 conn.execute(db.q("mirror_repeatable_read"))
                 conn.execute(db.q("mirror_lock"))
                 return conn.execute(db.q("mirror_rebuild")).fetchall()
     except errors.LockTimeout as exc:
-        raise db.locks_held(
+        raise locks.locks_held(
             conn, LOCKS + TRUNCADAS, espera, "nothing was rebuilt", leitores=True
         ) from exc

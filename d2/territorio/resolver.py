@@ -9,7 +9,7 @@ from typing import Any
 
 from psycopg.rows import tuple_row
 
-from d2 import db, errors
+from d2 import config, db, errors
 
 _QUANTUM = Decimal("0.00001")
 
@@ -26,6 +26,9 @@ class Resolucao:
     unidade_civica_id: str
     nivel_minimo_resolvido: int
     cadeia_ucs: tuple[str, ...]
+    distancia_m: float | None = None
+    """None when a polygon holds the point; else the near rule answered, the unit lying
+    this many metres away (d2.resolver_proximo)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -33,6 +36,33 @@ class Resolucao:
             "nivel_minimo_resolvido": self.nivel_minimo_resolvido,
             "cadeia_ucs": list(self.cadeia_ucs),
         }
+
+
+@dataclass(frozen=True)
+class NearRule:
+    """The near rule's distances (D2_REVISAO_DISTANCIA_M, D2_REVISAO_MARGEM_M): a point in
+    no polygon within limite_m metres of exactly one município, and no other within
+    limite_m + margem_m, is answered there (docs/design.md, decision 12)."""
+
+    limite_m: float = 100.0
+    margem_m: float = 500.0
+
+    @property
+    def ativa(self) -> bool:
+        return self.limite_m > 0
+
+    @property
+    def alcance_graus(self) -> float:
+        """Its reach (limite_m + margem_m) in degrees, enough for both axes anywhere in
+        Brazil (a degree of longitude is shortest at its southern tip, 34° S); 0 when off."""
+        if not self.ativa:
+            return 0.0
+        return (self.limite_m + self.margem_m) / (110_000 * math.cos(math.radians(35)))
+
+    @classmethod
+    def de(cls, settings: config.Settings) -> NearRule:
+        """The rule a config.Settings sets."""
+        return cls(settings.revisao_distancia_m, settings.revisao_margem_m)
 
 
 def arredondar(valor: float) -> float:
@@ -104,3 +134,44 @@ def resolver_muitos(
             unidade_civica_id, nivel, tuple(cadeia.split(",")) if cadeia else ()
         )
     return resultado
+
+
+def resolver_proximos(
+    conn: db.Connection, pontos: list[tuple[float, float]], regra: NearRule
+) -> list[Resolucao | None]:
+    """d2.resolver_proximos for many (lat, lng) points that no polygon holds, in one
+    statement, in order: the near rule's answer, or None (the point stays in review)."""
+    if not pontos or not regra.ativa:
+        return [None] * len(pontos)
+    with db.mapped_errors(), conn.cursor(row_factory=tuple_row) as cur:
+        rows = cur.execute(
+            db.q("resolve_near"),
+            {
+                "lats": [float(p[0]) for p in pontos],
+                "lngs": [float(p[1]) for p in pontos],
+                "limite": regra.limite_m,
+                "margem": regra.margem_m,
+            },
+        ).fetchall()
+    resultado: list[Resolucao | None] = [None] * len(pontos)
+    for ordem, unidade_civica_id, nivel, cadeia, distancia in rows:
+        resultado[ordem - 1] = Resolucao(
+            unidade_civica_id, nivel, tuple(cadeia.split(",")) if cadeia else (), distancia
+        )
+    return resultado
+
+
+def resolver_com_regra(
+    conn: db.Connection, pontos: list[tuple[float, float]], regra: NearRule
+) -> list[Resolucao | None]:
+    """Each point's answer: the polygon holding it (d2.resolver_territorios), else the
+    near rule's (d2.resolver_proximos, one more statement only when some point lies in
+    no polygon), else None. The handler and the review queue answer points this one way,
+    batch or not (docs/design.md, decision 12)."""
+    achados = resolver_muitos(conn, pontos)
+    fora = [i for i, achado in enumerate(achados) if achado is None]
+    if fora and regra.ativa:
+        perto = resolver_proximos(conn, [pontos[i] for i in fora], regra)
+        for i, achado in zip(fora, perto, strict=True):
+            achados[i] = achado
+    return achados

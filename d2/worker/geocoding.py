@@ -5,6 +5,12 @@ address path reads their addresses (d2.geocoder.address.AddressPath), and the ha
 concludes them through its own steps 5-7 (Handler.concluir_enderecos), each queue row
 leaving in the same transaction.
 
+The address path is built by the stage itself, on the connection of the round that
+first needs it (with --drain), or on the stage's own thread once the worker has
+committed its first batch: its modules, the choice of Nominatim and the names it reads
+cost a batch of GPS demands nothing, and a drain whose log holds no address never
+loads them (docs/notes/drain.md, "The worker's start").
+
 An address Nominatim did not answer stays parked with a backoff (doubling from 1 s up to
 D2_GEOCODER_RETRY_MAX, jittered) and is tried again; nothing else waits for it: the
 handler parks and moves on, and this stage runs on its own thread and connection. Due
@@ -22,15 +28,18 @@ import random
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import prometheus_client
 
 from d2 import config, db
-from d2.geocoder.address import AddressPath
-from d2.geocoder.answer import Geocoding
 from d2.handler import handler
+
+if TYPE_CHECKING:
+    from d2.geocoder.address import AddressPath
+    from d2.geocoder.answer import Geocoding
 
 log = logging.getLogger(__name__)
 
@@ -91,28 +100,51 @@ class Round:
 
 
 class GeocodingStage:
-    """The stage's loop over one worker's address path and handler."""
+    """The stage's loop over one worker's address path and handler. abrir builds the
+    address path on a connection, once (preparar); parar is the worker's stop signal,
+    which abrir gives the path too: one signal, so the stage stops its rounds when the
+    path stops asking Nominatim."""
 
     def __init__(
         self,
         settings: config.Settings,
-        address_path: AddressPath,
+        abrir: Callable[[db.Connection], AddressPath],
+        parar: threading.Event,
         *,
         metrics: GeocodingMetrics | None = None,
     ) -> None:
         self.settings = settings
-        # The address path's stop signal, set when the worker stops: one signal, so the
-        # stage stops its rounds when the path stops asking Nominatim.
-        self.parar = address_path.parar
-        self.address_path = address_path
+        self.parar = parar
+        self.address_path: AddressPath | None = None
+        """The address path, once built (preparar)."""
+        self._abrir = abrir
         self.metrics = metrics
         self.handler = handler.Handler(settings)
         self.total = Round()
         self._acordar = threading.Event()
+        self._liberado = threading.Event()
 
     def acordar(self) -> None:
         """New demands were parked (or the worker stops): look now, not at the next poll."""
+        self._liberado.set()
         self._acordar.set()
+
+    def liberar(self) -> None:
+        """The worker committed its first batch (or found the log empty): the stage's
+        thread may build the address path now, beside the loop instead of before it."""
+        if not self._liberado.is_set():
+            self._liberado.set()
+
+    def preparar(self, conn: db.Connection) -> AddressPath:
+        """The address path, built on conn the first time it is asked for."""
+        if self.address_path is None:
+            self.address_path = self._abrir(conn)
+        return self.address_path
+
+    def fechar(self) -> None:
+        """Close the geocoder of the address path, if it was built."""
+        if self.address_path is not None:
+            self.address_path.geocodificador.fechar()
 
     # --- loops ----------------------------------------------------------------------------
 
@@ -131,9 +163,11 @@ class GeocodingStage:
         """The worker's thread: rounds while there is work due, else sleep until the next
         row falls due (at most espera_max_s). Database failures: reconnect, with backoff."""
         espera = 0.5
+        self._liberado.wait()  # set by the worker's first batch, or when it stops
         while not parar.is_set():
             try:
                 with db.connect(url, autocommit=True, application_name="d2-geocoder") as conn:
+                    self.preparar(conn)
                     while not parar.is_set():
                         round_ = self.round(conn)
                         espera = 0.5
@@ -171,6 +205,7 @@ class GeocodingStage:
             ).fetchall()
         if not devidas:
             return round_
+        address_path = self.preparar(conn)
         tentativas = {row["event_id"]: int(row["tentativas"]) for row in devidas}
         falhas = {row["event_id"]: int(row["falhas"]) for row in devidas}
         retomada = self.handler.retomar(conn, list(tentativas))
@@ -178,13 +213,13 @@ class GeocodingStage:
         geocodings = dict(
             zip(
                 ids,
-                self.address_path.geocodificar(conn, list(retomada.enderecos.values())),
+                address_path.geocodificar(conn, list(retomada.enderecos.values())),
                 strict=True,
             )
         )
         adiados = {i: g.indisponivel for i, g in geocodings.items() if g.indisponivel is not None}
         self._contar(geocodings.values(), round_)
-        proprias = self._falhas_proprias(adiados, round_)
+        proprias = self._falhas_proprias(address_path, adiados, round_)
         esgotados = self._esgotados(adiados, falhas) if proprias else {}
         round_.resultados["esgotada"] += len(esgotados)
         prontos = [p for p in retomada.planos if p.evento.event_id not in adiados]
@@ -217,14 +252,16 @@ class GeocodingStage:
         if round_.ceps_contraditorios:
             self.metrics.ceps_contraditorios.inc(round_.ceps_contraditorios)
 
-    def _falhas_proprias(self, adiados: dict[uuid.UUID, str], round_: Round) -> bool:
+    def _falhas_proprias(
+        self, address_path: AddressPath, adiados: dict[uuid.UUID, str], round_: Round
+    ) -> bool:
         """Whether the searches left unanswered are their addresses' own failures:
         Nominatim answered others in the round, or it failed only this one address and
         its status says it is fine. Not when the worker stops, nor when it failed every
         address of a round (down, or slow for everyone)."""
         if not adiados or self.parar.is_set():
             return False
-        return round_.respondeu or (len(adiados) == 1 and self.address_path.saudavel())
+        return round_.respondeu or (len(adiados) == 1 and address_path.saudavel())
 
     def _esgotados(
         self, adiados: dict[uuid.UUID, str], falhas: dict[uuid.UUID, int]

@@ -17,9 +17,9 @@ import logging
 import threading
 import time
 
-from d2 import config, db, errors
+from d2 import config, db, errors, locks
 from d2.ops import regeo
-from d2.territorio import comunitario, mirror, replica
+from d2.territorio import comunitario, mirror, replica, resolver
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,7 @@ class GeometryStage:
 
     def __init__(self, settings: config.Settings, parar: threading.Event) -> None:
         self.settings = settings
+        self.regra = resolver.NearRule.de(settings)
         self.parar = parar
         self._acordar = threading.Event()
         self.mirror_preso_desde: float | None = None
@@ -53,7 +54,7 @@ class GeometryStage:
             self.mirror_preso_desde = None
         elif self.mirror_preso_desde is None:
             self.mirror_preso_desde = time.monotonic()
-        feito = regeo.acompanhar(conn, prazo_s=fatia_s)
+        feito = regeo.acompanhar(conn, regra=self.regra, prazo_s=fatia_s)
         if feito["alteradas"] or feito["revisoes_resolvidas"]:
             log.info(
                 "Re-georreferenciamento: respostas seguiram o território",
@@ -76,7 +77,7 @@ class GeometryStage:
             try:
                 with (
                     db.connect(url, autocommit=True, application_name="d2-territorio") as conn,
-                    db.limites(conn, statement_s=self.settings.territorio_timeout_s),
+                    locks.limites(conn, statement_s=self.settings.territorio_timeout_s),
                 ):
                     espera = 0.5
                     while not self.parar.is_set():

@@ -17,7 +17,8 @@ d2.worker.reading.
 Beside it, while it leads, two stages run on threads and connections of their own: the
 geocoding of address demands (d2.worker.geocoding) and the geometry stage (d2.worker.geometry:
 citizen drawings, the replica, the mirror's apply, the follow-up), so neither a slow
-geocoder nor a hostile drawing ever holds a GPS demand back.
+geocoder nor a hostile drawing ever holds a GPS demand back; d2.worker.stages starts and
+stops them.
 
 What a supervisor reads (State), and the leader's watch over what holds its output back
 (the event log's fence, the mirror's apply), are d2.worker.health's; the port that serves
@@ -33,7 +34,7 @@ import random
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import FrameType
 
 from d2 import (
@@ -42,12 +43,10 @@ from d2 import (
     errors,
 )
 from d2.eventlog import bus
-from d2.geocoder import address
-from d2.geocoder.nominatim import client as nominatim
 from d2.handler import classification
 from d2.handler.handler import TIPO_ENTRADA, Batch, Handler, Result, transitoria
 from d2.territorio import mirror
-from d2.worker import geocoding, geometry, health, metrics, metrics_http
+from d2.worker import geocoding, geometry, health, metrics, metrics_http, stages
 from d2.worker.leadership import Leadership
 from d2.worker.reading import InTurnReading, ReadAhead, Reading
 
@@ -77,15 +76,13 @@ class Worker:
         # The geometry stage while leading (it applies the mirror: the watch asks it
         # since when it could not).
         self._geometry_stage: geometry.GeometryStage | None = None
-        # Address demands (docs/geocoding.md): the geocoding stage, its metrics and cache, kept
-        # across reconnects.
+        # Address demands (docs/geocoding.md): the geocoding stage, its metrics and its
+        # address paths (their cache kept across reconnects).
         self._geocoding_stage: geocoding.GeocodingStage | None = None
         self._metrics_geo = (
             geocoding.GeocodingMetrics(self.metrics.registry) if self.metrics else None
         )
-        self._cache_enderecos = address.AddressCache(
-            settings.geocoder_cache_max, settings.geocoder_cache_ttl_s
-        )
+        self._address_paths = stages.AddressPaths(settings, url, self.estado)
 
     def instalar_sinais(self) -> None:
         """SIGTERM/SIGINT: finish the batch in hand, then leave with exit code 0."""
@@ -159,11 +156,18 @@ class Worker:
                 cursor = self.handler.iniciar(conn)
                 log.info("Boot: cursor semeado", extra={"cursor": cursor})
                 with (
-                    bus.Listener(self.url) as ouvinte,
+                    # A drain never waits for a notification: no connection for them.
+                    contextlib.nullcontext() if drain else bus.Listener(self.url) as ouvinte,
                     self._leitura(conn) as leitura,
-                    self._geocodificacao(drain=drain),
-                    self._geometry(drain=drain) as geometry_stage,
+                    stages.geocodificacao(
+                        self._address_paths,
+                        parar_worker=self.parar,
+                        metrics=self._metrics_geo,
+                        drain=drain,
+                    ) as self._geocoding_stage,
+                    stages.geometria(self.settings, self.url, drain=drain) as geometry_stage,
                 ):
+                    self._geometry_stage = geometry_stage
                     mirror.acompanhar(conn)  # the mirror first: events resolve against it
                     self._replay(conn, leitura)
                     self.estado.pronto = True
@@ -174,6 +178,7 @@ class Worker:
                             self.estado.resultado.somar(round_.resultado)
                         geometry_stage.drenar(conn)
                         return
+                    assert ouvinte is not None
                     espera, ultimo = _ESPERA_MIN_S, time.monotonic()
                     while not self.parar.is_set():
                         ouvinte.esperar(espera)
@@ -188,91 +193,11 @@ class Worker:
                         else:
                             espera = min(espera * 2, self.settings.poll_interval_s)
             finally:
+                self._geocoding_stage = None
+                self._geometry_stage = None
                 self.estado.pronto = False
                 self.estado.lider = False  # the lock goes when Leadership closes
                 self.estado.alertas = {}  # a leader's to find again, when it leads again
-
-    @contextlib.contextmanager
-    def _geocodificacao(self, *, drain: bool) -> Iterator[None]:
-        """The geocoding stage while this worker leads: its own thread and connection
-        (with drain, run by the caller after the log is drained)."""
-        if not self.settings.geocoder_ativo:
-            yield
-            return
-        observar = self._metrics_geo.duracao.observe if self._metrics_geo else None
-        with db.connect(self.url, autocommit=True, application_name="d2-geocoder") as conn:
-            escolha = nominatim.escolher(self.settings, conn)
-        geocodificador = nominatim.criar_geocodificador(
-            self.settings, self.url, observar, escolha=escolha
-        )
-        self.estado.geocodificador = escolha.modo
-        if escolha.modo == nominatim.NENHUM:
-            log.info(
-                "Geocodificação sem Nominatim: endereços respondidos por bairro ou município",
-                extra={"motivo": escolha.onde},
-            )
-
-        def reescolher(conn: db.Connection) -> nominatim.Geocoder | None:
-            achado = nominatim.reescolher(self.settings, self.url, conn, observar)
-            if achado is not None:
-                self.estado.geocodificador = achado.modo
-            return achado
-
-        # With drain the stage runs on this thread: the worker's own stop stops it.
-        parar = self.parar if drain else threading.Event()
-        address_path = address.AddressPath(
-            self.settings,
-            geocodificador,
-            cache=self._cache_enderecos,
-            parar=parar,
-            reescolher=reescolher,
-        )
-        self._geocoding_stage = geocoding.GeocodingStage(
-            self.settings, address_path, metrics=self._metrics_geo
-        )
-        thread = None
-        if not drain:
-            thread = threading.Thread(
-                target=self._geocoding_stage.executar,
-                args=(self.url, parar, max(self.settings.poll_interval_s, 1.0)),
-                name="d2-geocodificacao",
-                daemon=True,
-            )
-            thread.start()
-        try:
-            yield
-        finally:
-            if not drain:
-                parar.set()
-            self._geocoding_stage.acordar()
-            if thread is not None:
-                thread.join()
-            address_path.geocodificador.fechar()
-            self._geocoding_stage = None
-            self.estado.geocodificador = None
-
-    @contextlib.contextmanager
-    def _geometry(self, *, drain: bool) -> Iterator[geometry.GeometryStage]:
-        """The geometry stage while this worker leads: drawings, the replica, the
-        mirror's apply and the follow-up, on a thread and connection of their own (with
-        drain, run by the caller after the log is drained)."""
-        parar = threading.Event()
-        stage = geometry.GeometryStage(self.settings, parar)
-        thread = None
-        if not drain:
-            thread = threading.Thread(
-                target=stage.executar, args=(self.url,), name="d2-territorio", daemon=True
-            )
-            thread.start()
-        self._geometry_stage = stage
-        try:
-            yield stage
-        finally:
-            parar.set()
-            stage.acordar()
-            if thread is not None:
-                thread.join()
-            self._geometry_stage = None
 
     def _aguardar_leadership(self, leadership: Leadership) -> None:
         avisado = False
@@ -310,6 +235,8 @@ class Worker:
                 if not eventos:
                     self._espera_s = 0.5  # the database answers and nothing is failing
                     self._vigia.talvez(conn, self._geometry_stage)
+                    if self._geocoding_stage is not None:
+                        self._geocoding_stage.liberar()
                     return veio
                 veio = True
                 resultado = processar(self.handler, conn, eventos, batch=batch, leitura=leitura)
@@ -319,10 +246,14 @@ class Worker:
                     leitura.pedir(bus.position(eventos[-1]))
                 self._espera_s = 0.5  # a batch went through: the outage is over
                 self.estado.resultado.somar(resultado)
-                if self._geocoding_stage is not None and resultado.contagem.get(
-                    classification.Outcome.GEOCODIFICACAO_PENDENTE
-                ):
+                if self._geocoding_stage is None:
+                    pass
+                elif resultado.contagem.get(classification.Outcome.GEOCODIFICACAO_PENDENTE):
                     self._geocoding_stage.acordar()
+                else:
+                    # A first batch is committed: the stage may build its address path
+                    # now, on its own thread (before it, the batch would have waited).
+                    self._geocoding_stage.liberar()
                 if self.metrics is not None:
                     self.metrics.observar_batch(
                         resultado, resultado.duracao_pip_s if resultado.resolvidos_sql else None

@@ -1,7 +1,7 @@
 """Prometheus metrics of the worker, served on /metrics (d2.worker.metrics_http).
 
 Metrics live in their own CollectorRegistry (one per Metrics), never the global one.
-Labels are bounded sets only (nivel, desfecho): no event ids, no coordinates.
+Labels are bounded sets only (nivel, desfecho, passo): no event ids, no coordinates.
 
 The spec's d2_point_in_polygon_duration_ms is d2_point_in_polygon_duration_seconds
 here (a histogram, Prometheus convention: base units).
@@ -18,6 +18,10 @@ from d2 import db
 from d2.eventlog import bus
 from d2.handler import classification, handler
 
+# How a review was closed without a polygon (d2.revisoes_tratadas.passo), and how often
+# the gauge counts them.
+PASSOS_REVISAO = ("proximidade", "operador", "descarte")
+TRATADAS_A_CADA_S = 60.0
 # Point-in-polygon over a batch: sub-millisecond for a cached point, up to seconds for a
 # large batch against detailed polygons.
 _BUCKETS_PIP = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
@@ -62,6 +66,14 @@ class Metrics:
         self.revisoes = prometheus_client.Gauge(
             "d2_revisoes_pendentes", "Demands waiting for manual review.", registry=r
         )
+        self.tratadas = prometheus_client.Gauge(
+            "d2_revisoes_tratadas",
+            "Reviews closed without a polygon holding their point, by step: answered by the "
+            "near rule (automatically), by an operator, or discarded (refreshed at most "
+            "once a minute).",
+            ["passo"],
+            registry=r,
+        )
         self.fence_retidos = prometheus_client.Gauge(
             "d2_event_log_cerca_retidos",
             "Committed demanda.normalizada events held back: an older write transaction "
@@ -99,6 +111,9 @@ class Metrics:
         )
         for outcome in classification.Outcome:  # every outcome shows, at 0, from the start
             self.eventos.labels(desfecho=str(outcome))
+        for passo in PASSOS_REVISAO:
+            self.tratadas.labels(passo=passo)
+        self._tratadas_em: float | None = None
         self._hits = 0
         self._misses = 0
         self._ultimo = 0.0
@@ -145,6 +160,20 @@ class Metrics:
         self.revisoes.set(row["revisoes_pendentes"])
         if row["ultimo_evento"] is not None:
             self._marcar_ultimo(float(row["ultimo_evento"]))
+        self._contar_tratadas(conn)
+
+    def _contar_tratadas(self, conn: db.Connection) -> None:
+        """The closed reviews by step, at most once a TRATADAS_A_CADA_S: a count over
+        a table that grows with every answer the near rule gives."""
+        agora = time.monotonic()
+        if self._tratadas_em is not None and agora - self._tratadas_em < TRATADAS_A_CADA_S:
+            return
+        with db.mapped_errors():
+            linhas = conn.execute(db.q("metrics_revisoes_closed")).fetchall()
+        por_passo = {r["passo"]: int(r["quantidade"]) for r in linhas}
+        for passo in PASSOS_REVISAO:
+            self.tratadas.labels(passo=passo).set(por_passo.get(passo, 0))
+        self._tratadas_em = agora
 
     def observar_alertas(self, alertas: dict[str, dict[str, Any]], mirror_atraso_s: float) -> None:
         """The sessions holding the fence or the mirror's lock past their bounds (pids),

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
-from d2 import config, db
-from d2.eventlog import bus
+from d2 import config, db, errors
+from d2.eventlog import bus, registry
 from d2.handler.handler import TIPO_ENTRADA, Batch, Handler
 
 
@@ -125,6 +125,10 @@ class ReadAhead:
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))
 
     def __enter__(self) -> ReadAhead:
+        # While the loop boots (its cursor, the mirror), the reading thread opens its
+        # connection and loads the Registry the first batch's outputs are checked with:
+        # both are waits the first batch would otherwise add to the worker's start.
+        self._pool.submit(self._aquecer)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -132,6 +136,18 @@ class ReadAhead:
         self._pool.shutdown(wait=True)
         if self._conn is not None:
             self._conn.close()
+
+    def _aquecer(self) -> None:
+        registry.registry()
+        with contextlib.suppress(errors.D2Error):  # the first read connects, and says why not
+            self._conectar()
+
+    def _conectar(self) -> db.Connection:
+        if self._conn is None or self._conn.closed:
+            self._conn = db.connect(
+                self._url, autocommit=True, application_name="d2-worker-leitura"
+            )
+        return self._conn
 
     @property
     def pendente(self) -> bool:
@@ -156,17 +172,14 @@ class ReadAhead:
                 futuro.result()
 
     def _ler(self, apos: bus.Position) -> tuple[list[bus.Evento], Batch | None]:
-        if self._conn is None or self._conn.closed:
-            self._conn = db.connect(
-                self._url, autocommit=True, application_name="d2-worker-leitura"
-            )
+        conn = self._conectar()
         eventos = ler_eventos(
-            self._conn, apos, self._batch_size, self._purgar_cache, self._handler.settings
+            conn, apos, self._batch_size, self._purgar_cache, self._handler.settings
         )
         if not eventos:
             return eventos, None
         try:
-            return eventos, self._handler.preparar(self._conn, eventos)
+            return eventos, self._handler.preparar(conn, eventos)
         except Exception as exc:
             if db.is_transient(exc):
                 raise

@@ -382,3 +382,9 @@ WHERE u.nivel = 4 AND u.metadados->>'codigo_municipio' = r.codigo
 SELECT DISTINCT nome FROM core.uc_polygons
 WHERE nivel = 4 AND strpos(nome, ' ') = 0
 ORDER BY nome;
+
+-- name: bench_processed
+-- The events a drain handled (d2 bench process: the template holds none), and when its
+-- first batch committed, in seconds since the epoch.
+SELECT count(*) AS n, extract(epoch FROM min(processado_em)) AS primeiro
+FROM d2.eventos_processados;

@@ -67,20 +67,27 @@ ON CONFLICT (event_id) DO NOTHING;
 
 -- name: revisoes_insert
 -- Handler step 4, no polygon: the manual review queue, set-based. RETURNING says which
--- rows are this event's (inserted now, or already there from an earlier pass).
+-- rows are this event's (inserted now, or already there from an earlier pass, or closed
+-- by an operator's discard: a replay of that event does not bring it back).
 WITH novas AS (
     INSERT INTO d2.revisoes_geo_pendentes (demanda_id, event_id, coordenadas_lat, coordenadas_lng)
     SELECT r.demanda_id, r.event_id, r.lat, r.lng
     FROM jsonb_to_recordset(%(rows)s::jsonb)
         AS r (demanda_id uuid, event_id uuid, lat double precision, lng double precision)
     WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo g WHERE g.demanda_id = r.demanda_id)
+      AND NOT EXISTS (SELECT 1 FROM d2.revisoes_tratadas t
+                      WHERE t.event_id = r.event_id AND t.passo = 'descarte')
     ON CONFLICT DO NOTHING
     RETURNING event_id
 )
 SELECT event_id FROM novas
 UNION
 SELECT p.event_id FROM d2.revisoes_geo_pendentes p
-WHERE p.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements(%(rows)s::jsonb) e);
+WHERE p.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements(%(rows)s::jsonb) e)
+UNION
+SELECT t.event_id FROM d2.revisoes_tratadas t
+WHERE t.passo = 'descarte'
+  AND t.event_id = ANY(SELECT (e ->> 'event_id')::uuid FROM jsonb_array_elements(%(rows)s::jsonb) e);
 
 -- name: revisoes_count
 -- How many demandas wait for a human (logged with every new one, spec 4.1).
@@ -92,4 +99,21 @@ SELECT count(*) AS n FROM d2.revisoes_geo_pendentes;
 INSERT INTO d2.eventos_processados (event_id, demanda_id)
 SELECT r.event_id::uuid, r.demanda_id::uuid
 FROM unnest(%(event_ids)b::text[], %(demanda_ids)b::text[]) AS r (event_id, demanda_id)
+ON CONFLICT (event_id) DO NOTHING;
+
+-- name: revisoes_near_record
+-- The near rule's answers just stored (handler step 5, or a review resolved by
+-- `d2 revisoes reprocessar` and the follow-up): the step, the unit's distance and the
+-- rule's, in d2.revisoes_tratadas (idempotent by event_id: a replay records nothing twice).
+-- revisao_desde: when a queued review waited (NULL for the handler's, answered at once).
+INSERT INTO d2.revisoes_tratadas (
+    event_id, demanda_id, passo, unidade_civica_id, distancia_m, limite_m,
+    coordenadas_lat, coordenadas_lng, revisao_desde
+)
+SELECT r.event_id, r.demanda_id, 'proximidade', r.unidade_civica_id, r.distancia_m,
+       %(limite)s, r.lat, r.lng, r.revisao_desde
+FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
+    event_id uuid, demanda_id uuid, unidade_civica_id uuid, distancia_m double precision,
+    lat double precision, lng double precision, revisao_desde timestamptz
+)
 ON CONFLICT (event_id) DO NOTHING;

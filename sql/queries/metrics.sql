@@ -17,3 +17,7 @@ SELECT
         SELECT extract(epoch FROM o.updated_at)::double precision
         FROM d2.consumer_offset o WHERE o.tipo_evento = %(tipo)s
     ) AS ultimo_evento;
+
+-- name: metrics_revisoes_closed
+-- Reviews closed without a polygon, by step (the worker's gauge, once a minute).
+SELECT passo, count(*) AS quantidade FROM d2.revisoes_tratadas GROUP BY passo;

@@ -28,6 +28,8 @@ FROM d2.eventos_processados e
 LEFT JOIN d2.eventos l ON l.event_id = e.event_id
 WHERE NOT EXISTS (SELECT 1 FROM d2.resolucoes_geo r WHERE r.event_id = e.event_id)
   AND NOT EXISTS (SELECT 1 FROM d2.revisoes_geo_pendentes p WHERE p.event_id = e.event_id)
+  -- A review an operator discarded is no discard for its coordinates.
+  AND NOT EXISTS (SELECT 1 FROM d2.revisoes_tratadas t WHERE t.event_id = e.event_id)
 GROUP BY 1
 ORDER BY 1;
 
@@ -60,6 +62,13 @@ SELECT
     (SELECT count(*) FROM d2.resolucoes_geo_historico) AS regeo_alteracoes,
     (SELECT max(alterado_em) FROM d2.resolucoes_geo_historico) AS regeo_ultima_em
 FROM d2.mirror_state s;
+
+-- name: ops_status_revisoes_closed
+-- Reviews closed without a polygon, by step: the near rule, an operator, a discard.
+SELECT passo, count(*) AS quantidade, max(tratado_em) AS ultima_em
+FROM d2.revisoes_tratadas
+GROUP BY passo
+ORDER BY passo;
 
 -- name: ops_status_dead_letters
 -- The consumer's dead letters by status.
@@ -98,9 +107,9 @@ LEFT JOIN LATERAL (
     ORDER BY m.geom <-> ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326)
     LIMIT 1
 ) perto ON true
--- Demands queued in one batch share criado_em: the event log's order breaks the tie.
-LEFT JOIN d2.eventos e ON e.event_id = p.event_id
-ORDER BY p.criado_em, e.sequence_number, p.demanda_id
+-- Demands queued in one batch share criado_em: the event log's order breaks the tie
+-- (the view's sequence_number: an operator's role may not read the log itself).
+ORDER BY p.criado_em, p.sequence_number, p.demanda_id
 LIMIT %(limite)s;
 
 -- name: map_dead_letters
@@ -169,3 +178,20 @@ SELECT decisao, count(*) AS quantidade,
 FROM d2.territorio_submissoes
 GROUP BY decisao
 ORDER BY decisao;
+
+-- name: revisao_atribuir
+-- An operator answers a review at a unit (d2.revisao_atribuir: the resolution, the
+-- record, the review gone, the publication, in the caller's transaction).
+SELECT * FROM d2.revisao_atribuir(%(demanda_id)s::uuid, %(uc)s::uuid, %(motivo)s, %(por)s);
+
+-- name: revisao_descartar
+-- An operator closes a review with no answer (d2.revisao_descartar).
+SELECT * FROM d2.revisao_descartar(%(demanda_id)s::uuid, %(motivo)s, %(por)s);
+
+-- name: map_revisoes_closed
+-- The latest reviews closed without a polygon (d2 map): the step, the unit, its
+-- distance, who, why and when.
+SELECT t.demanda_id, t.event_id, t.passo, t.coordenadas_lat AS lat, t.coordenadas_lng AS lng,
+       t.unidade_civica_id, t.uc_nome, t.distancia_m, t.tratado_por, t.motivo, t.tratado_em
+FROM d2.v_revisoes_tratadas t
+LIMIT %(limite)s;

@@ -30,8 +30,9 @@ FROM d2.regeo_areas;
 
 -- name: regeo_expand
 -- Turns the changed areas up to an id into the queue of stored points inside them
--- (resolutions and pending reviews), in one transaction: a crash leaves either the
--- areas or the queue. Driven by the areas through the GIST indexes on the points, so it
+-- (resolutions, and pending reviews inside them or within the near rule's reach of
+-- them, alcance_graus: a new polygon near a review may answer it), in one transaction:
+-- a crash leaves either the areas or the queue. Driven by the areas through the GIST indexes on the points, so it
 -- reads only the points inside them; with tudo, every point (a rebuild, or so many
 -- areas that the index would not pay).
 WITH areas AS (
@@ -56,7 +57,8 @@ revisoes AS (
     SELECT p.demanda_id
     FROM areas a
     JOIN d2.revisoes_geo_pendentes p
-      ON ST_Intersects(a.geom, ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326))
+      ON ST_DWithin(a.geom, ST_SetSRID(ST_MakePoint(p.coordenadas_lng, p.coordenadas_lat), 4326),
+                    %(alcance_graus)s)
     WHERE NOT %(tudo)s AND a.geom IS NOT NULL
     ON CONFLICT DO NOTHING
     RETURNING 1
@@ -100,7 +102,7 @@ RETURNING f.demanda_id;
 -- name: revisoes_lock_ids
 -- The queued reviews still pending, locked; one another run holds is skipped, and so is
 -- a demanda in an undecided conflict (nothing is published for it).
-SELECT p.demanda_id, p.event_id, p.coordenadas_lat, p.coordenadas_lng
+SELECT p.demanda_id, p.event_id, p.coordenadas_lat, p.coordenadas_lng, p.criado_em
 FROM d2.revisoes_geo_pendentes p
 WHERE p.demanda_id = ANY(%(ids)s::uuid[])
   AND NOT EXISTS (SELECT 1 FROM d2.conflitos_demanda c
@@ -119,7 +121,7 @@ SELECT (SELECT count(*) FROM d2.regeo_areas) AS areas,
 -- One chunk of the review queue, in demanda_id order after a key, locked; rows another
 -- run (or the worker) holds are skipped, not waited for, and so are demandas in an
 -- undecided conflict (nothing is published for them).
-SELECT p.demanda_id, p.event_id, p.coordenadas_lat, p.coordenadas_lng
+SELECT p.demanda_id, p.event_id, p.coordenadas_lat, p.coordenadas_lng, p.criado_em
 FROM d2.revisoes_geo_pendentes p
 WHERE p.demanda_id > %(apos)s::uuid
   AND NOT EXISTS (SELECT 1 FROM d2.conflitos_demanda c
@@ -129,19 +131,19 @@ LIMIT %(lote)s
 FOR UPDATE OF p SKIP LOCKED;
 
 -- name: revisoes_store
--- Resolutions for reviews that today's polygons resolve, as the handler writes them;
--- correlacao_id from the original event, else the demanda_id. A demanda that already
--- has a resolution keeps it.
+-- Resolutions for reviews that today's polygons (or the near rule: confianca media)
+-- resolve, as the handler writes them; correlacao_id from the original event, else the
+-- demanda_id. A demanda that already has a resolution keeps it.
 INSERT INTO d2.resolucoes_geo (
     id, demanda_id, unidade_civica_id, nivel_minimo_resolvido, cadeia_ucs,
     metodo_resolucao, confianca_geo, coordenadas_lat, coordenadas_lng, event_id, correlacao_id
 )
 SELECT gen_random_uuid(), r.demanda_id, r.unidade_civica_id, r.nivel_minimo_resolvido,
-       r.cadeia_ucs, 'gps', 'alta', r.lat, r.lng, r.event_id,
+       r.cadeia_ucs, 'gps', r.confianca, r.lat, r.lng, r.event_id,
        coalesce(l.correlacao_id, r.demanda_id)
 FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
     demanda_id uuid, event_id uuid, unidade_civica_id uuid, nivel_minimo_resolvido integer,
-    cadeia_ucs uuid[], lat double precision, lng double precision
+    cadeia_ucs uuid[], lat double precision, lng double precision, confianca text
 )
 LEFT JOIN d2.eventos l ON l.event_id = r.event_id
 ON CONFLICT (demanda_id) DO NOTHING

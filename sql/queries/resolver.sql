@@ -15,6 +15,14 @@ SELECT ordem, unidade_civica_id::text AS unidade_civica_id, nivel_minimo_resolvi
 -- Python and parsed by PostgreSQL, ~3.5 µs per point of a batch in all.
 FROM d2.resolver_territorios(%(lats)b::double precision[], %(lngs)b::double precision[]);
 
+-- name: resolve_near
+-- The near rule for points no polygon holds (d2.resolver_proximos): one row per point it
+-- answers, tagged with its 1-based position, the chain as in resolve_many.
+SELECT ordem, unidade_civica_id::text AS unidade_civica_id, nivel_minimo_resolvido,
+       array_to_string(cadeia_ucs, ',') AS cadeia_ucs, distancia_m
+FROM d2.resolver_proximos(%(lats)b::double precision[], %(lngs)b::double precision[],
+                          %(limite)s::double precision, %(margem)s::double precision);
+
 -- name: uc_names
 -- Names and levels of some UCs (for people reading a resolution).
 SELECT DISTINCT ON (unidade_civica_id) unidade_civica_id, nome, nivel

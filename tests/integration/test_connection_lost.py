@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from d2 import db, errors
+from d2 import db, errors, locks
 from tests.support import Conn
 
 
@@ -27,7 +27,7 @@ def test_limites__session_ended_inside_the_block__the_restore_raises_a_mapped_er
 ) -> None:
     with db.connect(db_url, autocommit=True) as sessao:
         with pytest.raises(errors.TransientDatabaseError) as perdida:
-            with db.limites(sessao, statement_s=5):
+            with locks.limites(sessao, statement_s=5):
                 _terminar(conn, sessao)
         assert db.conexao_perdida(perdida.value)
 
@@ -37,7 +37,7 @@ def test_limites__a_failure_of_the_block_is_not_replaced_by_the_failed_restore(
 ) -> None:
     with db.connect(db_url, autocommit=True) as sessao:
         with pytest.raises(errors.InvalidInput):
-            with db.limites(sessao, lock_s=5):
+            with locks.limites(sessao, lock_s=5):
                 _terminar(conn, sessao)
                 raise errors.InvalidInput("the block's own failure")
 

@@ -11,13 +11,14 @@ import re
 import shutil
 import stat
 import subprocess
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from d2 import config
-from d2.ops import html_map
+from d2.ops import html_map, revisoes
 from d2.worker import loop
 from tests.support import Conn, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada
@@ -212,9 +213,16 @@ def cenario_hostil(conn: Conn, db_url: str) -> None:
     inserir_evento(conn, payload_normalizada(-27.0, -28.5))  # outside every UC: a review
     for hostil in HOSTIS:  # dead letters with coordinates, their id hostile
         inserir_evento(conn, payload_normalizada(-26.0, -44.0, demanda_id=hostil))
+    descartada = payload_normalizada(-27.0, -29.0)  # a review an operator discards
+    inserir_evento(conn, descartada)
     loop.Worker(config.load(), url=db_url, batch_size=50).executar(drain=True)
     # Error texts as hostile as the rest (the worker's own quote the bad id, cut).
     conn.execute("UPDATE core.dead_letter_queue SET erro = %s", [HOSTIS[0] + HOSTIS[2]])
+    # And an operator's words: who and why are theirs to write.
+    conn.execute(
+        "SELECT * FROM d2.revisao_descartar(%s, %s, %s)",
+        [descartada["demanda_id"], HOSTIS[0], HOSTIS[2]],
+    )
 
 
 def test_gerar_mapa__hostile_names_and_ids_run_no_script_in_chromium(
@@ -234,7 +242,7 @@ def test_gerar_mapa__hostile_names_and_ids_run_no_script_in_chromium(
     assert aberto, "the page's own scripts did not run to the end"
     camadas = int(re.search(r'data-camadas="(\d+)"', aberto.group(0)).group(1))  # type: ignore[union-attr]
     # Every point has a popup, every polygon a tooltip; each was opened.
-    assert camadas >= 2 + len(HOSTIS) + 1
+    assert camadas >= 2 + len(HOSTIS) + 1 + 1
     assert f'data-abertos="{camadas}"' in aberto.group(0)
     conteudo = html.unescape(aberto.group(1))
     # The names are shown as the text they are; a dead letter's id only when a uuid.
@@ -242,3 +250,38 @@ def test_gerar_mapa__hostile_names_and_ids_run_no_script_in_chromium(
         assert hostil in conteudo, conteudo
     assert conteudo.count("(não é um uuid)") == len(HOSTIS)
     assert 'href="javascript:' not in dom
+
+
+def test_gerar_mapa__closed_reviews_one_layer_per_step(
+    conn: Conn, db_url: str, tmp_path: Path
+) -> None:
+    """The near rule's answers, an operator's and a discard: a layer each, with who and why."""
+    territorio = Territorio(conn)
+    semear_cursor(conn)
+    perto = payload_normalizada(-30.0004, -42.0)  # ~44 m south of município B
+    atribuida = payload_normalizada(-27.0, -28.5)
+    descartada = payload_normalizada(-31.0, -44.0)
+    for payload in (perto, atribuida, descartada):
+        inserir_evento(conn, payload)
+    settings = config.load()
+    loop.Worker(settings, url=db_url, batch_size=50).executar(drain=True)
+    revisoes.atribuir(
+        conn, settings, uuid.UUID(atribuida["demanda_id"]), territorio.mun_b, por="maria"
+    )
+    revisoes.descartar(
+        conn, settings, uuid.UUID(descartada["demanda_id"]), motivo="no mar aberto", por="joão"
+    )
+    saida = tmp_path / "mapa.html"
+    resumo = html_map.gerar_mapa(conn, saida)
+    assert resumo["revisoes_tratadas"] == {"proximidade": 1, "operador": 1, "descarte": 1}
+    assert resumo["revisoes"] == 0
+    pagina = saida.read_text(encoding="utf-8")
+    for payload in (perto, atribuida, descartada):
+        assert payload["demanda_id"] in pagina
+    assert "no mar aberto" in pagina and "Jo\\u00e3o".lower() in pagina.lower()
+    if not any(shutil.which(n) for n in NAVEGADORES):
+        return
+    dom = dom_depois_dos_scripts(saida, tmp_path / "perfil")
+    for passo in ("proximidade", "operador", "descarte"):
+        assert len(re.findall(rf'<path[^>]*class="[^"]*\bd2-tratada-{passo}\b', dom)) == 1
+    assert "revisão descartada por um operador (1)" in dom

@@ -11,7 +11,6 @@ import urllib.request
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -20,7 +19,7 @@ from d2 import config
 from d2.eventlog import dead_letters
 from d2.handler import handler
 from d2.worker import health, loop, metrics, metrics_http
-from tests.support import Conn, porta_livre, semear_cursor
+from tests.support import Conn, esperar, porta_livre, semear_cursor
 from tests.support.events import inserir_evento, payload_normalizada
 from tests.support.territorio import Territorio
 
@@ -66,7 +65,7 @@ def test_observar_batch__counts_outcomes_levels_cache_and_duration() -> None:
     )
     # Bounded labels only: nothing that grows with the data.
     nomes = {nome for (_, labels) in amostras(m) for nome, _ in labels}
-    assert nomes <= {"nivel", "desfecho", "le"}
+    assert nomes <= {"nivel", "desfecho", "le", "passo"}
 
 
 def test_metrics__each_instance_has_its_own_registry() -> None:
@@ -207,11 +206,6 @@ def test_worker__serves_metrics_and_health_on_d2_metrics_port(
             return exc.code, exc.read().decode()
         except urllib.error.URLError:
             return 0, ""  # not listening (yet, or any more)
-
-    def esperar(condicao: Any) -> None:
-        limite = time.monotonic() + 20
-        while not condicao() and time.monotonic() < limite:
-            time.sleep(0.1)
 
     fio = threading.Thread(target=w.executar, daemon=True)
     fio.start()
@@ -388,3 +382,34 @@ def test_http__slow_drip_clients_cannot_keep_healthz_away() -> None:
         assert srv.thread is not None and srv.thread.is_alive()
     finally:
         srv.parar()
+
+
+def test_atualizar_gauges__closed_reviews_by_step_at_most_once_a_minute(
+    conn: Conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fechar(passo: str, n: int) -> None:
+        conn.execute(
+            "INSERT INTO d2.revisoes_tratadas (event_id, demanda_id, passo, unidade_civica_id, "
+            "coordenadas_lat, coordenadas_lng) SELECT gen_random_uuid(), gen_random_uuid(), "
+            "%(passo)s::text, "
+            "CASE WHEN %(passo)s::text <> 'descarte' THEN gen_random_uuid() END, 0, 0 "
+            "FROM generate_series(1, %(n)s)",
+            {"passo": passo, "n": n},
+        )
+
+    m = metrics.Metrics()
+    assert valor(m, "d2_revisoes_tratadas", passo="operador") == 0  # shown from the start
+    fechar("proximidade", 3)
+    fechar("operador", 2)
+    fechar("descarte", 1)
+    relogio = [1000.0]
+    monkeypatch.setattr(metrics.time, "monotonic", lambda: relogio[0])
+    m.atualizar_gauges(conn)
+    assert [valor(m, "d2_revisoes_tratadas", passo=p) for p in metrics.PASSOS_REVISAO] == [3, 2, 1]
+    fechar("descarte", 4)
+    relogio[0] += 30
+    m.atualizar_gauges(conn)  # within the minute: not counted again
+    assert valor(m, "d2_revisoes_tratadas", passo="descarte") == 1
+    relogio[0] += 31
+    m.atualizar_gauges(conn)
+    assert valor(m, "d2_revisoes_tratadas", passo="descarte") == 5

@@ -50,6 +50,30 @@ def cadeia(*ucs: uuid.UUID) -> list[str]:
 # --- status ----------------------------------------------------------------------------------
 
 
+def test_status__counts_the_reviews_closed_without_a_polygon(
+    conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
+) -> None:
+    semear_cursor(conn)
+    publicar(conn, -30.0004, -42.0)  # ~44 m south of B: the near rule answers it
+    _, atribuida = publicar(conn, *FORA)
+    _, descartada = publicar(conn, *LONGE)
+    drenar(db_url, settings)
+    revisoes.atribuir(conn, settings, uuid.UUID(atribuida), territorio.mun_b, por="maria")
+    revisoes.descartar(conn, settings, uuid.UUID(descartada), motivo="sem posição", por="joão")
+
+    d = status.status(conn, settings)
+
+    fechadas = d["revisoes_tratadas"]
+    assert (fechadas["proximidade"], fechadas["operador"], fechadas["descarte"]) == (1, 1, 1)
+    assert fechadas["distancia_m"] == 100.0 and fechadas["ultima_em"] is not None
+    # A discarded review is no discard for its coordinates, nor a pending one.
+    assert d["descartes"]["total"] == 0 and d["revisoes_pendentes"]["total"] == 0
+    assert (
+        "closed    1 answered by the near rule (one município within 100 m), "
+        "1 by an operator, 1 discarded" in status.formatar_status(d)
+    )
+
+
 def test_status__counts_every_outcome_and_the_mirror(
     conn: Conn, db_url: str, settings: config.Settings, territorio: Territorio
 ) -> None:

@@ -12,11 +12,14 @@ import pytest
 from d2 import config, db
 from d2.eventlog import wire
 from d2.ops import regeo
-from d2.territorio import mirror
+from d2.territorio import mirror, resolver
 from d2.worker import loop
 from tests.support import Conn
 from tests.support.events import inserir_evento
 from tests.support.territorio import Territorio, inserir_uc, poligono, quadrado, sincronizar_mirror
+
+# The near rule at its defaults, as the worker's follow-up runs it.
+REGRA = resolver.NearRule()
 
 
 def guardar(conn: Conn, pontos: list[tuple[float, float]]) -> None:
@@ -56,7 +59,7 @@ def contar(conn: Conn, sql: str) -> int:
 
 def esvaziar_areas(conn: Conn) -> None:
     """Forget the areas the fixture's own inserts left (they are not under test)."""
-    regeo.acompanhar(conn)
+    regeo.acompanhar(conn, regra=REGRA)
 
 
 def test_regeo__a_new_bairro_rewrites_only_the_points_inside_it(
@@ -72,7 +75,7 @@ def test_regeo__a_new_bairro_rewrites_only_the_points_inside_it(
     bairro = inserir_uc(
         conn, 2, "Bairro B1", poligono(quadrado(-44.6, -29.6, -43.4, -28.4)), territorio.mun_b
     )
-    relatorio = regeo.acompanhar(conn)
+    relatorio = regeo.acompanhar(conn, regra=REGRA)
 
     assert relatorio["examinadas"] == len(dentro)
     assert relatorio["alteradas"] == len(dentro)
@@ -88,7 +91,7 @@ def test_regeo__a_new_bairro_rewrites_only_the_points_inside_it(
         "area_mais_antiga_em": None,
     }
     # Nothing left to do: a second call examines nothing.
-    assert regeo.acompanhar(conn)["examinadas"] == 0
+    assert regeo.acompanhar(conn, regra=REGRA)["examinadas"] == 0
 
 
 def test_regeo__removing_and_moving_polygons_follows_both_old_and_new_areas(
@@ -103,7 +106,7 @@ def test_regeo__removing_and_moving_polygons_follows_both_old_and_new_areas(
         "DELETE FROM core.uc_polygons WHERE unidade_civica_id = %s", [territorio.bairro_a1]
     )
     sincronizar_mirror(conn)
-    relatorio = regeo.acompanhar(conn)
+    relatorio = regeo.acompanhar(conn, regra=REGRA)
 
     agora = respostas(conn)
     assert {agora[p] for p in em_a1} == {territorio.mun_a}
@@ -117,7 +120,7 @@ def test_regeo__removing_and_moving_polygons_follows_both_old_and_new_areas(
         [wire.json_texto(poligono(quadrado(-46.25, -30, -45, -25))), territorio.bairro_a2],
     )
     sincronizar_mirror(conn)
-    relatorio = regeo.acompanhar(conn)
+    relatorio = regeo.acompanhar(conn, regra=REGRA)
 
     agora = respostas(conn)
     oeste = [p for p in em_a2 if p[1] < -46.25]
@@ -140,7 +143,7 @@ def test_regeo__review_items_a_new_polygon_covers_are_resolved_and_published(
     esvaziar_areas(conn)
 
     novo = inserir_uc(conn, 4, "Município C", poligono(quadrado(-61, -6, -59, -4)), territorio.uf)
-    relatorio = regeo.acompanhar(conn)
+    relatorio = regeo.acompanhar(conn, regra=REGRA)
 
     assert relatorio["revisoes_resolvidas"] == 2
     assert relatorio["revisoes_examinadas"] == 2
@@ -177,12 +180,12 @@ def test_regeo__an_interrupted_follow_up_resumes_without_doubling(
 
     monkeypatch.setattr(regeo, "_aplicar", cai_na_segunda)
     with pytest.raises(RuntimeError):
-        regeo.acompanhar(conn, batch=10)
+        regeo.acompanhar(conn, regra=REGRA, batch=10)
     assert contar(conn, "SELECT count(*) AS n FROM d2.resolucoes_geo_historico") == 10
     assert regeo.pendencias(conn)["resolucoes"] == len(dentro) - 10
 
     monkeypatch.setattr(regeo, "_aplicar", original)
-    relatorio = regeo.acompanhar(conn, batch=10)
+    relatorio = regeo.acompanhar(conn, regra=REGRA, batch=10)
 
     assert relatorio["alteradas"] == len(dentro) - 10
     assert {respostas(conn)[p] for p in dentro} == {bairro}
@@ -200,11 +203,11 @@ def test_regeo__a_time_slice_leaves_the_rest_queued(conn: Conn, territorio: Terr
         conn, 2, "Bairro B1", poligono(quadrado(-44.6, -29.6, -43.4, -28.4)), territorio.mun_b
     )
 
-    fatia = regeo.acompanhar(conn, batch=5, prazo_s=0.0)
+    fatia = regeo.acompanhar(conn, regra=REGRA, batch=5, prazo_s=0.0)
 
     assert fatia["examinadas"] == 5
     assert regeo.pendencias(conn)["resolucoes"] == len(dentro) - 5
-    assert regeo.acompanhar(conn, batch=5)["examinadas"] == len(dentro) - 5
+    assert regeo.acompanhar(conn, regra=REGRA, batch=5)["examinadas"] == len(dentro) - 5
 
 
 def test_regeo__a_mirror_rebuild_reexamines_everything(conn: Conn, territorio: Territorio) -> None:
@@ -213,7 +216,7 @@ def test_regeo__a_mirror_rebuild_reexamines_everything(conn: Conn, territorio: T
     esvaziar_areas(conn)
 
     mirror.reconstruir(conn)
-    relatorio = regeo.acompanhar(conn)
+    relatorio = regeo.acompanhar(conn, regra=REGRA)
 
     assert relatorio["examinadas"] == len(pontos)
     assert relatorio["alteradas"] == 0
@@ -231,7 +234,8 @@ def test_regeo__the_follow_up_reads_points_through_the_index(
     with conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")  # the tables are tiny here
         plano = conn.execute(
-            "EXPLAIN " + _consulta_expandir(), {"ate": 2**62, "tudo": False}
+            "EXPLAIN " + _consulta_expandir(),
+            {"ate": 2**62, "tudo": False, "alcance_graus": REGRA.alcance_graus},
         ).fetchall()
     texto = "\n".join(r["QUERY PLAN"] for r in plano)
     assert "resolucoes_geo_ponto_idx" in texto

@@ -14,10 +14,11 @@ import json
 import logging
 import random
 import socket
+import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -62,6 +63,15 @@ def metric(porta: int, nome: str) -> float | None:
             if linha.startswith(nome + " "):
                 return float(linha.split()[1])
     return None
+
+
+def esperar(condicao: Callable[[], bool], timeout_s: float = 30.0) -> bool:
+    """Whether condicao() holds within timeout_s, asked every 50 ms (a worker running on
+    a thread of the test, a port it serves)."""
+    limite = time.monotonic() + timeout_s
+    while not condicao() and time.monotonic() < limite:
+        time.sleep(0.05)
+    return condicao()
 
 
 def semear_cursor(

@@ -77,11 +77,16 @@ def verificar(conn: psycopg.Connection[dict[str, Any]]) -> dict[str, int]:
         r["demanda_id"] for r in conn.execute("SELECT demanda_id FROM d2.resolucoes_geo")
     )
     assert all(n == 1 for n in por_demanda.values()), "a demanda_id with two resolutions"
-    # An address resolution keeps its text; a GPS one has none (spec 2.2, Phase 2).
+    # An address resolution keeps its text; a GPS one has none (spec 2.2, Phase 2). A
+    # GPS point no polygon held is gps/media, answered by the near rule or an operator
+    # (its step recorded in d2.revisoes_tratadas).
     incoerentes = conn.execute(
-        "SELECT count(*) AS n FROM d2.resolucoes_geo WHERE (metodo_resolucao = 'gps') "
-        "<> (endereco_original IS NULL) OR (metodo_resolucao, confianca_geo) NOT IN "
-        "(('gps', 'alta'), ('endereco', 'media'), ('inferencia', 'baixa'))"
+        "SELECT count(*) AS n FROM d2.resolucoes_geo g WHERE (g.metodo_resolucao = 'gps') "
+        "<> (g.endereco_original IS NULL) OR ((g.metodo_resolucao, g.confianca_geo) NOT IN "
+        "(('gps', 'alta'), ('endereco', 'media'), ('inferencia', 'baixa')) AND NOT ("
+        "(g.metodo_resolucao, g.confianca_geo) = ('gps', 'media') AND EXISTS (SELECT 1 "
+        "FROM d2.revisoes_tratadas t WHERE t.event_id = g.event_id "
+        "AND t.passo IN ('proximidade', 'operador'))))"
     ).fetchone()
     assert incoerentes == {"n": 0}, "a resolution whose method, confidence and text disagree"
 

@@ -36,6 +36,10 @@ PARES = [
         ["nominatim", "import", "a.osm", "--create-web-role"],
         ["nominatim", "import", "a.osm", "--criar-papel-web"],
     ),
+    (
+        ["revisoes", "descartar", "6f1c", "--reason", "sem GPS"],
+        ["revisoes", "descartar", "6f1c", "--motivo", "sem GPS"],
+    ),
 ]
 
 
@@ -114,7 +118,7 @@ def test_maintainers_commands_stay_out_of_help() -> None:
 
 
 # The words command names are made of: English, the spec's nouns, and the operator's
-# actions on them (aceitar, rejeitar, reprocessar, regeorreferenciar).
+# actions on them (aceitar, rejeitar, reprocessar, regeorreferenciar, atribuir, descartar).
 PALAVRAS_COMANDO = {
     "bench", "cep", "conflicts", "consume", "db", "demo", "dlq", "freeze", "geocoding",
     "health", "ibge",
@@ -122,6 +126,7 @@ PALAVRAS_COMANDO = {
     "rebuild", "resolve", "resume", "retry", "sample", "seal", "show", "source", "start", "state",
     "status", "stop", "sync", "url", "verify", "worker",
     "aceitar", "regeorreferenciar", "rejeitar", "reprocessar", "revisoes", "territorio",
+    "atribuir", "descartar",
 }  # fmt: skip
 
 
@@ -154,6 +159,10 @@ PALAVRAS = {
     "corpus", "form", "only", "uf",
     # which half of the users' corpora, and the commit read beside this one
     "part", "previous",
+    # why an operator answers or discards a review (recorded)
+    "reason",
+    # process: the commit whose worker is the baseline
+    "baseline", "commit",
     # the spec's nouns: IBGE layers and the civic unit
     "bairros", "municipios", "pais", "regioes", "ufs", "uc",
 }  # fmt: skip

@@ -27,6 +27,8 @@ SUBSTANTIVOS = {
     "resolucoes", "revisoes", "territorio", "uc", "ucs", "ufs",
     # A name's search form, the spec's column nome_busca (§2.6): d2/nome_busca.py.
     "nome", "busca",
+    # An operator's actions on a revisão: answer it at a unit, or close it with none.
+    "atribuir", "descartar",
 }  # fmt: skip
 
 # Generic technical words (and the abbreviations the field uses: regeo for
@@ -104,8 +106,21 @@ INGLES = {
     "gazetteer",
     # The worker's stage that runs every geometry step: drawings, replica, mirror, follow-up.
     "geometry",
+    # The stages beside the worker's demand loop (d2/worker/stages.py).
+    "stages",
+    # d2 bench process: this checkout's worker as a process beside another commit's.
+    "process", "processed",
+    # What the worker does before its first batch (tests/integration/test_worker_start.py).
+    "start",
     # The names test for Python identifiers (tests/unit/test_identifier_names.py).
     "identifier",
+    # A hostile text of one-word town names (bench_one_word_municipio_names).
+    "word",
+    # The near rule: a point in no polygon answered at the one município near it; the
+    # mesh's drawing error it must cover (d2/bench/mesh_error.py).
+    "near", "mesh", "error",
+    # The reviews closed without a polygon, and the coast the benchmark draws points off.
+    "closed", "coast",
     # What installs Debian's packages, waiting for another apt (scripts/apt_install.sh).
     "apt", "install",
     # The git hook that runs scripts/check.sh before a commit (scripts/install-hooks.sh).

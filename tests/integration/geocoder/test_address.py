@@ -365,8 +365,9 @@ def test_geocoder__metrics_by_result_cache_and_reimport(geocoder_url: str) -> No
     registro = metrics.Metrics().registry
     medidas = geocoding.GeocodingMetrics(registro)
     geocodificador = client.criar_geocodificador(settings, geocoder_url, medidas.duracao.observe)
+    address_path = address.AddressPath(settings, geocodificador)
     est = geocoding.GeocodingStage(
-        settings, address.AddressPath(settings, geocodificador), metrics=medidas
+        settings, lambda _: address_path, address_path.parar, metrics=medidas
     )
     handler_ = handler.Handler(settings)
 

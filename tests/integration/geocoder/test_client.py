@@ -8,8 +8,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -21,7 +19,7 @@ from d2.geocoder.nominatim import client
 from d2.importers import cep, ibge
 from d2.ops import status
 from d2.worker import loop
-from tests.support import Conn, drenar, invariants, publicar_endereco, resposta_endereco
+from tests.support import Conn, drenar, esperar, invariants, publicar_endereco, resposta_endereco
 from tests.support.address_fixtures import escrever_ceps, escrever_territorio
 
 
@@ -207,12 +205,6 @@ def test_without_nominatim__a_worker_started_before_the_first_import_takes_it(
     here, as while an import is being rebuilt)."""
     w = loop.Worker(config.load(), url=lugares_url)
     fio = threading.Thread(target=w.executar, daemon=True)
-
-    def esperar(condicao: Callable[[], bool]) -> bool:
-        limite = time.monotonic() + 30
-        while not condicao() and time.monotonic() < limite:
-            time.sleep(0.1)
-        return condicao()
 
     rua = {"endereco": "Rua Antônio Maria Coelho, 1500, Centro, Campo Grande - MS"}
     with psycopg.connect(lugares_url, autocommit=True, row_factory=dict_row) as conn:
