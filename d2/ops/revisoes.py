@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from d2 import config, db
+from d2 import config, db, locks
 from d2.eventlog import bus, registry
 from d2.handler import handler, outputs
 from d2.ops import status
@@ -236,7 +236,7 @@ def _transacao(conn: db.Connection, settings: config.Settings) -> Iterator[None]
     autocommit mode."""
     db.exigir_autocommit(conn)
     with (
-        db.limites(conn, lock_s=settings.lock_timeout_s),
+        locks.limites(conn, lock_s=settings.lock_timeout_s),
         db.mapped_errors(),
         conn.transaction(),
     ):
