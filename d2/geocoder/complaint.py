@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from d2.geocoder import fields
 from d2.geocoder.vocabulary import CONECTORES, PREPOSICOES
 
 # Prose around an address, in a text enderecobr standardised (upper case, no accents).
@@ -109,6 +110,8 @@ def rua_depois(palavras: list[str]) -> tuple[int, int] | None:
             continue
         if i >= 2 and palavras[i - 1] in ANTES_DA_RUA:
             return i - 1, i
+        if i >= 3 and fields.ordinal(palavras[i - 1]) and palavras[i - 2] in ANTES_DA_RUA:
+            return i - 2, i - 1  # "na 1ª Travessa X": the ordinal is the street's
         if palavras[i - 1] not in CONECTORES and any(p.isdigit() for p in palavras[i + 2 :]):
             return i, i
     return None

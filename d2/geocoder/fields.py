@@ -264,6 +264,11 @@ def numero_sozinho(palavras: list[str]) -> bool:
 _ORDINAL = re.compile(r"\d{1,3}[OA]")
 
 
+def ordinal(palavra: str) -> bool:
+    """Whether a word is an ordinal as enderecobr writes it ("1ª" → 1A, "7º" → 7O)."""
+    return _ORDINAL.fullmatch(palavra) is not None
+
+
 def rua_com_ordinal(palavras: list[str]) -> list[str]:
     """A street whose type an ordinal precedes ("1ª Travessa São Vicente", as enderecobr
     writes it 1A TRAVESSA …) with its type first, the ordinal its name's first word."""

@@ -175,7 +175,7 @@ def _rua_ou_lugar(
     rua_na_prosa = e.logradouro is None and fields.tipo_de(palavras[0]) is None
     if rua_na_prosa and (corte := complaint.rua_depois(palavras)):
         fields.ler_lugar(e, palavras[: corte[0]])  # the prose before it, a place segment as any
-        palavras = palavras[corte[1] :]
+        palavras = fields.rua_com_ordinal(palavras[corte[1] :])
     de_rua = fields.tipo_de(palavras[0]) is not None and len(palavras) > 1
     sem_tipo = primeiro and (
         any(fields.inicio_de_numero(palavras, i) for i in range(1, len(palavras)))

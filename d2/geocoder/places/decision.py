@@ -161,13 +161,16 @@ def decidir(
     desenhados = [c for c in candidatos if c.unidade_civica_id in g.comunitarios]
     candidatos = [c for c in candidatos if c.unidade_civica_id not in g.comunitarios]
     cep_municipio = cep.municipio if cep is not None else None
-    # A misspelling is weighed against the names written exactly where a reader reads them.
+    # A misspelling is weighed against the names written exactly where a reader reads
+    # them, once the street has kept the names inside it (misspellings are proposed for
+    # the place segments only, never inside a street).
+    candidatos = _cortar_cauda(e, candidatos, g, cep)
     exatos = {
         c.nivel
         for c in candidatos
         if c.exato and position.lido(e, interpretation.palavras_do_segmento(e, c), c, g)
     }
-    candidatos = _cortar_cauda(e, gazetteer.aproximados(candidatos, e.lugares, exatos), g, cep)
+    candidatos = gazetteer.aproximados(candidatos, e.lugares, exatos)
     nomes = interpretation.lidos(
         e, candidatos, g, cep_municipio.unidade_civica_id if cep_municipio else None
     )

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import enderecobr
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
+from d2.geocoder.places import lexicon
 from d2.geocoder.places.inference import BAIRRO, MUNICIPIO, UF, Candidate
 
 # The segment index of the address's street in d2.cep_nomes's matches, and that of a
@@ -41,6 +42,9 @@ CAUDAS = (CAUDA, CAUDA_ESQUINA)
 SEMELHANCA = 0.75
 _MARGEM = 0.1
 _JARO_WINKLER = 0.85
+# Edits by which the nearest name must beat every other, where the similarity's margin
+# (a share of the length) is not met.
+_FOLGA = 2
 # The apostrophes d2.nome_busca drops (straight, grave, acute, right quotation mark).
 _APOSTROFOS = re.compile("['`\u00b4\u2019]")
 _OUTROS = re.compile(r"[^a-z0-9]+")
@@ -220,30 +224,54 @@ def aproximados(
         if not c.exato and not any(
             o.nivel == c.nivel and not (_contem_vao(c, o) and _mais_longo(c, o)) for o in escritos
         ):
+            # Around a name written exactly, a longer name misspelt by an edit or two
+            # (it takes that name's words: "Santo Antônnio do Caiuá" holds Caiuá); a
+            # farther one would take them on a guess.
+            if any(_contem_vao(c, o) for o in escritos) and _edicoes(c, segmentos) > _FOLGA:
+                continue
             por_segmento.setdefault(c.segmento, []).append(c)
     for seg, grupo in por_segmento.items():
         w = palavras(segmentos[seg]) if 0 <= seg < len(segmentos) else []
         notas: dict[int, float] = {}  # id(candidate) → its similarity
+        edicoes: dict[int, int] = {}  # id(candidate) → its edits
         for c in grupo:
             escrito = " ".join(w[c.inicio - 1 : c.fim])
             nome = " ".join(palavras(c.nome))
-            if JaroWinkler.normalized_similarity(escrito, nome) >= _JARO_WINKLER:
+            if JaroWinkler.normalized_similarity(escrito, nome) >= _JARO_WINKLER and not (
+                # Ordinary words around a name written exactly ("rocha boa vista"): a
+                # longer name only one edit away (names.propostos).
+                lexicon.trecho_comum(escrito.split())
+                and DamerauLevenshtein.distance(escrito, nome) > 1
+            ):
                 notas[id(c)] = DamerauLevenshtein.normalized_similarity(escrito, nome)
+                edicoes[id(c)] = DamerauLevenshtein.distance(escrito, nome)
         if not notas:
             continue
         melhor = max(notas.values())
         primeiros = [c for c in grupo if notas.get(id(c)) == melhor]
         nomes = {" ".join(palavras(c.nome)) for c in primeiros}
         rivais = [
-            notas[id(c)]
+            c
             for c in grupo
             if id(c) in notas
             and " ".join(palavras(c.nome)) not in nomes
             and not any(_contem_vao(p, c) for p in primeiros)
         ]
-        if melhor >= SEMELHANCA and melhor - max(rivais, default=0.0) >= _MARGEM:
+        margem = melhor - max((notas[id(c)] for c in rivais), default=0.0)
+        # A long name one edit away beside another three away ("santo antonnio do caiua":
+        # Santo Antônio do Caiuá, not do Tauá) is as clear as a short one a tenth nearer.
+        folga = min((edicoes[id(c)] for c in rivais), default=99) - edicoes[id(primeiros[0])]
+        if melhor >= SEMELHANCA and (margem >= _MARGEM or folga >= _FOLGA):
             saida += primeiros
     return saida
+
+
+def _edicoes(c: Candidate, segmentos: list[str]) -> int:
+    """Edits between a candidate's name and the words it was proposed for."""
+    w = palavras(segmentos[c.segmento]) if 0 <= c.segmento < len(segmentos) else []
+    return DamerauLevenshtein.distance(
+        " ".join(w[c.inicio - 1 : c.fim]), " ".join(palavras(c.nome))
+    )
 
 
 def _mais_longo(a: Candidate, b: Candidate) -> bool:

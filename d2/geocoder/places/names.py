@@ -123,6 +123,11 @@ class Nomes:
         """Whether words are a bairro's, município's or UF's name as written."""
         return termo in self.por_nome
 
+    def exato_maior(self, termo: str) -> bool:
+        """Whether words are a município's or UF's name as written (not only a bairro's:
+        "O", "A" and "E" are bairros of somewhere)."""
+        return any(lg.nivel in (MUNICIPIO, UF) for lg in self.por_nome.get(termo, ()))
+
     def propostos(self, segmentos: list[str], e: fields.Entendido | None = None) -> list[Candidate]:
         """The municípios and UFs (not exact) a text's place segments may misspell: per
         run of words that is no name and overlaps none but inside it ("pedra branca do
@@ -141,9 +146,11 @@ class Nomes:
                     escrito += self._variante(termo, j, i, f)
                 # Words of the language are no misspelt place ("calcada" is not Calçado,
                 # "o cara" not Ocara).
-                elif len(termo.replace(" ", "")) >= _MINIMO and not lexicon.trecho_comum(
-                    w[i - 1 : f]
+                elif len(termo.replace(" ", "")) >= _MINIMO and (
+                    not lexicon.trecho_comum(w[i - 1 : f]) or _em_volta(w, i, f, self.exato_maior)
                 ):
+                    # Ordinary words around a name written exactly may misspell a longer
+                    # name that holds it ("Vera Mendez": Vera Mendes).
                     pedidos.append((_prioridade(w, i, f), j, i, f, termo))
         if not pedidos:
             return escrito
@@ -177,7 +184,9 @@ class Nomes:
         runs around that name, the 27 UFs for the others)."""
         if not pedidos:
             return []
-        todos_em_volta = [p for p in pedidos if _em_volta(lidos[p[1]], p[2], p[3], self.exato)]
+        todos_em_volta = [
+            p for p in pedidos if _em_volta(lidos[p[1]], p[2], p[3], self.exato_maior)
+        ]
         outros = [p for p in pedidos if p not in todos_em_volta]
         # Around names written exactly, the first few runs only: a text of town names has
         # one around every name.

@@ -100,6 +100,10 @@ def forca(
         return Forca.NENHUMA
     if not depois and _uf_segue(e, c):
         return Forca.FORTE
+    if de and _de_prosa(antes[:-1]):
+        # "desde o feriado de Tiradentes", "um monte de areia": "de" after a noun of
+        # the language is prose; after a place's name ("Taguatinga Norte de") it is not.
+        return Forca.NENHUMA
     if anterior == "EM":
         return Forca.FORTE if fim else Forca.MEDIA
     if de and not fim:
@@ -113,6 +117,31 @@ def _antes(palavras: list[str], c: Candidate) -> str | None:
     while antes and antes[-1] in _ARTIGOS:
         antes = antes[:-1]
     return antes[-1] if antes else None
+
+
+# Words that end, looking back, the name a "de" may close: articles, prepositions,
+# conjunctions and the numerals used as articles.
+_ANTES_DO_NOME = (
+    _ARTIGOS
+    | _DE
+    | _LOCATIVAS
+    | frozenset(
+        "UM UMA UNS UMAS COM PARA PRA POR PELO PELA PELOS PELAS DESDE ATE ENTRE SOBRE E OU".split()
+    )
+)
+
+
+def _de_prosa(antes: list[str]) -> bool:
+    """Whether the words a "de" follows are ordinary words of the language back to an
+    article or a preposition: a noun of prose ("o feriado de", "um monte de"), not a
+    place's name ("no Taguatinga Norte de"); words that open the segment are left alone
+    ("Escrevo de Agudo, Rio Grande do Sul")."""
+    trecho: list[str] = []
+    for palavra in reversed(antes):
+        if palavra in _ANTES_DO_NOME:
+            return lexicon.trecho_comum(trecho)
+        trecho.append(palavra.lower())
+    return False
 
 
 def _introduzido(antes: list[str]) -> bool:
@@ -134,12 +163,23 @@ def endereco(e: fields.Entendido) -> bool:
     """Whether the text is an address, not only prose: a street, a house number, a CEP, a
     bairro marked as such, a corner."""
     return bool(
-        (e.logradouro and e.tipo)
+        (e.logradouro and e.tipo and not _prosa(e.logradouro))
         or e.numero
         or e.sem_numero
         or e.cep
         or e.lugares_bairro
         or e.esquina
+    )
+
+
+def _prosa(nome: str) -> bool:
+    """Whether a street's name, as read after its type, is prose: ordinary words with a
+    conjunction or a verb of the complaint ("a luz da rua apaga toda vez que chove")."""
+    palavras = nome.split()
+    return (
+        len(palavras) >= 3
+        and any(p in _FIM_DE_FRASE for p in palavras[1:])
+        and lexicon.trecho_comum([p.lower() for p in palavras])
     )
 
 

@@ -782,3 +782,20 @@ def test_fields__a_condominio_with_a_name_is_a_place() -> None:
     ):
         e = _entender(endereco=texto)
         assert (e.complemento, e.lugares) == (complemento, ["CAMPO GRANDE MS", "MS"]), texto
+
+
+def test_fields__an_ordinal_street_after_prose_is_the_street() -> None:
+    # "na 1ª Travessa da Fronteira": the street, not a house number 1A with Fronteira a
+    # place after it.
+    endereco = question.do_payload(
+        {
+            "entidades_extraidas": {
+                "endereco": "vazamento na 1ª Travessa da Fronteira esquina "
+                "com a padaria. Tupanatinga"
+            }
+        }
+    )
+    assert endereco is not None
+    e = parser.entender(endereco)
+    assert (e.tipo, e.logradouro, e.numero) == ("TRAVESSA", "1A DA FRONTEIRA", None)
+    assert e.lugares[-1] == "TUPANATINGA"

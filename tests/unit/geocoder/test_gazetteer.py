@@ -154,6 +154,30 @@ def test_a_misspelling_is_ranked_and_never_stands_against_an_exact_name() -> Non
     assert (ctx.municipio, ctx.conflito) == (itapora, False)
 
 
+def test_a_longer_name_misspelt_around_an_exact_one_is_the_place() -> None:
+    # "Santo Antônnio do Caiuá": one edit from Santo Antônio do Caiuá (PR), three from
+    # Santo Antônio do Tauá; Caiuá (SP), written exactly inside it, is its word.
+    e = _entender("Rua X, 10, Santo Antônnio do Caiuá")
+    caiua = _nome("mun-caiua", 4, "Caiuá", ("uf-sp",), 0, 4, 4)
+    longo = _nome("mun-santo", 4, "Santo Antônio do Caiuá", ("uf-pr",), 0, 1, 4, exato=False)
+    taua = _nome("mun-taua", 4, "Santo Antônio do Tauá", ("uf-pa",), 0, 1, 4, exato=False)
+    assert decision.decidir(e, [caiua, longo, taua], None).municipio == longo
+    # Three edits away, a longer name takes nothing from the name written exactly.
+    assert decision.decidir(e, [caiua, taua], None).municipio == caiua
+
+
+def test_ordinary_words_around_an_exact_name_misspell_a_longer_one_only_by_an_edit() -> None:
+    # "Vera Mendez" is Vera Mendes (PI); "rocha boa vista" is no Nova Boa Vista.
+    e = _entender("prefeitura de Vera Mendez")
+    vera = _nome("mun-vera", 4, "Vera", ("uf-mt",), 0, 3, 3)
+    mendes = _nome("mun-vm", 4, "Vera Mendes", ("uf-pi",), 0, 3, 4, exato=False)
+    assert decision.decidir(e, [vera, mendes], None).municipio == mendes
+    e = _entender("rua passarao 2355 dr airton rocha boa vista")
+    boa_vista = _nome("mun-bv", 4, "Boa Vista", ("uf-rr",), 0, 4, 5)
+    nova = _nome("mun-nbv", 4, "Nova Boa Vista", ("uf-rs",), 0, 3, 5, exato=False)
+    assert decision.decidir(e, [boa_vista, nova], None).municipio == boa_vista
+
+
 def test_a_long_texts_address_is_read_wherever_it_stands() -> None:
     relato = "O mato está alto e esconde o buraco de quem vem de bicicleta. " * 10
     endereco = question.do_payload(

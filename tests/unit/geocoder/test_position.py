@@ -67,6 +67,9 @@ def _forca(texto: str, nome: str) -> Forca:
         ("desde março esperando a troca da lâmpada", "Marco", Forca.NENHUMA),
         ("Na porta da Farmácia São José tem um bueiro sem tampa", "São José", Forca.NENHUMA),
         ("falta luz toda vez que chove", "Luz", Forca.NENHUMA),
+        # "de" after a noun of prose: a holiday, a heap of something, not a place.
+        ("piscando desde o feriado de Tiradentes. Quase bati", "Tiradentes", Forca.NENHUMA),
+        ("deixaram um monte de areia na rua e entupiu", "Areia", Forca.NENHUMA),
         ("sentido Povoado Lagoa Nova, Quixadá", "Lagoa Nova", Forca.NENHUMA),
         (
             "Distrito de Lagoa da Prata, zona rural de Tartarugalzinho",
@@ -154,3 +157,13 @@ def test_lexicon__words_of_the_language_from_wordfreq_and_cldr() -> None:
     # Months and weekdays, as d2.nome_busca writes them.
     assert lexicon.temporal("marco") and lexicon.temporal("sabado") and lexicon.temporal("segunda")
     assert not lexicon.temporal("natal")
+
+
+def test_position__a_street_read_out_of_prose_makes_no_address() -> None:
+    # "a luz da rua apaga…": "rua" followed by prose is no street, and Luz stays a word.
+    e = _entender("a luz da rua apaga toda vez que chove")
+    c = _achar(e, "Luz")
+    assert not position.endereco(e)
+    assert not position.lido(e, palavras_do_segmento(e, c), c)
+    # A street of ordinary words is still a street.
+    assert position.endereco(_entender("Rua das Flores, Luz"))
