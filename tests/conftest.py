@@ -32,6 +32,7 @@ pytest_plugins = [
 ]
 
 TEMPLATE = "d2_template"
+BRASIL = "d2_template_brasil"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 _counter = itertools.count()
 
@@ -143,9 +144,49 @@ def conn(db_url: str) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         yield connection
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     """../shared/data, or skip (users outside the team don't have it)."""
     if not (SHARED_DATA / "br_municipios.geojson.gz").exists():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def brasil_template(pg_server: Server, template_db: str, shared_data: Path) -> Iterator[str]:
+    """A database migrated to head holding the whole shared territory as `d2 import-ibge`
+    loads it, imported once for the tests that read it (each gets a clone: brasil_url)."""
+    from d2.importers import ibge  # geopandas: only for the tests that need the territory
+
+    janitor = _janitor(pg_server, BRASIL, template_dbname=template_db, as_template=True)
+    janitor.drop() if _exists(pg_server, BRASIL) else None
+    janitor.init()
+    ibge.run_import(pg_server.url(BRASIL), directory=shared_data, progress=False)
+    try:
+        yield BRASIL
+    finally:
+        janitor.drop()
+
+
+@pytest.fixture
+def brasil_url(
+    pg_server: Server, brasil_template: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """A fresh database holding the whole shared territory (a clone of brasil_template);
+    DATABASE_URL points at it."""
+    name = f"d2_brasil_{os.getpid()}_{next(_counter)}"
+    janitor = _janitor(pg_server, name, template_dbname=brasil_template)
+    janitor.init()
+    url = pg_server.url(name)
+    monkeypatch.setenv("DATABASE_URL", url)
+    try:
+        yield url
+    finally:
+        janitor.drop()
+
+
+@pytest.fixture
+def brasil_conn(brasil_url: str) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+    """An autocommit connection to brasil_url."""
+    with psycopg.connect(brasil_url, autocommit=True, row_factory=dict_row) as connection:
+        yield connection

@@ -40,11 +40,8 @@ def test_import__all_layers_published_counts_none_dropped_and_idempotent(
     # Timings are measured by `d2 bench import`, not asserted here (shared, noisy machine).
 
 
-def test_import__parents_follow_the_official_codes(
-    db_url: str, conn: Conn, shared_data: Path
-) -> None:
-    ibge.run_import(db_url, directory=shared_data, progress=False)
-
+def test_import__parents_follow_the_official_codes(brasil_conn: Conn) -> None:
+    conn = brasil_conn
     bairros = conn.execute(
         "SELECT DISTINCT parent_uc_id FROM core.uc_polygons"
         " WHERE nivel = 2 AND metadados->>'codigo_bairro' LIKE '5002704%%'"
@@ -79,9 +76,9 @@ def test_import__parents_follow_the_official_codes(
 
 
 def test_import__municipality_seats_resolve_to_their_own_municipality(
-    db_url: str, conn: Conn, shared_data: Path
+    brasil_conn: Conn, shared_data: Path
 ) -> None:
-    ibge.run_import(db_url, directory=shared_data, progress=False)
+    conn = brasil_conn
     with (shared_data / "municipios_sedes.csv").open(encoding="utf-8") as f:
         sedes = list(csv.DictReader(f))
     existentes = {

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import uuid
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -16,7 +15,7 @@ import pytest
 
 from d2 import config, errors
 from d2.eventlog import registry
-from d2.importers import ibge, sample
+from d2.importers import sample
 from d2.territorio import replica
 from tests.support import Conn, drenar
 from tests.support.events import inserir_evento, inserir_evento_importador
@@ -87,11 +86,8 @@ def test_replica__sample_territory_same_answers_from_events(db_url: str, conn: C
 
 
 @pytest.mark.shared_data
-def test_replica__shared_data_same_answers_from_events(
-    db_url: str, conn: Conn, shared_data: Path
-) -> None:
-    ibge.run_import(db_url, directory=shared_data, progress=False)
-    _equivalentes(conn, config.load(), (6000, 3000))
+def test_replica__shared_data_same_answers_from_events(brasil_conn: Conn) -> None:
+    _equivalentes(brasil_conn, config.load(), (6000, 3000))
 
 
 def test_replica__every_published_event_is_registry_valid_and_idempotent(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -20,7 +19,7 @@ import pytest
 from psycopg import sql
 
 from d2 import cli, config, errors
-from d2.importers import ibge, sample
+from d2.importers import sample
 from d2.ops import status
 from d2.territorio import replica
 from tests.support import Conn, drenar, semear_cursor
@@ -351,16 +350,14 @@ def test_replica__the_importers_record_cannot_be_written_by_a_colony_or_the_work
 
 
 @pytest.mark.shared_data
-def test_replica__the_capture_bound_refuses_no_shared_data_polygon(
-    conn: Conn, db_url: str, shared_data: Path
-) -> None:
+def test_replica__the_capture_bound_refuses_no_shared_data_polygon(brasil_conn: Conn) -> None:
     """Measured where it could hurt most: every polygon of ../shared/data checked as a
     new polygon of another producer against the whole territory already mirrored (the
     most UCs it could take the place of, its parent always there). None is refused; the
     municipalities and UFs that happen to cover their parent's interior point count as
     takings (40 of 5,893), which is what a producer republishing the whole territory
     would put toward the breaker."""
-    ibge.run_import(db_url, directory=shared_data, progress=False)
+    conn = brasil_conn
     linhas = conn.execute(
         "SELECT u.nivel, count(*) AS n, count(c.recusa) AS recusados,"
         " count(*) FILTER (WHERE c.toma) AS tomam"

@@ -5,8 +5,6 @@ the beaches of six capitals and big cities, where the resolver alone answers non
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from d2 import config
@@ -23,9 +21,9 @@ CIDADES = ("3304557", "2927408", "2611606", "2304400", "4205407", "3548500")
 
 
 def test_near__the_coast_of_every_coastal_municipio(
-    db_url: str, conn: Conn, shared_data: Path, settings: config.Settings
+    brasil_url: str, brasil_conn: Conn, settings: config.Settings
 ) -> None:
-    ibge.run_import(db_url, directory=shared_data, progress=False)
+    db_url, conn = brasil_url, brasil_conn
     bases = revisoes.escolher(revisoes.sortear(conn, 1000), 2, seed=7)
     assert len({b["uc"] for b in bases}) > 250  # Brazil's ~280 coastal municípios
     pontos = revisoes.deslocar(bases)
@@ -64,14 +62,11 @@ def test_near__the_coast_of_every_coastal_municipio(
     assert {(r["confianca_geo"], r["passo"]) for r in respostas} == {("media", "proximidade")}
 
 
-def test_mesh_error__what_the_default_distance_covers(
-    db_url: str, conn: Conn, shared_data: Path
-) -> None:
+def test_mesh_error__what_the_default_distance_covers(brasil_conn: Conn) -> None:
     """The drawing error the benchmark reports: an official-resolution border simplified
     as the importer does moves by well under the rule's 100 m at p90; the shared mesh's
     own generalisation is coarser than that."""
-    ibge.run_import(db_url, directory=shared_data, progress=False)
-    figuras = {f["figure"].split(":")[1].strip()[:40]: f for f in mesh_error.medir(conn)}
+    figuras = {f["figure"].split(":")[1].strip()[:40]: f for f in mesh_error.medir(brasil_conn)}
     simplificada = next(f for k, f in figuras.items() if k.startswith("the same full-resolution"))
     generalizada = next(f for k, f in figuras.items() if k.startswith("IBGE 2024"))
     assert simplificada["value"] < 100 and simplificada["p50_m"] < 30
