@@ -6,10 +6,11 @@ places drawn at random from real data in all 27 UFs; and texts that name no plac
 Each phrasing is a template with slots ({logradouro}, {numero}, {bairro}, {municipio},
 {uf}, {estado}, {cep}, {localidade}; modifiers such as {municipio:erro} or
 {logradouro:abreviado}): citizen_seen.jsonl and citizen_unseen.jsonl beside this module,
-each from its own writer. The texts that name no place are no_place_seen.jsonl and
-no_place_unseen.jsonl, as written. The "unseen" half is kept out of sight while the reading
-rules are written: its figure is the one that says how the reader does on what nobody
-tuned it for.
+the seen half from two writers, the unseen from a third. The texts that name no place are
+no_place_seen.jsonl and no_place_unseen.jsonl, as written. The "unseen" half is kept out
+of sight while the reading rules are written: its figure is the one that says how the
+reader does on what nobody tuned it for (docs/notes/geocoding-quality.md, "What users
+write").
 
 The draw, per part: TEXTS_PER_UF texts in every UF, each a phrasing drawn at random and a
 município of the UF drawn at random (each equally likely, one-CEP towns included), then

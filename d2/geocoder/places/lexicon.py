@@ -58,6 +58,12 @@ def trecho_comum(palavras: list[str]) -> bool:
     return bool(palavras) and all(palavra_comum(p) for p in palavras)
 
 
+def trecho_frequente(palavras: list[str]) -> bool:
+    """Whether a run of words (as written, lower case) is all words as frequent as a place
+    named like a word (NOME_COMUM: "centro natal", "rocha boa vista"; not "vera mendez")."""
+    return bool(palavras) and all(frequencia(p) >= NOME_COMUM for p in palavras)
+
+
 def _sem_acento(texto: str) -> str:
     sem = unicodedata.normalize("NFKD", texto.lower())
     return "".join(c for c in sem if not unicodedata.combining(c))

@@ -138,19 +138,24 @@ class Nomes:
         lidos = [gazetteer.palavras(s) for s in segmentos]
         pedidos: list[tuple[int, int, int, int, str]] = []
         escrito: list[Candidate] = []  # names written another way (variantes)
+        ao_redor: set[tuple[int, int, int]] = set()  # runs around a município's or UF's name
         for j, w in enumerate(lidos):
             if len(w) == 1 and len(w[0]) == 2:
                 continue  # a UF's sigla, or no name
+            maiores = [(a, b) for a, b, termo in _runs(w) if self.exato_maior(termo)]
             for i, f, termo in _livres(w, self.exato):
+                dentro = any(i <= a and b <= f and (a, b) != (i, f) for a, b in maiores)
+                if dentro:
+                    ao_redor.add((j, i, f))
                 if termo in self.variantes:
                     escrito += self._variante(termo, j, i, f)
                 # Words of the language are no misspelt place ("calcada" is not Calçado,
-                # "o cara" not Ocara).
+                # "o cara" not Ocara), but around a name written exactly, rarer ones may
+                # misspell a longer name that holds it ("Vera Mendez": Vera Mendes).
                 elif len(termo.replace(" ", "")) >= _MINIMO and (
-                    not lexicon.trecho_comum(w[i - 1 : f]) or _em_volta(w, i, f, self.exato_maior)
+                    not lexicon.trecho_comum(w[i - 1 : f])
+                    or (dentro and not lexicon.trecho_frequente(w[i - 1 : f]))
                 ):
-                    # Ordinary words around a name written exactly may misspell a longer
-                    # name that holds it ("Vera Mendez": Vera Mendes).
                     pedidos.append((_prioridade(w, i, f), j, i, f, termo))
         if not pedidos:
             return escrito
@@ -160,7 +165,7 @@ class Nomes:
         # stands ("prefeitura de X", "em X", a segment's start or end), the last
         # segments' first (the município is named last).
         for (_, j, i, f, _), nomes in self._comparar(
-            sorted(pedidos, key=lambda p: (p[0], -p[1], -p[3], p[2]))[:_PEDIDOS], lidos, escritos
+            sorted(pedidos, key=lambda p: (p[0], -p[1], -p[3], p[2]))[:_PEDIDOS], ao_redor, escritos
         ):
             saida += [
                 Candidate(
@@ -175,7 +180,7 @@ class Nomes:
     def _comparar(
         self,
         pedidos: list[tuple[int, int, int, int, str]],
-        lidos: list[list[str]],
+        ao_redor: set[tuple[int, int, int]],
         escritos: set[int],
     ) -> list[tuple[tuple[int, int, int, int, str], list[str]]]:
         """Each run asked, with the names as near as the ranking could take: one pass over
@@ -184,9 +189,7 @@ class Nomes:
         runs around that name, the 27 UFs for the others)."""
         if not pedidos:
             return []
-        todos_em_volta = [
-            p for p in pedidos if _em_volta(lidos[p[1]], p[2], p[3], self.exato_maior)
-        ]
+        todos_em_volta = [p for p in pedidos if (p[1], p[2], p[3]) in ao_redor]
         outros = [p for p in pedidos if p not in todos_em_volta]
         # Around names written exactly, the first few runs only: a text of town names has
         # one around every name.
@@ -336,11 +339,6 @@ def _livres(w: list[str], exato: Callable[[str], bool]) -> list[tuple[int, int, 
 # The words after which a place stands (d2.geocoder.places.position): its misspelling is
 # asked first.
 _ANTES_DE_LUGAR = frozenset({"em", "no", "na", "municipio", "cidade", "prefeitura", "rural"})
-
-
-def _em_volta(w: list[str], i: int, f: int, exato: Callable[[str], bool]) -> bool:
-    """Whether a run holds a name written exactly inside it (_livres' longer runs)."""
-    return any(exato(termo) for a, b, termo in _runs(w[i - 1 : f]) if (a, b) != (1, f - i + 1))
 
 
 def _longo(lg: Lugar, inicio: int, fim: int) -> bool:
