@@ -126,8 +126,15 @@ def empty_db_url(pg_server: Server) -> Iterator[str]:
 @pytest.fixture
 def db_url(pg_server: Server, template_db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A fresh, migrated database for this test; DATABASE_URL points at it."""
-    name = f"d2_test_{os.getpid()}_{next(_counter)}"
-    janitor = _janitor(pg_server, name, template_dbname=template_db)
+    yield from _clone(pg_server, template_db, "d2_test", monkeypatch)
+
+
+def _clone(
+    pg_server: Server, template: str, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """A database cloned from template for one test, DATABASE_URL pointing at it."""
+    name = f"{prefix}_{os.getpid()}_{next(_counter)}"
+    janitor = _janitor(pg_server, name, template_dbname=template)
     janitor.init()
     url = pg_server.url(name)
     monkeypatch.setenv("DATABASE_URL", url)
@@ -174,15 +181,7 @@ def brasil_url(
 ) -> Iterator[str]:
     """A fresh database holding the whole shared territory (a clone of brasil_template);
     DATABASE_URL points at it."""
-    name = f"d2_brasil_{os.getpid()}_{next(_counter)}"
-    janitor = _janitor(pg_server, name, template_dbname=brasil_template)
-    janitor.init()
-    url = pg_server.url(name)
-    monkeypatch.setenv("DATABASE_URL", url)
-    try:
-        yield url
-    finally:
-        janitor.drop()
+    yield from _clone(pg_server, brasil_template, "d2_brasil", monkeypatch)
 
 
 @pytest.fixture
