@@ -18,7 +18,6 @@ checks that the committed file is what this module makes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 from collections import Counter
@@ -114,13 +113,12 @@ def ler(path: Path = ARQUIVO) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="scripts/address_corpus_municipios.sh",
-        description="Write the national address corpus drawn per município again.",
+    args = common.argumentos_do_corpus(
+        "scripts/address_corpus_municipios.sh",
+        "Write the national address corpus drawn per município again.",
+        ARQUIVO,
+        argv,
     )
-    parser.add_argument("--output", type=Path, default=ARQUIVO, help=f"default: {ARQUIVO}")
-    parser.add_argument("--shared-data", type=Path, default=common.SHARED_DATA)
-    args = parser.parse_args(argv)
     casos = gerar(args.shared_data)
     args.output.write_text(jsonl(casos), encoding="utf-8")
     cab = cabecalho(casos)

@@ -28,7 +28,6 @@ that the committed file is what this module makes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
@@ -275,13 +274,12 @@ def gerar(shared: Path = common.SHARED_DATA, semente: int = SEMENTE) -> Corpus:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="scripts/address_corpus_national.sh",
-        description="Write the national address corpus again.",
+    args = common.argumentos_do_corpus(
+        "scripts/address_corpus_national.sh",
+        "Write the national address corpus again.",
+        ARQUIVO,
+        argv,
     )
-    parser.add_argument("--output", type=Path, default=ARQUIVO, help=f"default: {ARQUIVO}")
-    parser.add_argument("--shared-data", type=Path, default=common.SHARED_DATA)
-    args = parser.parse_args(argv)
     corpus = gerar(args.shared_data)
     args.output.write_text(corpus.jsonl(), encoding="utf-8")
     cab = corpus.cabecalho()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import json
@@ -183,3 +184,13 @@ def ler_corpus(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A corpus file of JSON lines: (its header, its cases)."""
     linhas = [json.loads(linha) for linha in path.read_text(encoding="utf-8").splitlines()]
     return linhas[0], linhas[1:]
+
+
+def argumentos_do_corpus(
+    prog: str, descricao: str, arquivo: Path, argv: list[str] | None
+) -> argparse.Namespace:
+    """The arguments every corpus generator's script takes: --output, --shared-data."""
+    parser = argparse.ArgumentParser(prog=prog, description=descricao)
+    parser.add_argument("--output", type=Path, default=arquivo, help=f"default: {arquivo}")
+    parser.add_argument("--shared-data", type=Path, default=SHARED_DATA)
+    return parser.parse_args(argv)

@@ -35,7 +35,6 @@ that the committed file is what this module makes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
@@ -347,13 +346,12 @@ def jsonl(casos: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="scripts/address_corpus_citizen.sh",
-        description="Write the citizen corpus (and its texts that name no place) again.",
+    args = common.argumentos_do_corpus(
+        "scripts/address_corpus_citizen.sh",
+        "Write the citizen corpus (and its texts that name no place) again.",
+        ARQUIVO,
+        argv,
     )
-    parser.add_argument("--output", type=Path, default=ARQUIVO, help=f"default: {ARQUIVO}")
-    parser.add_argument("--shared-data", type=Path, default=common.SHARED_DATA)
-    args = parser.parse_args(argv)
     casos = gerar(args.shared_data)
     args.output.write_text(jsonl(casos), encoding="utf-8")
     cab = cabecalho(casos)
